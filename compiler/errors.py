@@ -1,0 +1,69 @@
+"""The errors a user can cause (SPEC section 6). Imports nothing heavy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A position in the user's kernel source (1-based line and column)."""
+
+    file: str
+    line: int
+    col: int
+    text: str = ""  # the source line itself, for the caret display
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class TilecError(Exception):
+    """Base of every error a user can cause. ``loc`` points into kernel source."""
+
+    def __init__(self, message: str, loc: SourceLoc | None = None):
+        self.message = message
+        self.loc = loc
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        if self.loc is None:
+            return self.message
+        out = f"{self.loc}: {self.message}"
+        if self.loc.text:
+            stripped = self.loc.text.rstrip()
+            indent = len(stripped) - len(stripped.lstrip())
+            out += f"\n    {stripped.lstrip()}\n    {' ' * max(self.loc.col - 1 - indent, 0)}^"
+        return out
+
+    def __str__(self) -> str:
+        return self._render()
+
+
+class CompileError(TilecError):
+    """Bad kernel source, an unsupported construct, or a type or shape mismatch."""
+
+
+class UnsupportedError(TilecError):
+    """A valid program that the chosen backend cannot run."""
+
+
+class LaunchError(TilecError):
+    """Bad launch arguments."""
+
+
+class BackendUnavailableError(TilecError):
+    """The requested backend cannot run on this machine (no GPU, no adapter)."""
+
+
+class VerificationError(TilecError):
+    """``verify=True`` found a backend result that differs from the NumPy reference."""
+
+
+class OutOfBoundsError(TilecError):
+    """NumPy backend: an unmasked access outside its array."""
+
+
+for _cls in (TilecError, CompileError, UnsupportedError, LaunchError,
+             BackendUnavailableError, VerificationError, OutOfBoundsError):
+    _cls.__module__ = "tilec"

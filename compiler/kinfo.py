@@ -1,0 +1,40 @@
+"""What a launcher needs to know about a compiled kernel. No xDSL import: this travels in
+the disk cache and must load without the compiler."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class Param:
+    """A non-constexpr kernel parameter, in launch order."""
+
+    name: str
+    dtype: str  # short dtype ("f32", "i32", ...): the pointee for pointers
+    is_ptr: bool
+    written: bool = False  # a pointer the kernel stores through (copied back to NumPy)
+
+
+@dataclass
+class KernelInfo:
+    """Metadata of a compiled kernel (``ck.metadata``)."""
+
+    name: str
+    params: list[Param]
+    backend: str
+    target: str = ""
+    num_warps: int = 4
+    shared: int = 0  # bytes of shared (workgroup) memory
+    registers: int | None = None
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> KernelInfo:
+        d = json.loads(text)
+        d["params"] = [Param(**p) for p in d["params"]]
+        return cls(**d)

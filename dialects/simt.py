@@ -1,0 +1,133 @@
+"""The simt dialect: what one thread of a program does, independent of the target.
+
+After ``tile-to-simt`` a kernel is per-thread code: scalars, and the part of a tile a
+thread owns as one ``vector<K x T>`` value (K elements, expanded by the emitters into K
+registers or locals). Elementwise math stays ``arith``/``math`` (and ``tile.cmpi``,
+``tile.cmpf``, ``tile.select``, which accept vectors), program ids stay
+``tile.program_id``/``tile.num_programs``, splats are ``vector.broadcast``. This dialect
+adds what those lack: the thread index and global memory access as (kernel argument,
+element index). Not xDSL's ``gpu.thread_id``: its result is ``index`` and both our targets
+compute with 32-bit thread ids.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import I32, IntegerAttr, IntegerType, VectorType, i32
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import NoMemoryEffect
+from xdsl.utils.exceptions import VerifyException
+
+from dialects.tile import PtrType, i1_like, like
+
+
+@irdl_op_definition
+class ThreadIdOp(IRDLOperation):
+    """This thread's index within its program, 0 .. 32 * num_warps - 1."""
+
+    name = "simt.thread_id"
+    result = result_def(IntegerType)
+    assembly_format = "attr-dict `:` type($result)"
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self):
+        super().__init__(result_types=[i32])
+
+
+def _lanes(t: Attribute) -> int:
+    return t.get_shape()[0] if isinstance(t, VectorType) else 1
+
+
+def _check_access(op: IRDLOperation, base: SSAValue, index: SSAValue,
+                  value_type: Attribute, mask: SSAValue | None, vec: int) -> None:
+    if not isinstance(base.type, PtrType):
+        raise VerifyException(f"{op.name} base must be a !tile.ptr kernel argument")
+    if like(index.type, base.type.pointee) != value_type:
+        raise VerifyException(f"{op.name} value must be the pointee in the index's shape")
+    if mask is not None and mask.type != i1_like(index.type):
+        raise VerifyException(f"{op.name} mask must be i1 in the index's shape")
+    if vec < 1 or _lanes(index.type) % vec:
+        raise VerifyException(f"{op.name} vec must divide the number of lanes")
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """Per lane, ``base[index]`` where ``mask`` holds, else ``other``.
+
+    ``vec`` consecutive lanes have consecutive, ``vec``-aligned indices and one mask
+    value, so a target may read them with one wide access.
+    """
+
+    name = "simt.load"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    base = operand_def(PtrType)
+    index = operand_def()
+    mask = opt_operand_def()
+    other = opt_operand_def(T)
+    result = result_def(T)
+    vec = opt_prop_def(IntegerAttr[I32])
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    assembly_format = (
+        "$base `[` $index `]` (`mask` $mask^ `:` type($mask))? (`other` $other^)? attr-dict"
+        " `:` type($base) `,` type($index) `->` type($result)"
+    )
+
+    def __init__(self, base: SSAValue, index: SSAValue, mask: SSAValue | None = None,
+                 other: SSAValue | None = None, vec: int = 1):
+        assert isinstance(base.type, PtrType)
+        super().__init__(operands=[base, index, mask, other],
+                         result_types=[like(index.type, base.type.pointee)],
+                         properties={"vec": IntegerAttr(vec, i32)})
+
+    @property
+    def width(self) -> int:
+        return 1 if self.vec is None else self.vec.value.data
+
+    def verify_(self) -> None:
+        _check_access(self, self.base, self.index, self.result.type, self.mask, self.width)
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """Per lane, ``base[index] = value`` where ``mask`` holds (``vec`` as for load)."""
+
+    name = "simt.store"
+    base = operand_def(PtrType)
+    index = operand_def()
+    value = operand_def()
+    mask = opt_operand_def()
+    vec = opt_prop_def(IntegerAttr[I32])
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    assembly_format = (
+        "$base `[` $index `]` `,` $value (`mask` $mask^ `:` type($mask))? attr-dict"
+        " `:` type($base) `,` type($index) `,` type($value)"
+    )
+
+    def __init__(self, base: SSAValue, index: SSAValue, value: SSAValue,
+                 mask: SSAValue | None = None, vec: int = 1):
+        super().__init__(operands=[base, index, value, mask],
+                         properties={"vec": IntegerAttr(vec, i32)})
+
+    @property
+    def width(self) -> int:
+        return 1 if self.vec is None else self.vec.value.data
+
+    def verify_(self) -> None:
+        _check_access(self, self.base, self.index, self.value.type, self.mask, self.width)
+
+
+SIMT = Dialect("simt", [ThreadIdOp, LoadOp, StoreOp], [])
