@@ -1,4 +1,8 @@
-"""tilec: Python tile kernels compiled through xDSL to PTX, WGSL and NumPy."""
+"""tilec: Python tile kernels compiled through xDSL to PTX, WGSL and NumPy.
+
+``import compiler as tc``. Importing this package loads no xDSL: the compiler is
+imported only when a kernel must be compiled.
+"""
 
 from compiler.errors import (
     BackendUnavailableError,
@@ -9,8 +13,25 @@ from compiler.errors import (
     UnsupportedError,
     VerificationError,
 )
+from compiler.jit import CompiledKernel, KernelFunction, backends, compile, kernel, set_backend
+
+__version__ = "0.1.0"
+
+
+def cdiv(a: int, b: int) -> int:
+    """Ceiling division, for grids: ``cdiv(n, BLOCK)``."""
+    return -(-a // b)
+
+
+def wgsl_device():
+    """The wgpu device tilec uses by default for the wgsl backend."""
+    from backends.wgsl import wgsl_device as device
+    return device()
+
 
 __all__ = [
-    "BackendUnavailableError", "CompileError", "LaunchError", "OutOfBoundsError",
-    "TilecError", "UnsupportedError", "VerificationError",
+    "BackendUnavailableError", "CompileError", "CompiledKernel", "KernelFunction",
+    "LaunchError", "OutOfBoundsError", "TilecError", "UnsupportedError",
+    "VerificationError", "backends", "cdiv", "compile", "kernel", "set_backend",
+    "wgsl_device",
 ]

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, math, scf, vector
+from xdsl.dialects import builtin, func, math, scf, vector
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
+from dialects.arith_shaped import ShapedArith
 from dialects.simt import SIMT
 from dialects.tile import Tile
 
-DIALECTS = (builtin.Builtin, func.Func, arith.Arith, math.Math, scf.Scf, vector.Vector,
+DIALECTS = (builtin.Builtin, func.Func, ShapedArith, math.Math, scf.Scf, vector.Vector,
             Tile, SIMT)
 
 

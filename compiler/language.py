@@ -83,6 +83,11 @@ def _numpy_dtype(d: dtype) -> np.dtype | None:
     return np.dtype({"i1": np.bool_}.get(d.short, d.name))
 
 
+def literal_int_dtype(v: int) -> dtype:
+    """A Python int argument is int32, or int64 when it does not fit (Triton's rule)."""
+    return int32 if -2**31 <= v < 2**31 else int64
+
+
 def dtype_from_numpy(nd: np.dtype) -> dtype | None:
     nd = np.dtype(nd)
     for d in ALL_DTYPES:

@@ -1,0 +1,346 @@
+"""``@tc.kernel``, ``tc.compile``: specialization, caches and the launch path.
+
+The launch path imports no xDSL: a kernel found in the memory or disk cache launches
+without loading the compiler. Compiling imports ``compiler.frontend``/``pipeline`` lazily.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+import compiler.language as tl
+from compiler import cache
+from compiler.errors import BackendUnavailableError, LaunchError, TilecError
+from compiler.kinfo import KernelInfo
+
+BACKENDS = ("ptx", "wgsl", "numpy")
+_availability: dict[str, tuple[bool, str]] = {}
+_default_backend: str | None = None
+
+
+# ---------------------------------------------------------------- backends
+
+def backend_module(name: str):
+    return importlib.import_module(f"backends.{name}")
+
+
+def availability(name: str) -> tuple[bool, str]:
+    if name not in _availability:
+        try:
+            _availability[name] = backend_module(name).availability()
+        except Exception as e:  # a backend that cannot even import is unavailable
+            _availability[name] = (False, f"{type(e).__name__}: {e}")
+    return _availability[name]
+
+
+def backends() -> dict[str, tuple[bool, str]]:
+    """Each backend: (works here, why or why not)."""
+    return {name: availability(name) for name in BACKENDS}
+
+
+def set_backend(name: str | None) -> None:
+    """Set the default backend (None: back to ``TILEC_BACKEND`` or ``auto``)."""
+    global _default_backend
+    if name is not None and name not in BACKENDS + ("auto",):
+        raise ValueError(f"unknown backend {name!r}; choose from {BACKENDS + ('auto',)}")
+    _default_backend = name
+
+
+def resolve_backend(name: str | None) -> str:
+    name = name or _default_backend or os.environ.get("TILEC_BACKEND") or "auto"
+    if name == "auto":
+        for b in BACKENDS:
+            if availability(b)[0]:
+                return b
+    if name not in BACKENDS:
+        raise LaunchError(f"unknown backend {name!r}; choose from {BACKENDS + ('auto',)}")
+    ok, why = availability(name)
+    if not ok:
+        raise BackendUnavailableError(f"backend {name!r} is not available: {why}")
+    return name
+
+
+# ---------------------------------------------------------------- specialization
+
+def _scalar_spec(v: Any) -> tuple[str, str, bool]:
+    if isinstance(v, (bool, np.bool_)):
+        return ("scalar", "i1", False)
+    if isinstance(v, (int, np.integer)):
+        d = tl.dtype_from_numpy(v.dtype) if isinstance(v, np.integer) else \
+            tl.literal_int_dtype(int(v))
+        return ("scalar", d.short, int(v) % 16 == 0)
+    if isinstance(v, (float, np.floating)):
+        d = tl.dtype_from_numpy(v.dtype) if isinstance(v, np.floating) else tl.float32
+        return ("scalar", d.short, False)
+    raise LaunchError(f"unsupported argument of type {type(v).__name__}")
+
+
+def arg_spec(v: Any) -> tuple[str, str, bool]:
+    """(kind, dtype, divisible-by-16) of one runtime argument."""
+    if isinstance(v, np.ndarray):
+        d = tl.dtype_from_numpy(v.dtype)
+        if d is None:
+            raise LaunchError(f"arrays of dtype {v.dtype} are not supported")
+        return ("ptr", d.short, True)
+    cai = getattr(v, "__cuda_array_interface__", None)
+    if cai is not None:
+        d = tl.dtype_from_numpy(np.dtype(cai["typestr"]))
+        if d is None:
+            raise LaunchError(f"arrays of dtype {cai['typestr']} are not supported")
+        return ("ptr", d.short, cai["data"][0] % 16 == 0)
+    if type(v).__name__ == "GPUBuffer":
+        return ("ptr", getattr(v, "tilec_dtype", "f32"), True)
+    return _scalar_spec(v)
+
+
+def normalize_grid(grid: Any, meta: dict) -> tuple[int, int, int]:
+    if callable(grid):
+        grid = grid(meta)
+    if isinstance(grid, (int, np.integer)):
+        grid = (grid,)
+    try:
+        dims = tuple(int(g) for g in grid)
+    except TypeError:
+        raise LaunchError(f"grid must be a tuple of up to 3 ints, got {grid!r}") from None
+    if not 1 <= len(dims) <= 3:
+        raise LaunchError(f"grid must have 1 to 3 dimensions, got {len(dims)}")
+    if any(g <= 0 for g in dims):
+        raise LaunchError(f"grid dimensions must be positive, got {dims}")
+    return dims + (1,) * (3 - len(dims))
+
+
+# ---------------------------------------------------------------- compiled kernels
+
+class CompiledKernel:
+    """A kernel compiled for one specialization and backend; launches like a kernel."""
+
+    def __init__(self, info: KernelInfo, artifact: str | bytes, asm: dict,
+                 stages: list[tuple[str, str]] | None, launcher=None):
+        self.metadata = info
+        self.asm = asm
+        self._stages = stages
+        self._artifact = artifact
+        self._launcher = launcher
+
+    @property
+    def stages(self) -> list[tuple[str, str]]:
+        return [tuple(s) for s in self._stages or []]
+
+    @property
+    def launcher(self):
+        if self._launcher is None:
+            mod = backend_module(self.metadata.backend)
+            self._launcher = mod.Launcher(self._artifact, self.metadata)
+        return self._launcher
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+
+    def run(self, grid, args: Sequence[Any], kwargs: dict, verify: bool = False) -> None:
+        params = self.metadata.params
+        if kwargs:
+            raise LaunchError(f"a compiled kernel takes its {len(params)} runtime arguments "
+                              f"positionally, got keywords {sorted(kwargs)}")
+        if len(args) != len(params):
+            raise LaunchError(f"{self.metadata.name} expects {len(params)} arguments "
+                              f"({', '.join(p.name for p in params)}), got {len(args)}")
+        for p, a in zip(params, args, strict=True):
+            kind, dtype, _ = arg_spec(a)
+            if (kind == "ptr") != p.is_ptr or (p.is_ptr and dtype != p.dtype):
+                want = f"*{p.dtype}" if p.is_ptr else p.dtype
+                raise LaunchError(f"argument {p.name!r} must be {want}, got {kind} {dtype}")
+        self.launch(normalize_grid(grid, {}), list(args), verify)
+
+    def launch(self, grid: tuple[int, int, int], args: list, verify: bool = False) -> None:
+        if verify:
+            from compiler.verify import verified_launch
+            verified_launch(self, grid, args)
+        else:
+            self.launcher(grid, args)
+
+
+def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
+             dump: Any = None, key: str | None = None) -> CompiledKernel:
+    if key is not None and not dump:
+        hit = cache.load(key)
+        if hit is not None:
+            info = KernelInfo.from_json(hit["info"])
+            return CompiledKernel(info, hit["artifact"], hit["asm"], hit["stages"])
+    from compiler import frontend, pipeline
+    src = frontend.KernelSource.of(fn)
+    module, params = frontend.generate(src, specs)
+    compiled = pipeline.run(module, backend, num_warps, dump=dump)
+    target = compiled.extra.get("arch", backend)
+    info = KernelInfo(fn.__name__, params, backend, target, num_warps,
+                      extra=compiled.extra)
+    if key is not None:
+        cache.store(key, {"info": info.to_json(), "artifact": compiled.artifact,
+                          "asm": compiled.asm, "stages": compiled.stages})
+    return CompiledKernel(info, compiled.artifact, compiled.asm, compiled.stages)
+
+
+def _public(fn):
+    """Re-raise a TilecError without compiler-internal frames."""
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TilecError as e:
+            raise e.with_traceback(None) from None
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+# ---------------------------------------------------------------- @kernel
+
+_LAUNCH_OPTIONS = ("backend", "num_warps", "verify", "debug")
+
+
+class KernelFunction:
+    """A ``@tc.kernel`` function: ``kernel[grid](*args, backend=, num_warps=, verify=)``."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        sig = inspect.signature(fn)
+        self.arg_names = list(sig.parameters)
+        self.constexprs = {n for n, p in sig.parameters.items() if _is_constexpr(p.annotation)}
+        self.defaults = {n: p.default for n, p in sig.parameters.items()
+                         if p.default is not inspect.Parameter.empty}
+        self._cache: dict[tuple, CompiledKernel] = {}
+        self._source: str | None = None
+
+    @property
+    def source(self) -> str:
+        if self._source is None:
+            try:
+                self._source = inspect.getsource(self.fn)
+            except OSError:
+                self._source = self.fn.__name__
+        return self._source
+
+    def __call__(self, *args, **kwargs):
+        raise TilecError(f"{self.__name__} is a kernel: launch it as "
+                         f"{self.__name__}[grid](...)")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+
+    def bind(self, args: Sequence[Any], kwargs: dict) -> dict[str, Any]:
+        if len(args) > len(self.arg_names):
+            raise LaunchError(f"{self.__name__}() takes {len(self.arg_names)} arguments, "
+                              f"got {len(args)}")
+        bound = dict(zip(self.arg_names, args))
+        for k, v in kwargs.items():
+            if k not in self.arg_names:
+                raise LaunchError(f"{self.__name__}() got an unexpected argument {k!r}")
+            if k in bound:
+                raise LaunchError(f"{self.__name__}() got argument {k!r} twice")
+            bound[k] = v
+        missing = [n for n in self.arg_names if n not in bound and n not in self.defaults]
+        if missing:
+            raise LaunchError(f"{self.__name__}() missing argument(s): {', '.join(missing)}")
+        return {n: bound.get(n, self.defaults.get(n)) for n in self.arg_names}
+
+    def specialize(self, bound: dict[str, Any]):
+        from compiler.frontend import ArgSpec
+        specs = []
+        for name, v in bound.items():
+            if name in self.constexprs:
+                specs.append(ArgSpec(name, "constexpr", value=v))
+            else:
+                kind, d, div16 = arg_spec(v)
+                specs.append(ArgSpec(name, kind, tl.dtype_from_str(d), div16))
+        return specs
+
+    def _spec_key(self, bound: dict[str, Any]) -> tuple:
+        return tuple(("c", repr(v)) if n in self.constexprs else arg_spec(v)
+                     for n, v in bound.items())
+
+    def compile_for(self, bound: dict[str, Any], backend: str, num_warps: int,
+                    debug: bool = False, dump: Any = None) -> CompiledKernel:
+        key = (backend, num_warps, debug, self._spec_key(bound))
+        ck = self._cache.get(key)
+        if ck is None or dump:
+            disk_key = cache.make_key(self.source, key)
+            ck = _compile(self.fn, self.specialize(bound), backend, num_warps, debug,
+                          dump, disk_key)
+            self._cache[key] = ck
+        return ck
+
+    @_public
+    def run(self, grid, args, kwargs) -> None:
+        opts = {k: kwargs.pop(k) for k in _LAUNCH_OPTIONS if k in kwargs}
+        bound = self.bind(args, kwargs)
+        backend = resolve_backend(opts.get("backend"))
+        num_warps = int(opts.get("num_warps", 4))
+        if num_warps not in (1, 2, 4, 8, 16):
+            raise LaunchError(f"num_warps must be 1, 2, 4, 8 or 16, got {num_warps}")
+        ck = self.compile_for(bound, backend, num_warps, bool(opts.get("debug", False)))
+        meta = {n: v for n, v in bound.items()}
+        runtime = [v for n, v in bound.items() if n not in self.constexprs]
+        ck.launch(normalize_grid(grid, meta), runtime, bool(opts.get("verify", False)))
+
+
+def _is_constexpr(annotation: Any) -> bool:
+    return annotation is tl.constexpr or isinstance(annotation, tl.constexpr) or (
+        isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr")
+
+
+def kernel(fn: Callable | None = None, **_options):
+    """Decorator: ``@tc.kernel`` makes a launchable tile kernel."""
+    if fn is None:
+        return lambda f: KernelFunction(f)
+    return KernelFunction(fn)
+
+
+# ---------------------------------------------------------------- tc.compile
+
+def _parse_signature(kf: KernelFunction, signature) -> dict[str, str]:
+    runtime = [n for n in kf.arg_names if n not in kf.constexprs]
+    if isinstance(signature, str):
+        signature = [s.strip() for s in signature.split(",") if s.strip()]
+    if isinstance(signature, (list, tuple)):
+        if len(signature) != len(runtime):
+            raise LaunchError(f"signature lists {len(signature)} types for "
+                              f"{len(runtime)} runtime parameters ({', '.join(runtime)})")
+        signature = dict(zip(runtime, signature))
+    missing = [n for n in runtime if n not in signature]
+    if missing:
+        raise LaunchError(f"signature has no type for {', '.join(missing)}")
+    return dict(signature)
+
+
+@_public
+def compile(fn, signature=None, constants=None, backend: str | None = None,  # noqa: A001
+            num_warps: int = 4, dump_ir: Any = None, debug: bool = False) -> CompiledKernel:
+    """Compile a kernel for an explicit signature (``{"x": "*f32", "n": "i32"}``)."""
+    from compiler.frontend import ArgSpec
+    kf = fn if isinstance(fn, KernelFunction) else KernelFunction(fn)
+    sig = _parse_signature(kf, signature or {})
+    constants = dict(constants or {})
+    backend = resolve_backend(backend) if backend != "numpy" else "numpy"
+    specs = []
+    for name in kf.arg_names:
+        if name in kf.constexprs:
+            if name not in constants and name not in kf.defaults:
+                raise LaunchError(f"constexpr {name!r} needs a value in constants=")
+            specs.append(ArgSpec(name, "constexpr", value=constants.get(
+                name, kf.defaults.get(name))))
+            continue
+        t = sig[name].strip()
+        try:
+            d = tl.dtype_from_str(t.lstrip("*"))
+        except ValueError as e:
+            raise LaunchError(f"signature of {name!r}: {e}") from None
+        specs.append(ArgSpec(name, "ptr" if t.startswith("*") else "scalar", d,
+                             t.startswith("*")))
+    key = cache.make_key(kf.source, backend, num_warps, debug, specs)
+    return _compile(kf.fn, specs, backend, num_warps, debug, dump_ir, key)

@@ -1,0 +1,114 @@
+"""The ordered, named stages of each backend, and code generation after them.
+
+``--emit``, ``dump_ir``, ``ck.stages`` and ``tilec opt -p`` all see these same names.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from compiler.context import make_context
+from compiler.passes.registry import get_all_passes
+
+# Pass names (with options) per backend, after the frontend.
+_TILE = ["canonicalize", "cse"]
+_SIMT = ["tile-to-simt", "canonicalize", "cse"]
+PIPELINES: dict[str, list[str]] = {
+    "numpy": _TILE,
+    "ptx": _TILE + ["assign-layouts{vector-bits=128}"] + _SIMT + ["simt-to-ptx"],
+    "wgsl": _TILE + ["assign-layouts{vector-bits=32}"] + _SIMT,
+}
+DEFAULT_ARCH = "sm_90"
+
+
+@dataclass
+class Compiled:
+    """What a compilation produced: every stage's IR, the final code, the artifact a
+    launcher needs, and launcher facts (all text or bytes: it goes to the disk cache)."""
+
+    stages: list[tuple[str, str]]
+    asm: dict[str, str | bytes]
+    artifact: str | bytes
+    extra: dict = field(default_factory=dict)
+
+
+def _make_pass(spec: str, num_warps: int) -> ModulePass:
+    name, _, opts = spec.partition("{")
+    cls = get_all_passes()[name]()
+    kwargs = {}
+    for item in opts.rstrip("}").split():
+        k, v = item.split("=")
+        kwargs[k.replace("-", "_")] = int(v)
+    if "num_warps" in cls.__dataclass_fields__:
+        kwargs["num_warps"] = num_warps
+    return cls(**kwargs)
+
+
+def stage_names(backend: str) -> list[str]:
+    return ["frontend"] + [s.partition("{")[0] for s in PIPELINES[backend]]
+
+
+def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
+        dump: bool | str | None = None, arch: str = DEFAULT_ARCH) -> Compiled:
+    """Lower a frontend module for ``backend``; return all stages and the final code."""
+    ctx = make_context()
+    stages = [("frontend", str(module))]
+    for spec in PIPELINES[backend]:
+        p = _make_pass(spec, num_warps)
+        p.apply(ctx, module)
+        if verify:
+            module.verify()
+        stages.append((p.name, str(module)))
+    asm: dict[str, str | bytes] = {"tile": stages[0][1]}
+    for name, text in stages:
+        if name == "tile-to-simt":
+            asm["simt"] = text
+    artifact, extra = _codegen(module, backend, asm, stages, arch)
+    compiled = Compiled(stages, asm, artifact, extra)
+    _dump(compiled, dump)
+    return compiled
+
+
+def _codegen(module: ModuleOp, backend: str, asm: dict, stages: list, arch: str):
+    if backend == "numpy":
+        return stages[-1][1], {}
+    if backend == "ptx":
+        from backends.ptx.assemble import assemble
+        from backends.ptx.printer import print_ptx
+        ptx = print_ptx(module, arch=arch)
+        asm["ptx"] = ptx
+        cubin = assemble(ptx, arch)
+        asm["cubin"] = cubin
+        return cubin, {"arch": arch}
+    if backend == "wgsl":
+        from backends.wgsl.emit import emit_wgsl
+        from backends.wgsl import make_artifact
+        text, facts = emit_wgsl(module)
+        asm["wgsl"] = text
+        return make_artifact(text, facts), {}
+    raise ValueError(backend)
+
+
+def _dump(compiled: Compiled, dump: bool | str | None) -> None:
+    env = os.environ.get("TILEC_DUMP_IR", "")
+    if dump is None or dump is False:
+        dump = env if env not in ("", "0") else None
+    if not dump:
+        return
+    if dump is True or dump == "1":
+        for i, (name, text) in enumerate(compiled.stages):
+            print(f"// -----// IR after {i:02d}-{name} //----- //\n{text}", file=sys.stderr)
+        return
+    out = Path(dump)
+    out.mkdir(parents=True, exist_ok=True)
+    for i, (name, text) in enumerate(compiled.stages):
+        (out / f"{i:02d}-{name}.mlir").write_text(text + "\n")
+    for key in ("ptx", "wgsl"):
+        if key in compiled.asm:
+            (out / f"{len(compiled.stages):02d}-{key}.{key}").write_text(compiled.asm[key])

@@ -1,0 +1,367 @@
+"""Typed values of the frontend and the rules that turn Python operators into tile IR.
+
+The frontend visits syntax; this module knows types: Triton's promotion rules, casts,
+splats, pointer arithmetic and the operator tables. Every IR op is created through
+``Builder.emit`` so it gets the current source location.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    FileLineColLoc,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+import compiler.language as tl
+from dialects import arith_shaped as casts
+from compiler.errors import CompileError
+from dialects import tile
+
+_FLOAT_TYPES = {"f16": Float16Type(), "bf16": BFloat16Type(), "f32": Float32Type(),
+                "f64": Float64Type()}
+
+
+def ir_type(d: tl.dtype) -> Attribute:
+    """The signless xDSL scalar type of a dtype."""
+    return _FLOAT_TYPES[d.short] if d.is_float else IntegerType(d.bits)
+
+
+@dataclass(frozen=True)
+class Value:
+    """A typed SSA value: a scalar (shape ``()``) or a tile; a pointer when ``is_ptr``
+    (then ``dtype`` is the pointee)."""
+
+    ssa: SSAValue
+    dtype: tl.dtype
+    shape: tuple[int, ...] = ()
+    is_ptr: bool = False
+
+    @property
+    def is_tile(self) -> bool:
+        return bool(self.shape)
+
+    def describe(self) -> str:
+        base = f"pointer to {self.dtype}" if self.is_ptr else str(self.dtype)
+        return f"tile<{'x'.join(map(str, self.shape))}, {base}>" if self.shape else base
+
+
+def value_type(dtype: tl.dtype, shape: tuple[int, ...], is_ptr: bool = False) -> Attribute:
+    elem = tile.PtrType(ir_type(dtype)) if is_ptr else ir_type(dtype)
+    return TensorType(elem, shape) if shape else elem
+
+
+class Builder:
+    """Appends ops to the current block, stamping each with the current source loc."""
+
+    def __init__(self, block: Block, file: str):
+        self.block = block
+        self.file = file
+        self.line = 0
+        self.col = 0
+
+    def location(self) -> FileLineColLoc:
+        return FileLineColLoc(StringAttr(self.file), IntAttr(self.line), IntAttr(self.col))
+
+    def emit(self, op: Operation) -> Operation:
+        op.location = self.location()
+        self.block.add_op(op)
+        return op
+
+    def value(self, op: Operation, dtype: tl.dtype, shape: tuple[int, ...] = (),
+              is_ptr: bool = False) -> Value:
+        return Value(self.emit(op).results[0], dtype, shape, is_ptr)
+
+
+# ---------------------------------------------------------------- constants, splat, cast
+
+def constant(b: Builder, py: bool | int | float, dtype: tl.dtype,
+             shape: tuple[int, ...] = ()) -> Value:
+    t = ir_type(dtype)
+    if dtype.is_float:
+        attr = FloatAttr(float(py), t)
+    else:
+        attr = IntegerAttr(_wrap(int(py), dtype), t)
+    v = b.value(arith.ConstantOp(attr, t), dtype)
+    return splat(b, v, shape)
+
+
+def _wrap(v: int, dtype: tl.dtype) -> int:
+    """Python ints as the signless bit pattern xDSL accepts for this width."""
+    if dtype.bits == 1:
+        return -1 if v & 1 else 0
+    m = 1 << dtype.bits
+    v %= m
+    return v - m if v >= m // 2 else v
+
+
+def splat(b: Builder, v: Value, shape: tuple[int, ...]) -> Value:
+    if v.shape == shape:
+        return v
+    if v.shape:
+        raise CompileError(f"shape mismatch: {v.describe()} cannot be used as a "
+                           f"tile of shape {list(shape)} (broadcasting comes later)")
+    t = value_type(v.dtype, shape, v.is_ptr)
+    return b.value(tile.SplatOp(v.ssa, t), v.dtype, shape, v.is_ptr)
+
+
+def literal_dtype(py: object) -> tl.dtype:
+    if isinstance(py, bool):
+        return tl.int1
+    if isinstance(py, int):
+        return tl.int32 if -2**31 <= py < 2**31 else tl.int64
+    if isinstance(py, float):
+        return tl.float32
+    raise CompileError(f"cannot use {type(py).__name__} value {py!r} in a kernel expression")
+
+
+def cast(b: Builder, v: Value, to: tl.dtype) -> Value:
+    if v.is_ptr:
+        raise CompileError(f"cannot cast a {v.describe()} to {to}")
+    src = v.dtype
+    if src == to or (src.is_int and to.is_int and src.bits == to.bits and src.bits > 1):
+        return Value(v.ssa, to, v.shape)
+    rt = value_type(to, v.shape)
+    if to is tl.int1:
+        zero = constant(b, 0, src, v.shape)
+        op = tile.CmpFOp("une", v.ssa, zero.ssa) if src.is_float else \
+            tile.CmpIOp("ne", v.ssa, zero.ssa)
+        return b.value(op, to, v.shape)
+    if src.is_float and to.is_float:
+        op = arith.ExtFOp(v.ssa, rt) if to.bits > src.bits else arith.TruncFOp(v.ssa, rt)
+    elif src.is_int and to.is_float:
+        op = casts.SIToFPOp(v.ssa, rt) if src.is_signed else casts.UIToFPOp(v.ssa, rt)
+    elif src.is_float:
+        op = casts.FPToSIOp(v.ssa, rt) if to.is_signed else casts.FPToUIOp(v.ssa, rt)
+    elif to.bits > src.bits:
+        op = casts.ExtSIOp(v.ssa, rt) if src.is_signed else casts.ExtUIOp(v.ssa, rt)
+    else:
+        op = casts.TruncIOp(v.ssa, rt)
+    return b.value(op, to, v.shape)
+
+
+# ---------------------------------------------------------------- promotion
+
+Operand = Value | bool | int | float
+
+
+def _kind_rank(d: tl.dtype) -> tuple[int, int]:
+    return (1 if d.is_float else 0, d.bits)
+
+
+def promote(a: tl.dtype, b: tl.dtype) -> tl.dtype:
+    """Triton's computation type of two typed operands."""
+    if a == b:
+        return a
+    if a.is_float or b.is_float:
+        if a.is_float and b.is_float:
+            if {a, b} == {tl.float16, tl.bfloat16}:
+                return tl.float32
+            return a if a.bits > b.bits else b
+        return a if a.is_float else b
+    if a.bits != b.bits:
+        return a if a.bits > b.bits else b
+    return a if not a.is_signed else b  # same width: unsigned wins
+
+
+def _literal_joins(lit: object, other: tl.dtype) -> tl.dtype:
+    """A Python literal adopts the other operand's type where it fits (Triton's weak
+    typing); a float literal with an integer operand makes the result float32."""
+    if isinstance(lit, float) and not other.is_float:
+        return tl.float32
+    if isinstance(lit, bool) or isinstance(lit, float):
+        return other
+    if other is tl.int1:
+        return tl.int32
+    return other if other.is_float or _fits(lit, other) else promote(literal_dtype(lit), other)
+
+
+def _fits(v: int, d: tl.dtype) -> bool:
+    lo, hi = (-(1 << (d.bits - 1)), 1 << (d.bits - 1)) if d.is_signed else (0, 1 << d.bits)
+    return lo <= v < hi
+
+
+def operands(b: Builder, x: Operand, y: Operand) -> tuple[Value, Value]:
+    """Both operands as Values of their computation type and common shape."""
+    if not isinstance(x, Value) and not isinstance(y, Value):
+        d = promote(literal_dtype(x), literal_dtype(y))
+        return constant(b, x, d), constant(b, y, d)
+    if isinstance(x, Value) and isinstance(y, Value):
+        d = promote(x.dtype, y.dtype)
+    elif isinstance(x, Value):
+        d = _literal_joins(y, x.dtype)
+    else:
+        d = _literal_joins(x, y.dtype)
+    shape = _common_shape(x, y)
+    return materialize(b, x, d, shape), materialize(b, y, d, shape)
+
+
+def _common_shape(*vals: Operand) -> tuple[int, ...]:
+    shapes = {v.shape for v in vals if isinstance(v, Value) and v.shape}
+    if len(shapes) > 1:
+        raise CompileError(f"shape mismatch: tiles of shapes {sorted(map(list, shapes))} "
+                           "(broadcasting comes later)")
+    return shapes.pop() if shapes else ()
+
+
+def materialize(b: Builder, v: Operand, dtype: tl.dtype, shape: tuple[int, ...]) -> Value:
+    """``v`` (a Value or a Python literal) as a Value of ``dtype`` and ``shape``."""
+    if not isinstance(v, Value):
+        return constant(b, v, dtype, shape)
+    return splat(b, cast(b, v, dtype), shape)
+
+
+# ---------------------------------------------------------------- operator tables
+
+def _f(op: type[Operation]) -> Callable[[Builder, Value, Value], Operation]:
+    return lambda _b, x, y: op(x.ssa, y.ssa)
+
+
+_SIGNED = {
+    "add": _f(arith.AddiOp), "sub": _f(arith.SubiOp), "mul": _f(arith.MuliOp),
+    "floordiv": _f(arith.DivSIOp), "mod": _f(arith.RemSIOp), "and": _f(arith.AndIOp),
+    "or": _f(arith.OrIOp), "xor": _f(arith.XOrIOp), "lshift": _f(arith.ShLIOp),
+    "rshift": _f(arith.ShRSIOp), "max": _f(arith.MaxSIOp), "min": _f(arith.MinSIOp),
+}
+_UNSIGNED = _SIGNED | {
+    "floordiv": _f(arith.DivUIOp), "mod": _f(arith.RemUIOp), "rshift": _f(arith.ShRUIOp),
+    "max": _f(arith.MaxUIOp), "min": _f(arith.MinUIOp),
+}
+_FLOAT = {
+    "add": _f(arith.AddfOp), "sub": _f(arith.SubfOp), "mul": _f(arith.MulfOp),
+    "truediv": _f(arith.DivfOp), "mod": lambda b, x, y: _float_mod(b, x, y),
+    "max": _f(arith.MaximumfOp), "min": _f(arith.MinimumfOp), "pow": _f(math.PowFOp),
+}
+_CMP_INT = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+_CMP_UINT = _CMP_INT | {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
+_CMP_FLOAT = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+           "pow": "**", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
+
+
+def binary(b: Builder, name: str, x: Operand, y: Operand) -> Value | bool | int | float:
+    """Apply Python binary operator ``name`` ("add", "floordiv", "max", ...)."""
+    if isinstance(x, Value) and x.is_ptr or isinstance(y, Value) and y.is_ptr:
+        return pointer_arith(b, name, x, y)
+    if name == "truediv":
+        x, y = _as_float_operands(b, x, y)
+    if name == "pow" and not _is_float_operand(x) and isinstance(y, int) and y >= 0:
+        return _int_power(b, x, y)
+    xv, yv = operands(b, x, y)
+    d = xv.dtype
+    table = _FLOAT if d.is_float else (_SIGNED if d.is_signed or d is tl.int1 else _UNSIGNED)
+    build = table.get(name)
+    if build is None:
+        kind = "floating-point" if d.is_float else "integer"
+        raise CompileError(f"operator {_SYMBOL.get(name, name)} is not defined for {kind} "
+                           f"operands ({xv.describe()}, {yv.describe()})")
+    return b.value(build(b, xv, yv), d, xv.shape)
+
+
+def _float_mod(b: Builder, x: Value, y: Value) -> Operation:
+    """``x - y * trunc(x / y)``: C's fmod up to rounding, and WGSL's own float ``%``
+    (xDSL has no ``arith.remf``)."""
+    q = b.value(arith.DivfOp(x.ssa, y.ssa), x.dtype, x.shape)
+    t = b.value(math.TruncOp(q.ssa), x.dtype, x.shape)
+    p = b.value(arith.MulfOp(y.ssa, t.ssa), x.dtype, x.shape)
+    return arith.SubfOp(x.ssa, p.ssa)
+
+
+def _is_float_operand(v: Operand) -> bool:
+    return v.dtype.is_float if isinstance(v, Value) else isinstance(v, float)
+
+
+def _as_float_operands(b: Builder, x: Operand, y: Operand) -> tuple[Operand, Operand]:
+    """``/`` is true division: integer operands become float32 (Triton)."""
+    if _is_float_operand(x) or _is_float_operand(y):
+        return x, y
+    return (cast(b, x, tl.float32) if isinstance(x, Value) else float(x),
+            cast(b, y, tl.float32) if isinstance(y, Value) else float(y))
+
+
+def _int_power(b: Builder, x: Operand, n: int) -> Value:
+    """``x ** n`` for a constant integer ``n >= 0`` by repeated squaring."""
+    xv, _ = operands(b, x, 1)
+    result: Value = materialize(b, 1, xv.dtype, xv.shape)
+    base = xv
+    while n:
+        if n & 1:
+            result = binary(b, "mul", result, base)
+        n >>= 1
+        if n:
+            base = binary(b, "mul", base, base)
+    return result
+
+
+def compare(b: Builder, name: str, x: Operand, y: Operand) -> Value:
+    xv, yv = operands(b, x, y)
+    d = xv.dtype
+    if d.is_float:
+        op = tile.CmpFOp(_CMP_FLOAT[name], xv.ssa, yv.ssa)
+    else:
+        table = _CMP_INT if d.is_signed or d is tl.int1 else _CMP_UINT
+        op = tile.CmpIOp(table[name], xv.ssa, yv.ssa)
+    return b.value(op, tl.int1, xv.shape)
+
+
+def pointer_arith(b: Builder, name: str, x: Operand, y: Operand) -> Value:
+    if name == "add" and isinstance(y, Value) and y.is_ptr:
+        x, y = y, x
+    if name not in ("add", "sub") or not isinstance(x, Value) or not x.is_ptr:
+        raise CompileError(f"operator {_SYMBOL.get(name, name)} is not defined for pointers")
+    if isinstance(y, Value) and (y.is_ptr or not y.dtype.is_int):
+        raise CompileError(f"pointer offsets must be integers, got {y.describe()}")
+    if not isinstance(y, Value) and not isinstance(y, int):
+        raise CompileError(f"pointer offsets must be integers, got {type(y).__name__}")
+    off = y if isinstance(y, Value) else constant(b, y, literal_dtype(y))
+    if name == "sub":
+        off = unary(b, "neg", off)
+    shape = _common_shape(x, off)
+    ptr = splat(b, x, shape)
+    if off.shape != shape:
+        off = splat(b, off, shape)
+    return b.value(tile.AddPtrOp(ptr.ssa, off.ssa), x.dtype, shape, True)
+
+
+def unary(b: Builder, name: str, x: Value) -> Value:
+    if x.is_ptr:
+        raise CompileError(f"unary operator is not defined for {x.describe()}")
+    if name == "neg":
+        if x.dtype.is_float:
+            return b.value(arith.NegfOp(x.ssa), x.dtype, x.shape)
+        return binary(b, "sub", 0, x)
+    if name == "invert":
+        if x.dtype.is_float:
+            raise CompileError(f"operator ~ is not defined for {x.describe()}")
+        return binary(b, "xor", x, -1 if x.dtype is not tl.int1 else True)
+    if name == "not":
+        return binary(b, "xor", to_bool(b, x), True)
+    raise AssertionError(name)
+
+
+def to_bool(b: Builder, x: Operand) -> Value:
+    if isinstance(x, Value):
+        return cast(b, x, tl.int1)
+    return constant(b, builtins.bool(x), tl.int1)
+
+
+def select(b: Builder, cond: Operand, x: Operand, y: Operand) -> Value:
+    c = to_bool(b, cond)
+    xv, yv = operands(b, x, y)
+    shape = _common_shape(c, xv, yv)
+    c, xv, yv = splat(b, c, shape), splat(b, xv, shape), splat(b, yv, shape)
+    return b.value(tile.SelectOp(c.ssa, xv.ssa, yv.ssa), xv.dtype, shape, xv.is_ptr)

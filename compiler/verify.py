@@ -1,0 +1,52 @@
+"""``verify=True``: run a launch on its backend and on NumPy, compare what was written."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compiler.errors import VerificationError
+
+# (rtol, atol) by dtype: the GPU backends use fast transcendental instructions.
+_TOLERANCE = {"f16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "f32": (1e-4, 1e-5),
+              "f64": (1e-9, 1e-12)}
+
+
+def to_numpy(a) -> np.ndarray:
+    """A host copy of a NumPy, CuPy, PyTorch or wgpu array argument."""
+    if isinstance(a, np.ndarray):
+        return a.copy()
+    if hasattr(a, "get") and hasattr(a, "__cuda_array_interface__"):
+        return a.get()
+    if hasattr(a, "detach"):
+        return a.detach().cpu().numpy()
+    if type(a).__name__ == "GPUBuffer":
+        from backends.wgsl import read_buffer
+        return read_buffer(a)
+    raise VerificationError(f"cannot read back an argument of type {type(a).__name__}")
+
+
+def verified_launch(ck, grid, args) -> None:
+    from backends import numpy as np_backend
+    from compiler.context import parse_module
+    info = ck.metadata
+    ref_args = [to_numpy(a) if p.is_ptr else a for p, a in zip(info.params, args, strict=True)]
+    ck.launcher(grid, args)
+    ref_info = type(info)(**{**info.__dict__, "backend": "numpy"})
+    np_backend.run(parse_module(ck.asm["tile"]), ref_info, grid, ref_args)
+    for p, got_arg, want in zip(info.params, args, ref_args, strict=True):
+        if p.is_ptr and p.written:
+            _compare(p.name, to_numpy(got_arg).reshape(-1), want.reshape(-1), p.dtype)
+
+
+def _compare(name: str, got: np.ndarray, want: np.ndarray, dtype: str) -> None:
+    if dtype in _TOLERANCE:
+        rtol, atol = _TOLERANCE[dtype]
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        bad = ~(np.isclose(g, w, rtol=rtol, atol=atol) | (np.isnan(g) & np.isnan(w)))
+    else:
+        bad = got != want
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise VerificationError(
+            f"{name}[{i}] = {got[i]!r} on the backend but {want[i]!r} on numpy "
+            f"({int(bad.sum())} of {bad.size} elements differ)")
