@@ -84,6 +84,8 @@ def _scalar_spec(v: Any) -> tuple[str, str, bool]:
 def arg_spec(v: Any) -> tuple[str, str, bool]:
     """(kind, dtype, divisible-by-16) of one runtime argument."""
     if isinstance(v, np.ndarray):
+        if not v.flags.c_contiguous:
+            raise LaunchError("array arguments must be contiguous (use np.ascontiguousarray)")
         d = tl.dtype_from_numpy(v.dtype)
         if d is None:
             raise LaunchError(f"arrays of dtype {v.dtype} are not supported")
@@ -91,12 +93,26 @@ def arg_spec(v: Any) -> tuple[str, str, bool]:
     cai = getattr(v, "__cuda_array_interface__", None)
     if cai is not None:
         d = tl.dtype_from_numpy(np.dtype(cai["typestr"]))
+        if not _cai_contiguous(cai):
+            raise LaunchError("array arguments must be contiguous (call .contiguous())")
         if d is None:
             raise LaunchError(f"arrays of dtype {cai['typestr']} are not supported")
         return ("ptr", d.short, cai["data"][0] % 16 == 0)
     if type(v).__name__ == "GPUBuffer":
         return ("ptr", getattr(v, "tilec_dtype", "f32"), True)
     return _scalar_spec(v)
+
+
+def _cai_contiguous(cai: dict) -> bool:
+    strides = cai.get("strides")
+    if strides is None:
+        return True
+    expect = np.dtype(cai["typestr"]).itemsize
+    for dim, stride in zip(reversed(cai["shape"]), reversed(strides)):
+        if dim > 1 and stride != expect:
+            return False
+        expect *= dim
+    return True
 
 
 def normalize_grid(grid: Any, meta: dict) -> tuple[int, int, int]:
@@ -326,7 +342,10 @@ def compile(fn, signature=None, constants=None, backend: str | None = None,  # n
     kf = fn if isinstance(fn, KernelFunction) else KernelFunction(fn)
     sig = _parse_signature(kf, signature or {})
     constants = dict(constants or {})
-    backend = resolve_backend(backend) if backend != "numpy" else "numpy"
+    # Compiling needs no device: only "auto" asks which backends work here.
+    backend = resolve_backend(backend) if backend in (None, "auto") else backend
+    if backend not in BACKENDS:
+        raise LaunchError(f"unknown backend {backend!r}; choose from {BACKENDS + ('auto',)}")
     specs = []
     for name in kf.arg_names:
         if name in kf.constexprs:

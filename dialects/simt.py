@@ -54,8 +54,6 @@ def _lanes(t: Attribute) -> int:
 
 def _check_access(op: IRDLOperation, base: SSAValue, index: SSAValue,
                   value_type: Attribute, mask: SSAValue | None, vec: int) -> None:
-    if not isinstance(base.type, PtrType):
-        raise VerifyException(f"{op.name} base must be a !tile.ptr kernel argument")
     if like(index.type, base.type.pointee) != value_type:
         raise VerifyException(f"{op.name} value must be the pointee in the index's shape")
     if mask is not None and mask.type != i1_like(index.type):

@@ -269,8 +269,6 @@ class LoadOp(IRDLOperation):
         if self.result.type != like(self.ptr.type, ptr_t.pointee):
             raise VerifyException("tile.load result must be the pointee type")
         _check_mask(self, self.ptr, self.mask)
-        if self.other is not None and self.other.type != self.result.type:
-            raise VerifyException("tile.load other must have the result type")
 
 
 @irdl_op_definition

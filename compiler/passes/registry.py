@@ -1,0 +1,50 @@
+"""Every pass `tilec opt` (and `xdsl-opt`, through the universe) can run, by name.
+
+Passes are imported lazily: importing a pass pulls in its lowering tables, and a pass
+module that is missing or broken should only fail the pipelines that name it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+
+from xdsl.passes import ModulePass
+
+PassFactory = Callable[[], type[ModulePass]]
+
+# tilec's passes: name -> class; the module is the name in snake case (ARCHITECTURE.md).
+_TILEC = {
+    "assign-layouts": "AssignLayouts",
+    "tile-to-simt": "TileToSimt",
+    "simt-to-ptx": "SimtToPtx",
+}
+
+# The xDSL passes tilec's pipelines reuse: name -> (module, class).
+_XDSL = {
+    "canonicalize": ("xdsl.transforms.canonicalize", "CanonicalizePass"),
+    "cse": ("xdsl.transforms.common_subexpression_elimination", "CommonSubexpressionElimination"),
+    "dce": ("xdsl.transforms.dead_code_elimination", "DeadCodeElimination"),
+}
+
+
+def _lazy(name: str, module: str, cls: str) -> PassFactory:
+    def load() -> type[ModulePass]:
+        try:
+            return getattr(import_module(module), cls)
+        except (ImportError, AttributeError) as e:
+            # Name the pass: "No module named ..." alone does not say which pass failed.
+            raise ImportError(f"pass {name!r} is unavailable: {e}") from e
+
+    return load
+
+
+def get_tilec_passes() -> dict[str, PassFactory]:
+    """tilec's own passes only (what the xDSL universe lacks)."""
+    return {name: _lazy(name, f"compiler.passes.{name.replace('-', '_')}", cls)
+            for name, cls in _TILEC.items()}
+
+
+def get_all_passes() -> dict[str, PassFactory]:
+    """tilec's passes and the xDSL passes its pipelines use."""
+    return {**{name: _lazy(name, *where) for name, where in _XDSL.items()}, **get_tilec_passes()}
