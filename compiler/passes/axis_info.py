@@ -1,0 +1,303 @@
+"""Contiguity, divisibility and constancy of tile-IR values (an analysis, not a pass).
+
+In the spirit of Triton's AxisInfo. ``assign-layouts`` asks it how many neighbouring
+elements of a load or store can move as one wide access. Per dimension ``d`` of a value:
+
+- ``contiguity[d]``: the elements come in runs of this many consecutive values
+  (x, x+1, ...), each run starting at an index that is a multiple of its length;
+- ``divisibility[d]``: a power of two dividing the first element of every such run
+  (for pointers: the address counted in elements, so a 16-byte aligned ``f32`` pointer
+  has divisibility 4);
+- ``constancy[d]``: the elements come in runs of this many equal values, aligned likewise.
+
+Every fact is a power of two and 1 is always a safe answer: an op the analysis does not
+know gets 1s. Scalars are values of shape ``[1]``. Like Triton, division and remainder by a
+power of two assume non-negative operands (offsets into arrays are).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from dialects.tile import PtrType, element_type
+
+MAX_DIVISIBILITY = 1 << 30  # what we claim for 0: divisible by anything we ask about
+DIVISIBILITY_ATTR = "tile.divisibility"
+
+
+def pow2_divisor(v: int) -> int:
+    """The largest power of two dividing ``v`` (capped for 0)."""
+    return MAX_DIVISIBILITY if v == 0 else min(abs(v) & -abs(v), MAX_DIVISIBILITY)
+
+
+def shape_of(t: Attribute) -> tuple[int, ...]:
+    return t.get_shape() if isinstance(t, TensorType) else (1,)
+
+
+def bits_of(t: Attribute) -> int:
+    """Storage bits of a scalar type (i1 is stored as a byte)."""
+    t = element_type(t)
+    if isinstance(t, IntegerType):
+        return max(8, t.width.data)
+    return t.bitwidth  # pyright: ignore[reportAttributeAccessIssue]
+
+
+@dataclass(frozen=True)
+class AxisInfo:
+    """Facts about one value, per dimension; ``value`` when every element is known."""
+
+    contiguity: tuple[int, ...]
+    divisibility: tuple[int, ...]
+    constancy: tuple[int, ...]
+    value: int | None = None
+
+    @staticmethod
+    def unknown(shape: Sequence[int]) -> AxisInfo:
+        ones = (1,) * len(shape)
+        return AxisInfo(ones, ones, ones)
+
+    @staticmethod
+    def uniform(shape: Sequence[int], div: int, value: int | None = None) -> AxisInfo:
+        """Every element equal (to ``value`` if known) and divisible by ``div``."""
+        return AxisInfo((1,) * len(shape), (div,) * len(shape), tuple(shape), value)
+
+    @property
+    def rank(self) -> int:
+        return len(self.contiguity)
+
+    def run_divisibility(self, d: int, run: int) -> int:
+        """Divisibility of the first element of each aligned run of ``run`` elements."""
+        if self.contiguity[d] <= run:
+            return self.divisibility[d]
+        return min(self.divisibility[d], run)
+
+    def splat(self, shape: Sequence[int]) -> AxisInfo:
+        """A scalar's facts as the tile made by splatting it to ``shape``."""
+        return AxisInfo.uniform(shape, self.divisibility[0], self.value)
+
+
+def _known(value: int | None, info: AxisInfo) -> AxisInfo:
+    """``info`` made exact when the value is known everywhere."""
+    if value is None:
+        return info
+    return AxisInfo(info.contiguity, (pow2_divisor(value),) * info.rank, info.constancy, value)
+
+
+def _elementwise(args: Sequence[AxisInfo], shape: Sequence[int]) -> AxisInfo:
+    """Any elementwise function is constant where all its operands are."""
+    const = tuple(min(a.constancy[d] for a in args) for d in range(len(shape)))
+    return AxisInfo((1,) * len(shape), (1,) * len(shape), const)
+
+
+def _add(a: AxisInfo, b: AxisInfo, shape: Sequence[int], sign: int = 1) -> AxisInfo:
+    base = _elementwise((a, b), shape)
+    cont, div = [], []
+    for d in range(len(shape)):
+        c = min(a.contiguity[d], b.constancy[d])  # a run of a plus a constant stretch of b
+        if sign > 0:
+            c = max(c, min(a.constancy[d], b.contiguity[d]))
+        cont.append(c)
+        div.append(min(a.run_divisibility(d, c), b.run_divisibility(d, c)))
+    value = None if a.value is None or b.value is None else a.value + sign * b.value
+    return _known(value, AxisInfo(tuple(cont), tuple(div), base.constancy))
+
+
+def _mul(a: AxisInfo, b: AxisInfo, shape: Sequence[int]) -> AxisInfo:
+    if b.value == 1:
+        return a
+    if a.value == 1:
+        return b
+    base = _elementwise((a, b), shape)
+    div = tuple(min(MAX_DIVISIBILITY, a.run_divisibility(d, 1) * b.run_divisibility(d, 1))
+                for d in range(len(shape)))
+    value = None if a.value is None or b.value is None else a.value * b.value
+    return _known(value, AxisInfo(base.contiguity, div, base.constancy))
+
+
+def _pow2_const(b: AxisInfo) -> int | None:
+    return b.value if b.value is not None and b.value > 0 and not b.value & (b.value - 1) else None
+
+
+def _div(a: AxisInfo, b: AxisInfo, shape: Sequence[int]) -> AxisInfo:
+    """``a // p`` for a power of two ``p``: aligned blocks of ``a`` within p-blocks agree."""
+    p = _pow2_const(b)
+    if p is None:
+        return _elementwise((a, b), shape)
+    if p == 1:
+        return a
+    const, div = [], []
+    for d in range(len(shape)):
+        block = min(a.contiguity[d], a.divisibility[d], p)
+        const.append(max(a.constancy[d], block))
+        div.append(max(1, a.run_divisibility(d, 1) // p))
+    value = None if a.value is None or a.value < 0 else a.value // p
+    return _known(value, AxisInfo((1,) * len(shape), tuple(div), tuple(const)))
+
+
+def _rem(a: AxisInfo, b: AxisInfo, shape: Sequence[int]) -> AxisInfo:
+    """``a % p`` for a power of two ``p``: runs of ``a`` cut at multiples of ``p``."""
+    p = _pow2_const(b)
+    if p is None:
+        return _elementwise((a, b), shape)
+    cont, div = [], []
+    for d in range(len(shape)):
+        c = min(a.contiguity[d], a.divisibility[d], p)
+        cont.append(c)
+        div.append(min(a.run_divisibility(d, c), p))
+    value = None if a.value is None or a.value < 0 else a.value % p
+    return _known(value, AxisInfo(tuple(cont), tuple(div), a.constancy))
+
+
+def _shift(rule: Callable[[AxisInfo, AxisInfo, Sequence[int]], AxisInfo]):
+    """``x << s`` / ``x >> s`` as multiplication / division by ``2**s``."""
+    def apply(a: AxisInfo, b: AxisInfo, shape: Sequence[int]) -> AxisInfo:
+        if b.value is None or not 0 <= b.value < 31:
+            return _elementwise((a, b), shape)
+        return rule(a, AxisInfo.uniform(shape, 1 << b.value, 1 << b.value), shape)
+    return apply
+
+
+def _select(c: AxisInfo, a: AxisInfo, b: AxisInfo, shape: Sequence[int]) -> AxisInfo:
+    """Where the condition is constant, the result is a stretch of one side."""
+    base = _elementwise((c, a, b), shape)
+    cont = tuple(min(c.constancy[d], a.contiguity[d], b.contiguity[d]) for d in range(len(shape)))
+    div = tuple(min(a.run_divisibility(d, cont[d]), b.run_divisibility(d, cont[d]))
+                for d in range(len(shape)))
+    return AxisInfo(cont, div, base.constancy)
+
+
+_LESS = ("slt", "sge", "ult", "uge")  # x < n flips between n-1 and n
+_GREATER = ("sgt", "sle", "ugt", "ule")  # n > x, the same test mirrored
+
+
+def _cmpi(op: Operation, args: Sequence[AxisInfo], shape: Sequence[int]) -> AxisInfo:
+    """``x < n`` is constant on aligned blocks of x's runs that no multiple of n splits."""
+    lhs, rhs = args
+    pred = op.predicate.data  # pyright: ignore[reportAttributeAccessIssue]
+    base = _elementwise(args, shape)
+    if pred not in _LESS + _GREATER:
+        return base
+    if pred in _GREATER:
+        lhs, rhs = rhs, lhs
+    const = tuple(
+        max(base.constancy[d], min(lhs.contiguity[d], lhs.divisibility[d],
+                                   rhs.run_divisibility(d, 1), rhs.constancy[d]))
+        for d in range(len(shape)))
+    return AxisInfo(base.contiguity, base.divisibility, const)
+
+
+def _range(op: Operation, shape: Sequence[int]) -> AxisInfo:
+    start = op.start.value.data  # pyright: ignore[reportAttributeAccessIssue]
+    return AxisInfo((shape[0],), (pow2_divisor(start),), (1,))
+
+
+def _constant(op: Operation, shape: Sequence[int]) -> AxisInfo:
+    attr = op.value  # pyright: ignore[reportAttributeAccessIssue]
+    if isinstance(attr, IntegerAttr):
+        return AxisInfo.uniform(shape, pow2_divisor(attr.value.data), attr.value.data)
+    if isinstance(attr, DenseIntOrFPElementsAttr) and attr.is_splat():
+        v = next(iter(attr.iter_values()))
+        if isinstance(v, int):
+            return AxisInfo.uniform(shape, pow2_divisor(v), v)
+        return AxisInfo.uniform(shape, 1)
+    return AxisInfo.unknown(shape)
+
+
+def _binary(rule):
+    return lambda op, args, shape: rule(args[0], args[1], shape)
+
+
+def _same(op: Operation, args: Sequence[AxisInfo], shape: Sequence[int]) -> AxisInfo:
+    return args[0]
+
+
+Rule = Callable[[Operation, Sequence[AxisInfo], Sequence[int]], AxisInfo]
+
+_RULES: dict[str, Rule] = {
+    "tile.range": lambda op, args, shape: _range(op, shape),
+    "arith.constant": lambda op, args, shape: _constant(op, shape),
+    "tile.splat": _same,
+    "arith.extsi": _same,
+    "arith.extui": _same,
+    "arith.trunci": _same,  # divisibility by powers of two survives truncation
+    "arith.addi": _binary(_add),
+    "tile.addptr": _binary(_add),
+    "arith.subi": _binary(lambda a, b, shape: _add(a, b, shape, -1)),
+    "arith.muli": _binary(_mul),
+    "arith.shli": _binary(_shift(_mul)),
+    "arith.divsi": _binary(_div),
+    "arith.divui": _binary(_div),
+    "arith.shrsi": _binary(_shift(_div)),
+    "arith.shrui": _binary(_shift(_div)),
+    "arith.remsi": _binary(_rem),
+    "arith.remui": _binary(_rem),
+    "tile.cmpi": _cmpi,
+    "tile.select": lambda op, args, shape: _select(*args, shape),
+    "tile.program_id": lambda op, args, shape: AxisInfo.unknown(shape),
+    "tile.num_programs": lambda op, args, shape: AxisInfo.unknown(shape),
+    "tile.load": lambda op, args, shape: AxisInfo.unknown(shape),
+}
+
+
+def _is_elementwise(op: Operation) -> bool:
+    """An arith/math/tile comparison op whose operands all have the result's shape."""
+    if not op.name.startswith(("arith.", "math.", "tile.cmp")):
+        return False
+    shape = shape_of(op.results[0].type)
+    return all(shape_of(o.type) == shape for o in op.operands)
+
+
+def _arg_info(arg: SSAValue, attrs: dict[str, Attribute]) -> AxisInfo:
+    """A kernel argument: ``tile.divisibility`` says ints divide by D, pointers are
+    D-byte aligned (counted here in elements)."""
+    div_attr = attrs.get(DIVISIBILITY_ATTR)
+    div = div_attr.value.data if isinstance(div_attr, IntegerAttr) else 1
+    if isinstance(arg.type, PtrType):
+        div = max(1, div // max(1, bits_of(arg.type.pointee) // 8))
+    return AxisInfo.uniform((1,), min(div, MAX_DIVISIBILITY))
+
+
+class AxisInfoAnalysis:
+    """The facts for every value under ``root``, computed once in program order."""
+
+    def __init__(self, root: Operation):
+        self._facts: dict[SSAValue, AxisInfo] = {}
+        for op in root.walk():
+            if isinstance(op, func.FuncOp):
+                self._seed_args(op)
+            elif len(op.results) == 1:
+                self._facts[op.results[0]] = self._visit(op)
+
+    def __getitem__(self, value: SSAValue) -> AxisInfo:
+        info = self._facts.get(value)
+        return AxisInfo.unknown(shape_of(value.type)) if info is None else info
+
+    def _seed_args(self, f: func.FuncOp) -> None:
+        if not f.body.blocks:
+            return
+        attrs = f.arg_attrs.data if f.arg_attrs is not None else ()
+        for i, arg in enumerate(f.body.blocks[0].args):
+            a = attrs[i].data if i < len(attrs) else {}
+            self._facts[arg] = _arg_info(arg, a)
+
+    def _visit(self, op: Operation) -> AxisInfo:
+        shape = shape_of(op.results[0].type)
+        tile = isinstance(op.results[0].type, TensorType)
+        args = [self[o].splat(shape) if tile and not isinstance(o.type, TensorType) else self[o]
+                for o in op.operands]
+        rule = _RULES.get(op.name)
+        if rule is not None:
+            return rule(op, args, shape)
+        if _is_elementwise(op):
+            return _elementwise(args, shape)
+        return AxisInfo.unknown(shape)
