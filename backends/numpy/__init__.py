@@ -1,0 +1,42 @@
+"""The NumPy backend: interprets tile IR, the reference semantics of tilec.
+
+Its artifact is the tile IR text. Importing this package imports no xDSL; the ``Launcher``
+parses the IR (and so imports xDSL) when it is constructed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
+    from compiler.kinfo import KernelInfo
+
+
+def availability() -> tuple[bool, str]:
+    return True, f"NumPy {np.__version__}"
+
+
+class Launcher:
+    """Runs a kernel's tile IR on NumPy arrays; the kernel writes the user's arrays directly."""
+
+    def __init__(self, artifact: str, info: KernelInfo):
+        from backends.numpy.interpreter import Kernel
+        from compiler.context import parse_module
+
+        self._kernel = Kernel(parse_module(artifact), info)
+
+    def __call__(self, grid: Sequence[int], args: Sequence[Any]) -> None:
+        self._kernel.launch(grid, args)
+
+
+def run(module: ModuleOp, info: KernelInfo, grid: Sequence[int], args: Sequence[Any],
+        serial: bool = False) -> None:
+    """One launch of an already-parsed tile-IR module (``serial``: one program at a time)."""
+    from backends.numpy.interpreter import Kernel
+
+    Kernel(module, info).launch(grid, args, serial)

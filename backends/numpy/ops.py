@@ -1,0 +1,388 @@
+"""What each tile-IR op means, in NumPy: the reference semantics of tilec.
+
+Every value carries a leading program axis (see ``interpreter.py``): a scalar is an array
+of shape ``(L,)``, a tile ``(L, *shape)``, with ``L`` the number of programs run together
+or 1 for a value that is the same in every program. Integers are stored signless, as the
+signed NumPy type of their width (i1 as bool); unsigned ops view them as unsigned.
+
+``BUILDERS`` maps an op name to a builder that reads the op's types and attributes once and
+returns its implementation ``impl(batch, *operands) -> tuple of results``. ``batch`` is the
+``interpreter.Batch`` being run (program ids, memory). Keyed by name, not class: an op that
+xDSL does not define (``arith.remf``) works as soon as some dialect registers it.
+
+Semantics the NumPy backend defines (CONTRIBUTING.md leaves them open):
+
+- integer division by zero: ``divsi``/``divui`` give -1 (all ones), ``remsi``/``remui``
+  give the dividend; ``INT_MIN / -1`` wraps to ``INT_MIN`` (remainder 0);
+- shifts by an amount >= the bit width (the amount read as unsigned) give 0, or the sign
+  fill for ``shrsi`` (as PTX's clamping shifts do);
+- ``fptosi``/``fptoui`` saturate to the integer range and map NaN to 0;
+- ``maximumf``/``minimumf`` propagate NaN and order -0.0 below +0.0 (IEEE 754-2019);
+- ``math.fma`` is fused (rounded once) for f16, bf16 and f32; for f64 it is ``a * b + c``
+  rounded twice, as NumPy has no wider type to compute the exact sum in;
+- ``math.rsqrt`` is ``1 / sqrt(x)`` in the operand's type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation
+
+from compiler.errors import UnsupportedError
+from dialects.tile import PtrType, element_type
+
+Impl = Callable[..., tuple]
+Builder = Callable[[Operation], Impl]
+
+
+class Ptr(NamedTuple):
+    """Pointers into kernel argument ``buf``: int64 element offsets, program axis first."""
+
+    buf: int
+    off: np.ndarray
+
+
+# -- types ------------------------------------------------------------------------------
+
+_INTS = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+_FLOATS = {Float16Type: np.float16, Float32Type: np.float32, Float64Type: np.float64}
+_UNSIGNED = {np.dtype(np.bool_): np.uint8, np.dtype(np.int8): np.uint8,
+             np.dtype(np.int16): np.uint16, np.dtype(np.int32): np.uint32,
+             np.dtype(np.int64): np.uint64}
+
+
+def bfloat16() -> np.dtype:
+    """ml_dtypes' bfloat16; NumPy alone has none."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise UnsupportedError(
+            "dtype bf16 needs the ml_dtypes package on the numpy backend") from None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def np_dtype(t: Attribute) -> np.dtype:
+    """The NumPy dtype holding values of scalar or tile type ``t`` (pointers: the pointee)."""
+    t = element_type(t)
+    if isinstance(t, PtrType):
+        t = t.pointee
+    if isinstance(t, IntegerType) and t.width.data in _INTS:
+        return np.dtype(_INTS[t.width.data])
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if type(t) in _FLOATS:
+        return np.dtype(_FLOATS[type(t)])
+    if isinstance(t, BFloat16Type):
+        return bfloat16()
+    raise UnsupportedError(f"type {t} is not supported by the numpy backend")
+
+
+def shape(t: Attribute) -> tuple[int, ...]:
+    """The tile shape of ``t`` (``()`` for a scalar)."""
+    return tuple(t.get_shape()) if isinstance(t, TensorType) else ()
+
+
+def _width(dt: np.dtype) -> int:
+    return 1 if dt == np.bool_ else dt.itemsize * 8
+
+
+def _signed(a: np.ndarray) -> np.ndarray:
+    """``a`` read as signed (a true i1 is -1)."""
+    return -a.astype(np.int8) if a.dtype == np.bool_ else a
+
+
+def _unsigned(a: np.ndarray) -> np.ndarray:
+    return a.view(_UNSIGNED[a.dtype])
+
+
+def _same(a: np.ndarray) -> np.ndarray:
+    return a
+
+
+def _wrap(x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Integer array ``x`` stored as ``dt``, keeping the low bits (as the hardware does)."""
+    if dt == np.bool_:
+        return (x & 1).astype(np.bool_)
+    if x.dtype == dt:
+        return x
+    return x.view(dt) if x.dtype.itemsize == dt.itemsize else x.astype(dt)
+
+
+def _ones(dt: np.dtype) -> np.ndarray:
+    return ~np.zeros((), dt)
+
+
+# -- integer arithmetic ---------------------------------------------------------------
+
+def _divsi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # a - fmod(a, b) is an exact multiple of b, so floor division truncates like C.
+    q = np.floor_divide(a - np.fmod(a, b), b)
+    return np.where(b == 0, _ones(a.dtype), q)
+
+
+def _remsi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where(b == 0, a, np.fmod(a, b))  # fmod of integers is C's %
+
+
+def _divui(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where(b == 0, _ones(a.dtype), np.floor_divide(a, b))
+
+
+def _remui(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where(b == 0, a, np.remainder(a, b))
+
+
+# (function on NumPy ints, how to read the operands). NumPy's shifts already give 0 / the
+# sign fill for amounts >= the width, negative amounts included (read as unsigned).
+_INT_BINARY: dict[str, tuple[Callable, Callable]] = {
+    "arith.addi": (np.add, _signed), "arith.subi": (np.subtract, _signed),
+    "arith.muli": (np.multiply, _signed),
+    "arith.divsi": (_divsi, _signed), "arith.remsi": (_remsi, _signed),
+    "arith.divui": (_divui, _unsigned), "arith.remui": (_remui, _unsigned),
+    "arith.andi": (np.bitwise_and, _signed), "arith.ori": (np.bitwise_or, _signed),
+    "arith.xori": (np.bitwise_xor, _signed),
+    "arith.shli": (np.left_shift, _signed), "arith.shrsi": (np.right_shift, _signed),
+    "arith.shrui": (np.right_shift, _unsigned),
+    "arith.maxsi": (np.maximum, _signed), "arith.minsi": (np.minimum, _signed),
+    "arith.maxui": (np.maximum, _unsigned), "arith.minui": (np.minimum, _unsigned),
+}
+
+
+def _int_binary(fn: Callable, read: Callable) -> Builder:
+    def build(op: Operation) -> Impl:
+        dt = np_dtype(op.results[0].type)
+        return lambda _, a, b: (_wrap(fn(read(a), read(b)), dt),)
+    return build
+
+
+# -- float arithmetic -----------------------------------------------------------------
+
+def _maximumf(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # np.maximum propagates NaN but may return -0.0 for (-0.0, +0.0); a + b of two zeros
+    # is +0.0 unless both are -0.0, which is exactly the IEEE maximum of zeros.
+    return np.where((a == 0) & (b == 0), a + b, np.maximum(a, b))
+
+
+def _minimumf(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where((a == 0) & (b == 0), -(-a + -b), np.minimum(a, b))
+
+
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c rounded once. For types of at most 24 bits of precision the product is
+    exact in f64; the f64 sum is rounded to odd, which makes the final rounding exact."""
+    if a.dtype == np.float64:
+        return a * b + c
+    p = a.astype(np.float64) * b
+    c64 = c.astype(np.float64)
+    s = p + c64
+    bv = s - p
+    err = (p - (s - bv)) + (c64 - bv)  # Knuth's TwoSum: s + err == p + c exactly
+    inexact_even = (err != 0) & np.isfinite(s) & ((s.view(np.int64) & 1) == 0)
+    s = np.where(inexact_even, np.nextafter(s, np.copysign(np.inf, err)), s)
+    return s.astype(a.dtype)
+
+
+def _rsqrt(a: np.ndarray) -> np.ndarray:
+    return np.divide(np.ones((), a.dtype), np.sqrt(a))
+
+
+_FLOAT_BINARY: dict[str, Callable] = {
+    "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
+    "arith.divf": np.divide, "arith.remf": np.fmod, "math.powf": np.power,
+    "arith.maximumf": _maximumf, "arith.minimumf": _minimumf,
+}
+
+_UNARY: dict[str, Callable] = {
+    "arith.negf": np.negative, "math.exp": np.exp, "math.exp2": np.exp2, "math.log": np.log,
+    "math.log2": np.log2, "math.sqrt": np.sqrt, "math.rsqrt": _rsqrt, "math.sin": np.sin,
+    "math.cos": np.cos, "math.absf": np.abs, "math.absi": np.abs, "math.floor": np.floor,
+    "math.ceil": np.ceil,
+}
+
+
+def _elementwise(fn: Callable) -> Builder:
+    return lambda op: lambda _, *args: (fn(*args),)
+
+
+# -- comparisons and select -----------------------------------------------------------
+
+_CMPI: dict[str, tuple[Callable, Callable]] = {
+    "eq": (np.equal, _same), "ne": (np.not_equal, _same),
+    "slt": (np.less, _signed), "sle": (np.less_equal, _signed),
+    "sgt": (np.greater, _signed), "sge": (np.greater_equal, _signed),
+    "ult": (np.less, _unsigned), "ule": (np.less_equal, _unsigned),
+    "ugt": (np.greater, _unsigned), "uge": (np.greater_equal, _unsigned),
+}
+
+# NumPy's comparisons are false on NaN except !=, i.e. ordered except "une"; an unordered
+# predicate is the negation of the opposite ordered one.
+_CMPF: dict[str, Callable] = {
+    "oeq": np.equal, "ogt": np.greater, "oge": np.greater_equal,
+    "olt": np.less, "ole": np.less_equal,
+    "one": lambda a, b: (a < b) | (a > b),
+    "ord": lambda a, b: ~(np.isnan(a) | np.isnan(b)),
+    "ueq": lambda a, b: ~((a < b) | (a > b)),
+    "ugt": lambda a, b: ~(a <= b), "uge": lambda a, b: ~(a < b),
+    "ult": lambda a, b: ~(a >= b), "ule": lambda a, b: ~(a > b),
+    "une": np.not_equal,
+    "uno": lambda a, b: np.isnan(a) | np.isnan(b),
+}
+
+
+def _cmpi(op: Operation) -> Impl:
+    fn, read = _CMPI[op.properties["predicate"].data]
+    return lambda _, a, b: (fn(read(a), read(b)),)
+
+
+def _cmpf(op: Operation) -> Impl:
+    fn = _CMPF[op.properties["predicate"].data]
+    return lambda _, a, b: (fn(a, b),)
+
+
+def _select(op: Operation) -> Impl:
+    def impl(_, cond: np.ndarray, a: Any, b: Any) -> tuple:
+        if not isinstance(a, Ptr):
+            return (np.where(cond, a, b),)
+        if a.buf != b.buf:
+            raise UnsupportedError(
+                "the numpy backend cannot select between pointers into different arrays")
+        return (Ptr(a.buf, np.where(cond, a.off, b.off)),)
+    return impl
+
+
+# -- casts ----------------------------------------------------------------------------
+
+def _fp_to_int(x: np.ndarray, dt: np.dtype, signed: bool) -> np.ndarray:
+    """Truncate toward zero, saturating at the range of ``dt``; NaN gives 0."""
+    w = _width(dt)
+    t = np.trunc(x.astype(np.float64))  # every f16/bf16/f32 value is exact in f64
+    lo, hi = (-(2 ** (w - 1)), 2 ** (w - 1)) if signed else (0, 2 ** w)
+    inside = (t >= float(lo)) & (t < float(hi))  # powers of two: exact; false for NaN
+    wide = np.dtype(np.uint64 if not signed and w == 64 else np.int64)
+    v = np.where(inside, t, 0.0).astype(wide)
+    v = np.where(t >= float(hi), wide.type(hi - 1), np.where(t < float(lo), wide.type(lo), v))
+    return _wrap(v, dt)
+
+
+_CASTS: dict[str, Callable[[np.ndarray, np.dtype], np.ndarray]] = {
+    "arith.sitofp": lambda a, dt: _signed(a).astype(dt),
+    "arith.uitofp": lambda a, dt: _unsigned(a).astype(dt),
+    "arith.fptosi": lambda a, dt: _fp_to_int(a, dt, signed=True),
+    "arith.fptoui": lambda a, dt: _fp_to_int(a, dt, signed=False),
+    "arith.extf": lambda a, dt: a.astype(dt),
+    "arith.truncf": lambda a, dt: a.astype(dt),
+    "arith.extsi": lambda a, dt: _signed(a).astype(dt),
+    "arith.extui": lambda a, dt: _unsigned(a).astype(dt),
+    "arith.trunci": _wrap,
+    "arith.bitcast": lambda a, dt: a.view(dt),
+}
+
+
+def _cast(fn: Callable[[np.ndarray, np.dtype], np.ndarray]) -> Builder:
+    def build(op: Operation) -> Impl:
+        dt = np_dtype(op.results[0].type)
+        return lambda _, a: (fn(a, dt),)
+    return build
+
+
+# -- constants and tile creation ------------------------------------------------------
+
+def _constant(op: Operation) -> Impl:
+    attr, t = op.properties["value"], op.results[0].type
+    dt = np_dtype(t)
+    values = attr.get_values() if isinstance(attr, DenseIntOrFPElementsAttr) else attr.value.data
+    if dt.kind in "biu":
+        data = _wrap(np.array(values, np.int64), dt)
+    else:
+        data = np.array(values, np.float64).astype(dt)
+    data = data.reshape(1, *shape(t))
+    return lambda _: (data,)
+
+
+def _range(op: Operation) -> Impl:
+    r = np.arange(op.properties["start"].value.data, op.properties["end"].value.data,
+                  dtype=np.int32).reshape(1, -1)
+    return lambda _: (r,)
+
+
+def _broadcast_scalar(x: np.ndarray, tile: tuple[int, ...]) -> np.ndarray:
+    """Scalars ``x`` of shape (L,) as tiles (L, *tile), without copying."""
+    return np.broadcast_to(x.reshape(len(x), *(1,) * len(tile)), (len(x), *tile))
+
+
+def _splat(op: Operation) -> Impl:
+    tile = shape(op.results[0].type)
+
+    def impl(_, x: Any) -> tuple:
+        return (Ptr(x.buf, _broadcast_scalar(x.off, tile)) if isinstance(x, Ptr)
+                else _broadcast_scalar(x, tile),)
+    return impl
+
+
+def _addptr(op: Operation) -> Impl:
+    def impl(_, p: Ptr, off: np.ndarray) -> tuple:
+        # Pointer arithmetic is 64-bit: sign-extend the offset (a fresh copy), then add in
+        # place, which beats a mixed-type add on a million elements.
+        wide = off.astype(np.int64)
+        if wide.shape == np.broadcast_shapes(wide.shape, p.off.shape):
+            wide += p.off
+        else:
+            wide = wide + p.off
+        return (Ptr(p.buf, wide),)
+    return impl
+
+
+# -- program ids and memory -----------------------------------------------------------
+
+def _program_id(op: Operation) -> Impl:
+    axis = op.properties["axis"].value.data
+    return lambda batch: (batch.pid[axis],)
+
+
+def _num_programs(op: Operation) -> Impl:
+    axis = op.properties["axis"].value.data
+    return lambda batch: (batch.num_programs[axis],)
+
+
+def _load(op: Operation) -> Impl:
+    has_mask, has_other = op.mask is not None, op.other is not None
+    zero = np.zeros((), np_dtype(op.results[0].type))
+
+    def impl(batch, ptr: Ptr, *rest: np.ndarray) -> tuple:
+        mask = rest[0] if has_mask else None
+        other = rest[-1] if has_other else zero
+        return (batch.load(op, ptr, mask, other),)
+    return impl
+
+
+def _store(op: Operation) -> Impl:
+    def impl(batch, ptr: Ptr, value: np.ndarray, mask: np.ndarray | None = None) -> tuple:
+        batch.store(op, ptr, value, mask)
+        return ()
+    return impl
+
+
+BUILDERS: dict[str, Builder] = {
+    **{name: _int_binary(fn, read) for name, (fn, read) in _INT_BINARY.items()},
+    **{name: _elementwise(fn) for name, fn in _FLOAT_BINARY.items()},
+    **{name: _elementwise(fn) for name, fn in _UNARY.items()},
+    **{name: _cast(fn) for name, fn in _CASTS.items()},
+    "math.fma": _elementwise(_fma),
+    "tile.cmpi": _cmpi, "tile.cmpf": _cmpf, "tile.select": _select,
+    "arith.constant": _constant, "tile.range": _range, "tile.splat": _splat,
+    "tile.addptr": _addptr, "tile.program_id": _program_id,
+    "tile.num_programs": _num_programs, "tile.load": _load, "tile.store": _store,
+}
