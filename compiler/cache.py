@@ -24,8 +24,24 @@ def cache_dir() -> Path | None:
     return Path(root)
 
 
+_compiler_hash: str | None = None
+
+
+def compiler_hash() -> str:
+    """A hash of tilec's own sources: a changed compiler never reuses old entries."""
+    global _compiler_hash
+    if _compiler_hash is None:
+        root = Path(__file__).resolve().parent.parent
+        h = hashlib.sha256()
+        for pkg in ("compiler", "dialects", "backends"):
+            for f in sorted((root / pkg).rglob("*.py")):
+                h.update(f.read_bytes())
+        _compiler_hash = h.hexdigest()
+    return _compiler_hash
+
+
 def make_key(*parts: object) -> str:
-    h = hashlib.sha256(VERSION.encode())
+    h = hashlib.sha256(VERSION.encode() + compiler_hash().encode())
     for p in parts:
         h.update(b"\0" + repr(p).encode())
     return h.hexdigest()

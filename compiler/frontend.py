@@ -23,20 +23,9 @@ from xdsl.ir import Block, Region
 import compiler.language as tl
 from compiler import semantics as S
 from compiler.errors import CompileError, SourceLoc, TilecError
-from compiler.kinfo import Param
+from compiler.kinfo import ArgSpec, Param
 from compiler.semantics import Value
 from dialects import tile
-
-
-@dataclass(frozen=True)
-class ArgSpec:
-    """How one kernel parameter is specialized for a compilation."""
-
-    name: str
-    kind: str  # "ptr", "scalar" or "constexpr"
-    dtype: tl.dtype | None = None
-    divisible16: bool = False  # ints divisible by 16; pointers 16-byte aligned
-    value: Any = None  # constexpr value
 
 
 @dataclass

@@ -5,6 +5,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """How one kernel parameter is specialized for a compilation."""
+
+    name: str
+    kind: str  # "ptr", "scalar" or "constexpr"
+    dtype: Any = None  # compiler.language.dtype, for ptr and scalar
+    divisible16: bool = False  # ints divisible by 16; pointers 16-byte aligned
+    value: Any = None  # constexpr value
 
 
 @dataclass(frozen=True)

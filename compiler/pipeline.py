@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.printer import Printer
 
 from compiler.context import make_context
 from compiler.passes.registry import get_all_passes
@@ -75,9 +77,17 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
     return compiled
 
 
+def print_with_locations(module: ModuleOp) -> str:
+    """IR text with ``loc(...)`` on every op, so the NumPy backend's errors point at the
+    user's source line."""
+    out = io.StringIO()
+    Printer(stream=out, print_debuginfo=True).print_op(module)
+    return out.getvalue()
+
+
 def _codegen(module: ModuleOp, backend: str, asm: dict, stages: list, arch: str):
     if backend == "numpy":
-        return stages[-1][1], {}
+        return print_with_locations(module), {}
     if backend == "ptx":
         from backends.ptx.assemble import assemble
         from backends.ptx.printer import print_ptx

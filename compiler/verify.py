@@ -48,5 +48,5 @@ def _compare(name: str, got: np.ndarray, want: np.ndarray, dtype: str) -> None:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise VerificationError(
-            f"{name}[{i}] = {got[i]!r} on the backend but {want[i]!r} on numpy "
+            f"{name}[{i}] = {got[i].item()!r} on the backend but {want[i].item()!r} on numpy "
             f"({int(bad.sum())} of {bad.size} elements differ)")

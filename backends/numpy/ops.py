@@ -7,8 +7,7 @@ signed NumPy type of their width (i1 as bool); unsigned ops view them as unsigne
 
 ``BUILDERS`` maps an op name to a builder that reads the op's types and attributes once and
 returns its implementation ``impl(batch, *operands) -> tuple of results``. ``batch`` is the
-``interpreter.Batch`` being run (program ids, memory). Keyed by name, not class: an op that
-xDSL does not define (``arith.remf``) works as soon as some dialect registers it.
+``interpreter.Batch`` being run (program ids, memory).
 
 Semantics the NumPy backend defines (CONTRIBUTING.md leaves them open):
 
@@ -201,7 +200,7 @@ def _rsqrt(a: np.ndarray) -> np.ndarray:
 
 _FLOAT_BINARY: dict[str, Callable] = {
     "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
-    "arith.divf": np.divide, "arith.remf": np.fmod, "math.powf": np.power,
+    "arith.divf": np.divide, "math.powf": np.power,
     "arith.maximumf": _maximumf, "arith.minimumf": _minimumf,
 }
 
@@ -209,7 +208,7 @@ _UNARY: dict[str, Callable] = {
     "arith.negf": np.negative, "math.exp": np.exp, "math.exp2": np.exp2, "math.log": np.log,
     "math.log2": np.log2, "math.sqrt": np.sqrt, "math.rsqrt": _rsqrt, "math.sin": np.sin,
     "math.cos": np.cos, "math.absf": np.abs, "math.absi": np.abs, "math.floor": np.floor,
-    "math.ceil": np.ceil,
+    "math.ceil": np.ceil, "math.trunc": np.trunc,
 }
 
 

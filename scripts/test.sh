@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Set up everything the test suite needs on a fresh Debian machine, then run it.
+# Lavapipe (mesa-vulkan-drivers) gives the wgsl backend a Vulkan adapter with no GPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+if ! dpkg -s mesa-vulkan-drivers >/dev/null 2>&1; then
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq mesa-vulkan-drivers >/dev/null
+fi
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[dev]'
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+# pytest exits 5 when it collects nothing: that fails this script too.
+exec .venv/bin/python -m pytest -q "$@"

@@ -1,0 +1,51 @@
+"""Shared fixtures: run a kernel on a backend, or (ptx without a GPU) compile and
+assemble it for sm_90 so CI still checks every PTX kernel."""
+
+import numpy as np
+import pytest
+
+import compiler as tc
+from compiler.jit import availability
+
+BACKENDS = ["numpy", "wgsl", pytest.param("ptx", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    name = request.param
+    if name == "wgsl" and not availability("wgsl")[0]:
+        pytest.skip(f"wgsl: {availability('wgsl')[1]}")
+    return name
+
+
+def launch(kernel, grid, *args, backend, num_warps=4, **constexprs) -> bool:
+    """Launch on ``backend``; returns False when it could only compile (ptx, no GPU):
+    the kernel was then compiled to PTX and assembled to a cubin for sm_90."""
+    if backend == "ptx" and not availability("ptx")[0]:
+        bound = kernel.bind(args, constexprs)
+        ck = kernel.compile_for(bound, "ptx", num_warps)
+        assert ck.asm["cubin"][:4] == b"\x7fELF"
+        assert ".entry" in ck.asm["ptx"]
+        return False
+    kernel[grid](*args, backend=backend, num_warps=num_warps, **constexprs)
+    return True
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng()
+
+
+def tolerance(dtype, op: str = "") -> dict:
+    """Tolerances that say what each backend computes: the GPU backends use fast
+    transcendental instructions (ex2.approx, lg2.approx, sin.approx) as Triton does."""
+    if np.dtype(dtype) == np.float16:
+        return {"rtol": 2e-3, "atol": 2e-3}
+    if op in ("exp", "exp2", "log", "log2", "sin", "cos", "rsqrt", "sigmoid", "pow"):
+        return {"rtol": 2e-5, "atol": 2e-5}
+    return {"rtol": 1e-6, "atol": 0}
+
+
+def pytest_report_header(config):
+    return [f"tilec backends: " + ", ".join(
+        f"{n}={'yes' if ok else 'no'}" for n, (ok, _) in tc.backends().items())]
