@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from compiler.errors import VerificationError
+from compiler.language import dtype_from_str
 
 # (rtol, atol) by dtype: the GPU backends use fast transcendental instructions.
 _TOLERANCE = {"f16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "f32": (1e-4, 1e-5),
               "f64": (1e-9, 1e-12)}
 
 
-def to_numpy(a) -> np.ndarray:
-    """A host copy of a NumPy, CuPy, PyTorch or wgpu array argument."""
+def to_numpy(a, dtype: str) -> np.ndarray:
+    """A host copy of a NumPy, CuPy, PyTorch or wgpu array argument of ``dtype``."""
     if isinstance(a, np.ndarray):
         return a.copy()
     if hasattr(a, "get") and hasattr(a, "__cuda_array_interface__"):
@@ -21,7 +22,7 @@ def to_numpy(a) -> np.ndarray:
         return a.detach().cpu().numpy()
     if type(a).__name__ == "GPUBuffer":
         from backends.wgsl import read_buffer
-        return read_buffer(a)
+        return read_buffer(a, dtype_from_str(dtype).numpy)
     raise VerificationError(f"cannot read back an argument of type {type(a).__name__}")
 
 
@@ -29,13 +30,14 @@ def verified_launch(ck, grid, args) -> None:
     from backends import numpy as np_backend
     from compiler.context import parse_module
     info = ck.metadata
-    ref_args = [to_numpy(a) if p.is_ptr else a for p, a in zip(info.params, args, strict=True)]
+    ref_args = [to_numpy(a, p.dtype) if p.is_ptr else a
+                for p, a in zip(info.params, args, strict=True)]
     ck.launcher(grid, args)
     ref_info = type(info)(**{**info.__dict__, "backend": "numpy"})
     np_backend.run(parse_module(ck.asm["tile"]), ref_info, grid, ref_args)
     for p, got_arg, want in zip(info.params, args, ref_args, strict=True):
         if p.is_ptr and p.written:
-            _compare(p.name, to_numpy(got_arg).reshape(-1), want.reshape(-1), p.dtype)
+            _compare(p.name, to_numpy(got_arg, p.dtype).reshape(-1), want.reshape(-1), p.dtype)
 
 
 def _compare(name: str, got: np.ndarray, want: np.ndarray, dtype: str) -> None:

@@ -1,0 +1,270 @@
+"""The WGSL backend's runtime: the wgpu device, buffers, the pipeline cache and dispatch.
+
+Input: an artifact's WGSL text and layout facts (see ``emit.emit_wgsl``) plus the
+kernel's ``KernelInfo``. No xDSL here: a kernel found in the disk cache launches without
+the compiler.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import weakref
+
+import numpy as np
+import wgpu
+
+from compiler.errors import BackendUnavailableError, LaunchError, UnsupportedError
+from compiler.kinfo import KernelInfo, Param
+from compiler.language import dtype_from_str
+
+_LIMITS = ("max-storage-buffers-per-shader-stage", "max-storage-buffer-binding-size",
+           "max-buffer-size", "max-compute-invocations-per-workgroup",
+           "max-compute-workgroup-size-x")
+"""Limits requested at the adapter's maximum: wgpu's defaults (8 storage buffers per
+stage, 128 MiB bindings) are below what kernels and GPUs commonly need."""
+
+_INT_RANGE = {"i32": (-2**31, 2**31), "u32": (0, 2**32), "i1": (0, 2)}
+_STORAGE = wgpu.BufferUsage.STORAGE
+
+_PIPELINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Per device: WGSL text hash -> (compute pipeline, bind group layout)."""
+
+
+@functools.cache
+def adapter() -> wgpu.GPUAdapter:
+    try:
+        found = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+    except Exception as e:  # noqa: BLE001 - no Vulkan/Metal/D3D12 driver or native library
+        raise BackendUnavailableError(f"no WebGPU adapter: {e}") from None
+    if found is None:
+        raise BackendUnavailableError("no WebGPU adapter found")
+    return found
+
+
+def describe(a: wgpu.GPUAdapter) -> str:
+    return f"{a.info['device']} on {a.info['backend_type']}"
+
+
+@functools.cache
+def wgsl_device() -> wgpu.GPUDevice:
+    """The device tilec launches on unless a ``wgpu.GPUBuffer`` argument names another."""
+    a = adapter()
+    return a.request_device_sync(
+        label="tilec", required_limits={k: a.limits[k] for k in _LIMITS},
+        required_features=[f for f in ("shader-f16",) if f in a.features])
+
+
+def availability() -> tuple[bool, str]:
+    try:
+        return True, describe(adapter())
+    except BackendUnavailableError as e:
+        return False, e.message
+
+
+def fold(grid: tuple[int, int, int], most: int) -> tuple[tuple[int, int, int], int, int]:
+    """Dispatch size, ``fold_x`` and ``fold_n`` for a grid: axis 0 beyond ``most``
+    workgroups is split into ``fold_n`` rows of ``fold_x`` (the last row padded)."""
+    g0, g1, g2 = grid
+    rows = -(-g0 // most)
+    width = -(-g0 // rows)
+    if g1 * rows > most or g2 > most:
+        raise LaunchError(f"grid {grid} is too large for WGSL: at most {most} programs on "
+                          f"axes 1 and 2, and axis 1 times {rows} (folding axis 0)")
+    return (width, g1 * rows, g2), width, rows
+
+
+class Kernel:
+    """One compiled kernel; ``__call__`` validates the arguments and runs one launch."""
+
+    def __init__(self, source: str, facts: dict, info: KernelInfo):
+        if len(facts["params"]) != len(info.params):
+            raise ValueError("artifact and KernelInfo disagree on the parameters")
+        self.source, self.facts, self.info = source, facts, info
+        self.dtypes = [dtype_from_str(p.dtype).numpy for p in info.params]
+        self.pipelines: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def __call__(self, grid: tuple[int, int, int], args: list) -> None:
+        grid = self.check_grid(grid)
+        if len(args) != len(self.info.params):
+            raise LaunchError(f"{self.info.name} takes {len(self.info.params)} arguments, "
+                              f"got {len(args)}")
+        device = self.device(args)
+        words = np.zeros(self.facts["uniform"]["size"] // 4, np.uint32)
+        dispatch, words[3], words[4] = fold(grid, device.limits[
+            "max-compute-workgroups-per-dimension"])
+        words[:3] = grid
+        bound: list[wgpu.GPUBuffer] = []
+        uploads: dict[int, wgpu.GPUBuffer] = {}
+        readback: dict[int, np.ndarray] = {}
+        for p, f, arg, dt in zip(self.info.params, self.facts["params"], args, self.dtypes):
+            if f["kind"] == "scalar":
+                self.pack(words, f, p, arg)
+            elif isinstance(arg, wgpu.GPUBuffer):
+                bound.append(self.check_buffer(device, p, arg))
+            else:
+                arr = self.check_array(p, arg, dt)
+                if id(arr) not in uploads:  # one buffer per array, so aliasing is kept
+                    uploads[id(arr)] = upload(device, p, arr)
+                if p.written:
+                    readback[id(arr)] = arr
+                bound.append(uploads[id(arr)])
+        self.run(device, bound, words, dispatch)
+        for key, arr in readback.items():
+            download(device, uploads[key], arr)
+
+    # ------------------------------------------------------------ validation
+
+    def check_grid(self, grid) -> tuple[int, int, int]:
+        g = tuple(int(x) for x in grid) + (1,) * (3 - len(grid))
+        if len(g) != 3 or min(g) <= 0:
+            raise LaunchError(f"grid {tuple(grid)} must have 1 to 3 positive sizes")
+        return g  # type: ignore[return-value]
+
+    def device(self, args: list) -> wgpu.GPUDevice:
+        owners = {id(d): d for a in args if isinstance(a, wgpu.GPUBuffer)
+                  for d in [buffer_device(a)]}
+        if len(owners) > 1:
+            raise LaunchError("wgpu.GPUBuffer arguments belong to different devices")
+        return next(iter(owners.values())) if owners else wgsl_device()
+
+    def check_array(self, p: Param, arg, dt: np.dtype) -> np.ndarray:
+        if not isinstance(arg, np.ndarray):
+            raise LaunchError(f"argument {p.name}: expected a NumPy array or wgpu.GPUBuffer "
+                              f"of {p.dtype}, got {type(arg).__name__}")
+        if arg.dtype != dt:
+            raise LaunchError(f"argument {p.name}: expected an array of {p.dtype} "
+                              f"({dt}), got {arg.dtype}")
+        if not arg.flags.c_contiguous:
+            raise LaunchError(f"argument {p.name}: the array is not contiguous")
+        if p.written and not arg.flags.writeable:
+            raise LaunchError(f"argument {p.name}: the kernel writes it but it is read-only")
+        return arg
+
+    def check_buffer(self, device: wgpu.GPUDevice, p: Param, buf: wgpu.GPUBuffer):
+        if not buf.usage & _STORAGE:
+            raise LaunchError(f"argument {p.name}: the wgpu.GPUBuffer lacks STORAGE usage")
+        most = device.limits["max-storage-buffer-binding-size"]
+        if buf.size % 4 or buf.size > most:
+            raise LaunchError(f"argument {p.name}: a storage binding must be a multiple of "
+                              f"4 bytes and at most {most}, got {buf.size}")
+        return buf
+
+    def pack(self, words: np.ndarray, f: dict, p: Param, arg) -> None:
+        """Write a scalar argument into the uniform words (ints as their u32 pattern)."""
+        if isinstance(arg, np.ndarray) and arg.ndim == 0:
+            arg = arg[()]
+        is_float = isinstance(arg, float | np.floating)
+        if not isinstance(arg, int | float | np.integer | np.floating | np.bool_) or (
+                is_float and p.dtype in _INT_RANGE):
+            raise LaunchError(f"argument {p.name}: expected a {p.dtype} scalar, "
+                              f"got {type(arg).__name__}")
+        if f["type"] == "f32":
+            words.view(np.float32)[f["offset"] // 4] = float(arg)
+            return
+        lo, hi = _INT_RANGE[p.dtype]
+        if not lo <= int(arg) < hi:
+            raise LaunchError(f"argument {p.name}: {int(arg)} does not fit in {p.dtype}")
+        words[f["offset"] // 4] = int(arg) & 0xFFFFFFFF
+
+    # ------------------------------------------------------------ running
+
+    def pipeline(self, device: wgpu.GPUDevice, promoted: frozenset[int]):
+        per_device = self.pipelines.setdefault(device, {})
+        if promoted not in per_device:
+            source = self.source
+            for b in promoted:  # the runtime's half of aliasing: see ``promotions``
+                source = source.replace(f"@binding({b}) var<storage, read> ",
+                                        f"@binding({b}) var<storage, read_write> ")
+            per_device[promoted] = build_pipeline(device, source, self.facts, promoted)
+        return per_device[promoted]
+
+    def run(self, device, bound: list, words: np.ndarray, dispatch) -> None:
+        pipe, layout = self.pipeline(device, promotions(bound, self.facts["params"]))
+        uniform = device.create_buffer_with_data(data=words, usage=wgpu.BufferUsage.UNIFORM)
+        entries = [{"binding": i, "resource": {"buffer": b, "offset": 0, "size": b.size}}
+                   for i, b in enumerate(bound)]
+        entries.append({"binding": len(bound), "resource": {"buffer": uniform}})
+        group = device.create_bind_group(layout=layout, entries=entries)
+        encoder = device.create_command_encoder()
+        compute = encoder.begin_compute_pass()
+        compute.set_pipeline(pipe)
+        compute.set_bind_group(0, group)
+        compute.dispatch_workgroups(*dispatch)
+        compute.end()
+        device.queue.submit([encoder.finish()])
+
+
+def promotions(bound: list, params: list[dict]) -> frozenset[int]:
+    """Read-only bindings whose buffer is also bound read_write: WebGPU forbids one buffer
+    in both roles in a dispatch, so those bindings are declared read_write instead."""
+    pointers = [f for f in params if f["kind"] == "ptr"]
+    written = {id(b) for b, f in zip(bound, pointers) if f["access"] == "read_write"}
+    return frozenset(f["binding"] for b, f in zip(bound, pointers)
+                     if f["access"] == "read" and id(b) in written)
+
+
+def build_pipeline(device: wgpu.GPUDevice, source: str, facts: dict, promoted: frozenset):
+    key = hashlib.sha256(source.encode()).hexdigest()
+    cache = _PIPELINES.setdefault(device, {})
+    if key in cache:
+        return cache[key]
+    check_device(device, facts)
+    entries = [{"binding": f["binding"], "visibility": wgpu.ShaderStage.COMPUTE,
+                "buffer": {"type": "storage" if f["access"] == "read_write" or
+                           f["binding"] in promoted else "read-only-storage"}}
+               for f in facts["params"] if f["kind"] == "ptr"]
+    entries.append({"binding": facts["uniform"]["binding"],
+                    "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": "uniform"}})
+    group_layout = device.create_bind_group_layout(entries=entries)
+    module = device.create_shader_module(label=facts["name"], code=source)
+    pipe = device.create_compute_pipeline(
+        label=facts["name"],
+        layout=device.create_pipeline_layout(bind_group_layouts=[group_layout]),
+        compute={"module": module, "entry_point": facts["entry"]})
+    cache[key] = (pipe, group_layout)
+    return cache[key]
+
+
+def check_device(device: wgpu.GPUDevice, facts: dict) -> None:
+    """Features and limits the kernel needs, as UnsupportedError rather than a wgpu one."""
+    name = facts["name"]
+    for feature in facts["features"]:
+        if feature not in device.features:
+            raise UnsupportedError(f"kernel {name} needs the WebGPU feature {feature!r}, "
+                                   "which this wgsl device lacks")
+    arrays = sum(f["kind"] == "ptr" for f in facts["params"])
+    if arrays > device.limits["max-storage-buffers-per-shader-stage"]:
+        raise UnsupportedError(f"kernel {name} takes {arrays} arrays; this wgsl device binds "
+                               f"at most {device.limits['max-storage-buffers-per-shader-stage']}")
+    if facts["workgroup_size"] > device.limits["max-compute-invocations-per-workgroup"]:
+        raise UnsupportedError(f"kernel {name} needs {facts['workgroup_size']} threads per "
+                               "program, more than this wgsl device allows")
+
+
+def buffer_device(buf: wgpu.GPUBuffer) -> wgpu.GPUDevice:
+    # wgpu-py keeps the owning device only as a private attribute (there is no public one)
+    return buf._device
+
+
+def upload(device: wgpu.GPUDevice, p: Param, arr: np.ndarray) -> wgpu.GPUBuffer:
+    """A storage buffer holding ``arr``, padded to the 4-byte multiple bindings need."""
+    data = arr.reshape(-1).view(np.uint8)
+    size = max(4, -(-data.size // 4) * 4)
+    most = device.limits["max-storage-buffer-binding-size"]
+    if size > most:
+        raise LaunchError(f"argument {p.name}: {arr.nbytes} bytes is more than this wgsl "
+                          f"device binds ({most})")
+    buf = device.create_buffer(size=size, usage=_STORAGE | wgpu.BufferUsage.COPY_DST
+                               | wgpu.BufferUsage.COPY_SRC)
+    if data.size:
+        device.queue.write_buffer(buf, 0, np.concatenate(
+            [data, np.zeros(size - data.size, np.uint8)]) if size != data.size else data)
+    return buf
+
+
+def download(device: wgpu.GPUDevice, buf: wgpu.GPUBuffer, arr: np.ndarray) -> None:
+    """Copy ``buf`` back into the user's array, in place."""
+    if arr.size:
+        data = np.frombuffer(device.queue.read_buffer(buf), np.uint8)
+        np.copyto(arr.reshape(-1).view(np.uint8), data[:arr.nbytes])
