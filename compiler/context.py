@@ -8,11 +8,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from dialects.arith_shaped import ShapedArith
+from dialects.ptx import PTX
 from dialects.simt import SIMT
 from dialects.tile import Tile
 
 DIALECTS = (builtin.Builtin, func.Func, ShapedArith, math.Math, scf.Scf, vector.Vector,
-            Tile, SIMT)
+            Tile, SIMT, PTX)
 
 
 def make_context() -> Context:

@@ -135,7 +135,10 @@ _SREGS = {tile.ProgramIdOp: "%ctaid", tile.NumProgramsOp: "%nctaid"}
 
 
 def _dtype(t: Attribute) -> str:
-    return _DTYPES[element_type(t)]
+    try:
+        return _DTYPES[element_type(t)]
+    except KeyError:
+        raise UnsupportedError(f"type {t} is not supported by the ptx backend") from None
 
 
 def _int_type(dt: str, signed: bool) -> str:
@@ -161,7 +164,7 @@ def _unsupported(op: Operation, what: str) -> UnsupportedError:
 
 
 class _Lowering:
-    """Lowers one kernel; the value map and constant cache are per kernel."""
+    """Lowers one kernel into a new entry block; all naming state is per kernel."""
 
     def __init__(self, kernel: func.FuncOp):
         self.kernel = kernel
@@ -182,7 +185,7 @@ class _Lowering:
             self._lower(op)
         self.kernel.body.add_block(self.block)
         self.kernel.body.detach_block(old)
-        warps = self.kernel.attributes.pop("simt.num_warps", None)
+        warps = self.kernel.attributes.pop("simt.num_warps", None)  # else KernelInfo's 4
         threads = 32 * (warps.value.data if isinstance(warps, IntegerAttr) else 4)
         self.kernel.attributes["ptx.maxntid"] = IntegerAttr(threads, i32)
 
@@ -205,7 +208,7 @@ class _Lowering:
 
     def const(self, value: float, dt: str) -> SSAValue:
         """A scalar register holding ``value`` (scalars broadcast over lanes)."""
-        key = ("const", value, dt)
+        key = ("const", repr(value), dt)  # repr: -0.0 is not 0.0
         if key not in self.memo:
             elem = _ELEMS[dt]
             attr = (FloatAttr(float(value), elem) if dt[0] in "fb"
@@ -213,10 +216,9 @@ class _Lowering:
             self.memo[key] = self.value(ptx.MovImmOp(attr))
         return self.memo[key]
 
-    def chain(self, steps: tuple[Step, ...], args: list[SSAValue], rtype: Attribute,
-              imm_dt: str = "f32") -> SSAValue:
+    def chain(self, steps: tuple[Step, ...], args: list[SSAValue], rtype: Attribute) -> SSAValue:
         for opcode, *imms in steps:
-            args = [self.inst(opcode, args + [self.const(i, imm_dt) for i in imms], rtype)]
+            args = [self.inst(opcode, args + [self.const(i, "f32") for i in imms], rtype)]
         return args[0]
 
     def cvt(self, v: SSAValue, opcode: str, dt: str) -> SSAValue:
@@ -253,10 +255,11 @@ class _Lowering:
     # -- kernel parameters -------------------------------------------------------------
 
     def _param(self, arg: SSAValue) -> SSAValue:
+        dt = _dtype(arg.type.pointee if isinstance(arg.type, PtrType) else arg.type)
         reg = self.value(ptx.LdParamOp(arg))
         if isinstance(arg.type, PtrType):
             return self.inst("cvta.to.global.u64", [reg], reg.type)
-        if arg.type == IntegerType(1):
+        if dt == "i1":
             return self.inst("setp.ne.u16", [reg, self.const(0, "i8")], arg.type)
         return reg
 
@@ -264,12 +267,14 @@ class _Lowering:
 
     def _lower(self, op: Operation) -> None:
         cls = _table_class(type(op))
-        if cls in _SPECIAL:
-            result = _SPECIAL[cls](self, op)
-        elif cls is not None:
-            result = self._elementwise(op, cls)
-        else:
+        if cls is None:
             raise _unsupported(op, f"operation {op.name}")
+        try:
+            result = _SPECIAL[cls](self, op) if cls in _SPECIAL else self._elementwise(op, cls)
+        except UnsupportedError as e:
+            if e.loc is not None or source_loc(op) is None:
+                raise
+            raise UnsupportedError(e.message, source_loc(op)) from None
         if result is not None:
             self.values[op.results[0]] = result
 
@@ -305,7 +310,7 @@ class _Lowering:
     def _powf(self, x: SSAValue, y: SSAValue) -> SSAValue:
         """2^(y * log2|x|), with the sign and NaN rules of C pow for negative x."""
         t, p = x.type, like(x.type, IntegerType(1))
-        r = self.chain((("lg2.approx.ftz.f32",),), [self.inst("abs.f32", [x], t)], t)
+        r = self.inst("lg2.approx.ftz.f32", [self.inst("abs.f32", [x], t)], t)
         r = self.inst("ex2.approx.ftz.f32", [self.inst("mul.f32", [y, r], t)], t)
         whole = self.inst("setp.eq.f32", [self.inst("cvt.rzi.f32.f32", [y], t), y], p)
         half = self.inst("mul.f32", [y, self.const(0.5, "f32")], t)
@@ -322,17 +327,20 @@ class _Lowering:
 
     def _constant(self, op: arith.ConstantOp) -> SSAValue:
         value = op.value
+        _dtype(op.result.type)  # rejects types PTX has no register for
         if not isinstance(value, DenseIntOrFPElementsAttr):
             return self.value(ptx.MovImmOp(value))
         if value.is_splat():
             scalar = self.value(ptx.MovImmOp(value.get_attrs()[0]))
-            return self.value(ptx.LanesOp(scalar, [0] * ptx.lanes(value.get_type())))
+            return self.value(ptx.LanesOp(scalar, [0] * ptx.lanes(op.result.type),
+                                          op.result.type))
         return self.value(ptx.MovImmOp(value))
 
     def _broadcast(self, op: vector.BroadcastOp) -> SSAValue:
         if isinstance(op.source.type, VectorType):
             raise _unsupported(op, "vector.broadcast of a vector")
-        return self.value(ptx.LanesOp(self.values[op.source], [0] * ptx.lanes(op.vector.type)))
+        lanes = [0] * ptx.lanes(op.vector.type)
+        return self.value(ptx.LanesOp(self.values[op.source], lanes, op.vector.type))
 
     def _sreg(self, op: tile.ProgramIdOp | tile.NumProgramsOp) -> SSAValue:
         return self.value(ptx.SRegOp(f"{_SREGS[type(op)]}.{'xyz'[op.axis.value.data]}"))

@@ -1,0 +1,279 @@
+"""The ptx dialect: PTX instructions on typed virtual registers.
+
+A register is an SSA value of a builtin scalar type (``i1`` is a predicate, ``i8`` lives
+in a 16-bit register whose upper bits are unspecified). A ``vector<K x T>`` value is K
+registers used lane-wise, so the IR stays as long as the SIMT IR it came from: the
+printer expands a lane-wise op into K instructions, and a scalar operand of a lane-wise
+op is broadcast to every lane. The kernel is a ``func.func`` whose arguments keep their
+tilec types; only ``ptx.ld_param`` reads them.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I32,
+    I64,
+    BFloat16Type,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    VectorType,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, BlockArgument, Dialect, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParamAttrConstraint,
+    ParsePropInAttrDict,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import NoMemoryEffect, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from dialects.tile import PtrType, element_type
+
+# Element type -> (PTX register class, register name prefix).
+REGISTER_CLASSES: dict[Attribute, tuple[str, str]] = {
+    IntegerType(1): ("pred", "%p"),
+    IntegerType(8): ("b16", "%rs"),
+    IntegerType(16): ("b16", "%rs"),
+    IntegerType(32): ("b32", "%r"),
+    IntegerType(64): ("b64", "%rd"),
+    Float16Type(): ("b16", "%h"),
+    BFloat16Type(): ("b16", "%h"),
+    Float32Type(): ("f32", "%f"),
+    Float64Type(): ("f64", "%fd"),
+}
+
+SPECIAL_REGISTERS = ("%tid.x", "%ctaid.x", "%ctaid.y", "%ctaid.z",
+                     "%nctaid.x", "%nctaid.y", "%nctaid.z")
+
+
+def lanes(t: Attribute) -> int:
+    """How many registers a value of type ``t`` stands for."""
+    return t.get_shape()[0] if isinstance(t, VectorType) else 1
+
+
+def _check_register(op: IRDLOperation, t: Attribute) -> None:
+    if isinstance(t, VectorType) and len(t.get_shape()) != 1:
+        raise VerifyException(f"{op.name}: register vectors must be 1-D, got {t}")
+    if element_type(t) not in REGISTER_CLASSES:
+        raise VerifyException(f"{op.name}: {t} is not a PTX register type")
+
+
+def param_register_type(t: Attribute) -> Attribute:
+    """The register a kernel parameter of type ``t`` is loaded into (bools as bytes)."""
+    if isinstance(t, PtrType):
+        return i64
+    return IntegerType(8) if t == IntegerType(1) else t
+
+
+@irdl_op_definition
+class InstOp(IRDLOperation):
+    """One PTX instruction ``opcode d, a, b, ...`` per lane; scalar operands broadcast."""
+
+    name = "ptx.inst"
+    opcode = prop_def(StringAttr)
+    args = var_operand_def()
+    result = result_def()
+    assembly_format = "$opcode $args attr-dict `:` functional-type($args, $result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, opcode: str, args: list[SSAValue], result_type: Attribute):
+        super().__init__(operands=[args], result_types=[result_type],
+                         properties={"opcode": StringAttr(opcode)})
+
+    def verify_(self) -> None:
+        if not self.opcode.data or " " in self.opcode.data:
+            raise VerifyException(f"ptx.inst: bad opcode {self.opcode.data!r}")
+        _check_register(self, self.result.type)
+        k = lanes(self.result.type)
+        for a in self.args:
+            _check_register(self, a.type)
+            if lanes(a.type) not in (1, k):
+                raise VerifyException("ptx.inst operands must be scalars or have the result's"
+                                      " lanes")
+
+
+@irdl_op_definition
+class MovImmOp(IRDLOperation):
+    """Immediate constants into registers: one scalar, or one value per lane."""
+
+    name = "ptx.mov_imm"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    value = prop_def(
+        IntegerAttr.constr(type=T)
+        | ParamAttrConstraint(FloatAttr, (AnyAttr(), T))
+        | ParamAttrConstraint(DenseIntOrFPElementsAttr, (T, AnyAttr()))
+    )
+    result = result_def(T)
+    assembly_format = "attr-dict $value"
+    traits = traits_def(Pure())
+
+    def __init__(self, value: IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr):
+        super().__init__(result_types=[value.get_type()], properties={"value": value})
+
+    def verify_(self) -> None:
+        _check_register(self, self.result.type)
+
+
+@irdl_op_definition
+class LanesOp(IRDLOperation):
+    """Registers of ``source`` picked by lane index; prints nothing (registers are reused)."""
+
+    name = "ptx.lanes"
+    source = operand_def()
+    indices = prop_def(DenseArrayBase.constr(I64))
+    result = result_def()
+    assembly_format = "$source $indices attr-dict `:` type($source) `->` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, indices: list[int], rtype: Attribute | None = None):
+        elem = element_type(source.type)
+        if rtype is None:
+            rtype = VectorType(elem, [len(indices)]) if len(indices) > 1 else elem
+        super().__init__(operands=[source], result_types=[rtype],
+                         properties={"indices": DenseArrayBase.from_list(i64, indices)})
+
+    def verify_(self) -> None:
+        _check_register(self, self.result.type)
+        idx = self.indices.get_values()
+        if element_type(self.result.type) != element_type(self.source.type):
+            raise VerifyException("ptx.lanes keeps the element type")
+        if len(idx) != lanes(self.result.type):
+            raise VerifyException("ptx.lanes needs one index per result lane")
+        if any(not 0 <= i < lanes(self.source.type) for i in idx):
+            raise VerifyException("ptx.lanes index out of range")
+
+
+@irdl_op_definition
+class LdParamOp(IRDLOperation):
+    """``ld.param`` of a kernel argument into a register."""
+
+    name = "ptx.ld_param"
+    param = operand_def()
+    result = result_def()
+    assembly_format = "$param attr-dict `:` type($param) `->` type($result)"
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, param: SSAValue):
+        super().__init__(operands=[param], result_types=[param_register_type(param.type)])
+
+    def verify_(self) -> None:
+        _check_register(self, self.result.type)
+        if not isinstance(self.param, BlockArgument):
+            raise VerifyException("ptx.ld_param reads a kernel argument")
+        if self.result.type != param_register_type(self.param.type):
+            raise VerifyException(
+                f"ptx.ld_param of {self.param.type} loads a {param_register_type(self.param.type)}")
+
+
+@irdl_op_definition
+class SRegOp(IRDLOperation):
+    """A special register such as ``%tid.x`` or ``%ctaid.y``."""
+
+    name = "ptx.sreg"
+    reg = prop_def(StringAttr)
+    result = result_def(I32)
+    assembly_format = "$reg attr-dict `:` type($result)"
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, reg: str):
+        super().__init__(result_types=[i32], properties={"reg": StringAttr(reg)})
+
+    def verify_(self) -> None:
+        if self.reg.data not in SPECIAL_REGISTERS:
+            raise VerifyException(f"ptx.sreg: unknown special register {self.reg.data!r}")
+
+
+def _check_global(op: IRDLOperation, addr: SSAValue, value_type: Attribute,
+                  pred: SSAValue | None, vec: int) -> None:
+    _check_register(op, value_type)
+    if element_type(addr.type) != i64:
+        raise VerifyException(f"{op.name} addresses must be i64")
+    if element_type(value_type) == IntegerType(1):
+        raise VerifyException(f"{op.name}: predicates are not memory types (use i8)")
+    if vec not in (1, 2, 4) or lanes(addr.type) * vec != lanes(value_type):
+        raise VerifyException(f"{op.name} needs one address per {vec} lanes")
+    if vec * element_type(value_type).bitwidth > 128:
+        raise VerifyException(f"{op.name} accesses are at most 128 bits wide")
+    if pred is not None and (element_type(pred.type) != IntegerType(1)
+                             or lanes(pred.type) not in (1, lanes(addr.type))):
+        raise VerifyException(f"{op.name} predicate must be i1, one per address or scalar")
+
+
+class _GlobalOp(IRDLOperation):
+    vec = opt_prop_def(IntegerAttr[I32])
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+    @property
+    def width(self) -> int:
+        return 1 if self.vec is None else self.vec.value.data
+
+
+@irdl_op_definition
+class LdGlobalOp(_GlobalOp):
+    """``ld.global[.vN]`` per address, guarded by ``pred``; guarded-off lanes get ``other``."""
+
+    name = "ptx.ld_global"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    addr = operand_def()
+    pred = opt_operand_def()
+    other = opt_operand_def(T)
+    result = result_def(T)
+    assembly_format = (
+        "$addr (`if` $pred^ `:` type($pred))? (`other` $other^)? attr-dict"
+        " `:` type($addr) `->` type($result)"
+    )
+
+    def __init__(self, addr: SSAValue, result_type: Attribute, pred: SSAValue | None = None,
+                 other: SSAValue | None = None, vec: int = 1):
+        super().__init__(operands=[addr, pred, other], result_types=[result_type],
+                         properties={"vec": IntegerAttr(vec, i32)})
+
+    def verify_(self) -> None:
+        _check_global(self, self.addr, self.result.type, self.pred, self.width)
+
+
+@irdl_op_definition
+class StGlobalOp(_GlobalOp):
+    """``st.global[.vN]`` of ``value`` per address, guarded by ``pred``."""
+
+    name = "ptx.st_global"
+    addr = operand_def()
+    value = operand_def()
+    pred = opt_operand_def()
+    assembly_format = (
+        "$addr `,` $value (`if` $pred^ `:` type($pred))? attr-dict"
+        " `:` type($addr) `,` type($value)"
+    )
+
+    def __init__(self, addr: SSAValue, value: SSAValue, pred: SSAValue | None = None,
+                 vec: int = 1):
+        super().__init__(operands=[addr, value, pred], properties={"vec": IntegerAttr(vec, i32)})
+
+    def verify_(self) -> None:
+        _check_global(self, self.addr, self.value.type, self.pred, self.width)
+
+
+PTX = Dialect("ptx", [InstOp, MovImmOp, LanesOp, LdParamOp, SRegOp, LdGlobalOp, StGlobalOp],
+              [])
