@@ -116,12 +116,15 @@ def wgsl_rows() -> list[list[str]]:
 
     launch()
     np.testing.assert_array_equal(read_buffer(bo, np.float32), xs + ys)
+    # reading a small buffer waits for all submitted work (wgpu 0.32's
+    # on_submitted_work_done_sync fails in its FFI layer)
+    fence = device.create_buffer(size=16, usage=usage)
     samples = []
     for _ in range(10):
         t0 = time.perf_counter()
         for _ in range(20):
             launch()
-        device.queue.on_submitted_work_done_sync()
+        read_buffer(fence)
         samples.append((time.perf_counter() - t0) / 20)
     ms = statistics.median(samples) * 1e3
     return [[f"vector add 2^26 f32, tilec wgsl ({tc.backends()['wgsl'][1]})",

@@ -70,7 +70,10 @@ def test_float_binary(backend, rng, op, dtype, n):
     out = np.full(n, -7, dtype=dtype)
     if launch(K.binary, (tc.cdiv(n, 128),), a, b, out, n, backend=backend, OP=op, BLOCK=128):
         want = FLOAT_REF[op](a, b).astype(dtype)
-        np.testing.assert_allclose(out, want, equal_nan=True, **tolerance(dtype, op))
+        tol = tolerance(dtype, op)
+        if op == "mod":  # a - b*trunc(a/b): a driver may fuse b*t - a into one fma
+            tol["atol"] = max(tol["atol"], 4 * float(np.finfo(dtype).eps) * np.abs(a).max())
+        np.testing.assert_allclose(out, want, equal_nan=True, **tol)
 
 
 @pytest.mark.parametrize("op", ["eq", "ne", "lt", "le", "gt", "ge"])

@@ -110,8 +110,11 @@ _HELPERS = {
     "divsi": """fn {name}(a: {T}, b: {T}) -> {T} {{
   return select(a / b, {T}(-1), b == {T}(0));
 }}""",
+    # a - b * (a / b) rather than WGSL's %: NVIDIA's Vulkan driver returned wrong signed
+    # remainders for negative operands (seen on an H200, driver 580)
     "remsi": """fn {name}(a: {T}, b: {T}) -> {T} {{
-  return select(a % b, a, b == {T}(0));
+  let q = select(a / b, {T}(0), b == {T}(0));
+  return a - b * q;
 }}""",
     "divui": """fn {name}(a: {T}, b: {T}) -> {T} {{
   return select(bitcast<{T}>(bitcast<{U}>(a) / bitcast<{U}>(b)), {T}(-1), b == {T}(0));
@@ -132,14 +135,17 @@ _HELPERS = {
   return (bitcast<{U}>({F}(x)) & {U}(0x7fffffffu)) > {U}(0x7f800000u);
 }}""",
     # WGSL's max/min may return either operand on NaN or on -0.0 vs +0.0; maximumf
-    # propagates NaN and orders -0.0 below +0.0, which a + b of NaN or zeros gives
+    # propagates NaN (a + b) and orders -0.0 below +0.0, decided on the sign bits since
+    # a driver may fold float sign tricks such as -(-a - b) (NVIDIA's did)
     "maximumf": """fn {name}(a: {T}, b: {T}) -> {T} {{
   let zeros = (a == {T}(0.0)) & (b == {T}(0.0));
-  return select(max(a, b), a + b, {isnan}(a) | {isnan}(b) | zeros);
+  let both = {T}(bitcast<{F}>(bitcast<{U}>({F}(a)) & bitcast<{U}>({F}(b))));
+  return select(select(max(a, b), both, zeros), a + b, {isnan}(a) | {isnan}(b));
 }}""",
     "minimumf": """fn {name}(a: {T}, b: {T}) -> {T} {{
   let zeros = (a == {T}(0.0)) & (b == {T}(0.0));
-  return select(min(a, b), -(-a - b), {isnan}(a) | {isnan}(b) | zeros);
+  let both = {T}(bitcast<{F}>(bitcast<{U}>({F}(a)) | bitcast<{U}>({F}(b))));
+  return select(select(min(a, b), both, zeros), a + b, {isnan}(a) | {isnan}(b));
 }}""",
     # the NumPy backend's convention: saturate, NaN -> 0 (WGSL's i32() leaves both open)
     "fptosi": """fn {name}(v: {T}) -> {I} {{

@@ -1,6 +1,7 @@
 """lit configuration for tilec's IR tests: `// RUN: %opt %s -p ... | filecheck %s`."""
 # ruff: noqa: F821  (lit injects `config`)
 
+import importlib.util
 import os
 import sys
 
@@ -15,7 +16,12 @@ config.test_source_root = os.path.dirname(__file__)
 _root = os.path.dirname(os.path.dirname(config.test_source_root))
 # `%opt` runs with the Python running lit, so the caller's venv is the one tested.
 config.substitutions.append(("%opt", f'"{sys.executable}" -m compiler.opt'))
-config.environment["PYTHONPATH"] = _root
-# The pure-Python `filecheck` lives next to that Python (the venv's bin directory).
-config.environment["PATH"] = os.pathsep.join(
-    [os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+config.environment["PYTHONPATH"] = os.pathsep.join(
+    p for p in (_root, os.environ.get("PYTHONPATH")) if p)
+# The pure-Python `filecheck` script lives next to that Python (a venv's bin directory),
+# or in the bin directory beside its package (`pip install --target DIR` puts it in DIR/bin).
+_filecheck_pkg = importlib.util.find_spec("filecheck")
+_bins = [os.path.dirname(sys.executable)]
+if _filecheck_pkg is not None and _filecheck_pkg.origin:
+    _bins.append(os.path.join(os.path.dirname(os.path.dirname(_filecheck_pkg.origin)), "bin"))
+config.environment["PATH"] = os.pathsep.join(_bins + [os.environ.get("PATH", "")])
