@@ -53,6 +53,9 @@ def set_backend(name: str | None) -> None:
 
 
 def resolve_backend(name: str | None) -> str:
+    ok = _availability.get(name)  # the per-launch fast path: a named, checked backend
+    if ok is not None and ok[0]:
+        return name
     name = name or _default_backend or os.environ.get("TILEC_BACKEND") or "auto"
     if name == "auto":
         for b in BACKENDS:
@@ -215,9 +218,6 @@ def _public(fn):
 
 # ---------------------------------------------------------------- @kernel
 
-_LAUNCH_OPTIONS = ("backend", "num_warps", "verify", "debug")
-
-
 class KernelFunction:
     """A ``@tc.kernel`` function: ``kernel[grid](*args, backend=, num_warps=, verify=)``."""
 
@@ -231,6 +231,9 @@ class KernelFunction:
         self.defaults = {n: p.default for n, p in sig.parameters.items()
                          if p.default is not inspect.Parameter.empty}
         self._cache: dict[tuple, CompiledKernel] = {}
+        self._launches: dict[tuple, tuple] = {}
+        self._constexpr_positions = frozenset(
+            i for i, n in enumerate(self.arg_names) if n in self.constexprs)
         self._source: str | None = None
 
     @property
@@ -292,16 +295,64 @@ class KernelFunction:
 
     @_public
     def run(self, grid, args, kwargs) -> None:
-        opts = {k: kwargs.pop(k) for k in _LAUNCH_OPTIONS if k in kwargs}
-        bound = self.bind(args, kwargs)
-        backend = resolve_backend(opts.get("backend"))
-        num_warps = int(opts.get("num_warps", 4))
+        backend = resolve_backend(kwargs.pop("backend", None))
+        opts = (backend, kwargs.pop("num_warps", 4), bool(kwargs.pop("debug", False)))
+        verify = bool(kwargs.pop("verify", False))
+        key = (opts, self._launch_key(args, kwargs))
+        prepared = self._launches.get(key)
+        if prepared is None:
+            prepared = self._prepare(opts, args, kwargs)
+            self._launches[key] = prepared
+        ck, sources = prepared
+        runtime = [args[i] if isinstance(i, int) else kwargs[i] for i in sources]
+        if callable(grid):
+            grid = grid(self.bind(args, kwargs))
+        ck.launch(_fast_grid(grid) or normalize_grid(grid, {}), runtime, verify)
+
+    def _launch_key(self, args: Sequence[Any], kwargs: dict) -> tuple:
+        """What decides the compiled kernel, cheaply: constexpr values, and for runtime
+        arguments their type, dtype and alignment/divisibility (never their values)."""
+        cpos = self._constexpr_positions
+        key = [a if i in cpos else _fast_spec(a) for i, a in enumerate(args)]
+        key += [(k, v if k in self.constexprs else _fast_spec(v)) for k, v in kwargs.items()]
+        return tuple(key)
+
+    def _prepare(self, opts: tuple, args: Sequence[Any], kwargs: dict):
+        """Compile for a new launch key; returns the kernel and where each runtime
+        argument comes from (a position in args, or a keyword)."""
+        backend, num_warps, debug = opts
         if num_warps not in (1, 2, 4, 8, 16):
             raise LaunchError(f"num_warps must be 1, 2, 4, 8 or 16, got {num_warps}")
-        ck = self.compile_for(bound, backend, num_warps, bool(opts.get("debug", False)))
-        meta = {n: v for n, v in bound.items()}
-        runtime = [v for n, v in bound.items() if n not in self.constexprs]
-        ck.launch(normalize_grid(grid, meta), runtime, bool(opts.get("verify", False)))
+        bound = self.bind(args, kwargs)
+        if any(n not in self.constexprs and n not in kwargs and i >= len(args)
+               for i, n in enumerate(self.arg_names)):
+            raise LaunchError(f"{self.__name__}(): runtime arguments cannot take defaults")
+        ck = self.compile_for(bound, backend, num_warps, debug)
+        sources = tuple(i if i < len(args) else n for i, n in enumerate(self.arg_names)
+                        if n not in self.constexprs)
+        return ck, sources
+
+
+def _fast_spec(v: Any) -> Any:
+    """A cheap stand-in for ``arg_spec`` in launch-cache keys."""
+    t = type(v)
+    if t is int:
+        return (int, v % 16 == 0, -2**31 <= v < 2**31)
+    if t is float or t is bool:
+        return t
+    if t is np.ndarray:
+        return (t, v.dtype, v.flags.c_contiguous)
+    if t.__module__.startswith("torch"):
+        return (t, v.dtype, v.data_ptr() % 16 == 0)
+    return (t, arg_spec(v))
+
+
+def _fast_grid(grid: Any) -> tuple[int, int, int] | None:
+    """A grid of one to three positive ints, as a 3-tuple (None: take the slow path)."""
+    if type(grid) is tuple and 0 < len(grid) <= 3 and all(
+            type(g) is int and g > 0 for g in grid):
+        return grid + (1,) * (3 - len(grid))
+    return None
 
 
 def _is_constexpr(annotation: Any) -> bool:

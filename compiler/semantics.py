@@ -243,7 +243,7 @@ _UNSIGNED = _SIGNED | {
 }
 _FLOAT = {
     "add": _f(arith.AddfOp), "sub": _f(arith.SubfOp), "mul": _f(arith.MulfOp),
-    "truediv": _f(arith.DivfOp), "mod": lambda b, x, y: _float_mod(b, x, y),
+    "truediv": _f(arith.DivfOp),
     "max": _f(arith.MaximumfOp), "min": _f(arith.MinimumfOp), "pow": _f(math.PowFOp),
 }
 _CMP_INT = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
@@ -263,6 +263,8 @@ def binary(b: Builder, name: str, x: Operand, y: Operand) -> Value | bool | int 
         return _int_power(b, x, y)
     xv, yv = operands(b, x, y)
     d = xv.dtype
+    if name == "mod" and d.is_float:
+        return _float_mod(b, xv, yv)
     table = _FLOAT if d.is_float else (_SIGNED if d.is_signed or d is tl.int1 else _UNSIGNED)
     build = table.get(name)
     if build is None:
@@ -272,13 +274,20 @@ def binary(b: Builder, name: str, x: Operand, y: Operand) -> Value | bool | int 
     return b.value(build(b, xv, yv), d, xv.shape)
 
 
-def _float_mod(b: Builder, x: Value, y: Value) -> Operation:
-    """``x - y * trunc(x / y)``: C's fmod up to rounding, and WGSL's own float ``%``
-    (xDSL has no ``arith.remf``)."""
-    q = b.value(arith.DivfOp(x.ssa, y.ssa), x.dtype, x.shape)
-    t = b.value(math.TruncOp(q.ssa), x.dtype, x.shape)
-    p = b.value(arith.MulfOp(y.ssa, t.ssa), x.dtype, x.shape)
-    return arith.SubfOp(x.ssa, p.ssa)
+def _float_mod(b: Builder, x: Value, y: Value) -> Value:
+    """C's ``fmod`` (xDSL has no ``arith.remf``): ``|x| - |y| * trunc(|x| / |y|)`` with
+    the sign of ``x``, corrected by one ``|y|`` when the quotient was off by one (WGSL's
+    division may be 2.5 ulp off); f16/bf16 compute in f32."""
+    d = x.dtype
+    wide = tl.float32 if d.bits < 32 else d
+    ax = b.value(math.AbsFOp(cast(b, x, wide).ssa), wide, x.shape)
+    ay = b.value(math.AbsFOp(cast(b, y, wide).ssa), wide, x.shape)
+    q = b.value(math.TruncOp(binary(b, "truediv", ax, ay).ssa), wide, x.shape)
+    r = binary(b, "sub", ax, binary(b, "mul", ay, q))
+    r = select(b, compare(b, "lt", r, 0.0), binary(b, "add", r, ay), r)
+    r = select(b, compare(b, "ge", r, ay), binary(b, "sub", r, ay), r)
+    r = select(b, compare(b, "lt", cast(b, x, wide), 0.0), unary(b, "neg", r), r)
+    return cast(b, r, d)
 
 
 def _is_float_operand(v: Operand) -> bool:
