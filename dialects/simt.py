@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I32, IntegerAttr, IntegerType, VectorType, i32
+from xdsl.dialects.builtin import I32, IntegerAttr, IntegerType, MemRefType, VectorType, i32
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     AnyAttr,
@@ -26,6 +26,7 @@ from xdsl.irdl import (
     operand_def,
     opt_operand_def,
     opt_prop_def,
+    prop_def,
     result_def,
     traits_def,
 )
@@ -128,4 +129,116 @@ class StoreOp(IRDLOperation):
         _check_access(self, self.base, self.index, self.value.type, self.mask, self.width)
 
 
-SIMT = Dialect("simt", [ThreadIdOp, LoadOp, StoreOp], [])
+SHARED = 3  # memref memory space of a program's shared (workgroup) memory, as in NVVM
+
+
+def is_shared(t: Attribute) -> bool:
+    return isinstance(t, MemRefType) and t.memory_space == IntegerAttr(SHARED, i32)
+
+
+@irdl_op_definition
+class SharedAllocOp(IRDLOperation):
+    """A program-wide buffer in shared (workgroup) memory: ``memref<N x T, 3 : i32>``."""
+
+    name = "simt.shared_alloc"
+    result = result_def(MemRefType)
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, elem: Attribute, size: int):
+        super().__init__(result_types=[MemRefType(elem, [size],
+                                                  memory_space=IntegerAttr(SHARED, i32))])
+
+    def verify_(self) -> None:
+        if not is_shared(self.result.type) or len(self.result.type.get_shape()) != 1:
+            raise VerifyException("simt.shared_alloc gives a 1-D memref in memory space 3")
+
+
+@irdl_op_definition
+class SharedLoadOp(IRDLOperation):
+    """Per lane, ``buffer[index]`` from shared memory."""
+
+    name = "simt.shared_load"
+    buffer = operand_def(MemRefType)
+    index = operand_def()
+    result = result_def()
+    assembly_format = (
+        "$buffer `[` $index `]` attr-dict `:` type($buffer) `,` type($index) `->` type($result)"
+    )
+
+    def __init__(self, buffer: SSAValue, index: SSAValue):
+        super().__init__(operands=[buffer, index],
+                         result_types=[like(index.type, buffer.type.element_type)])
+
+    def verify_(self) -> None:
+        _check_shared(self, self.buffer, self.index, self.result.type, None)
+
+
+@irdl_op_definition
+class SharedStoreOp(IRDLOperation):
+    """Per lane, ``buffer[index] = value`` in shared memory where ``mask`` holds."""
+
+    name = "simt.shared_store"
+    buffer = operand_def(MemRefType)
+    index = operand_def()
+    value = operand_def()
+    mask = opt_operand_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$buffer `[` $index `]` `,` $value (`mask` $mask^ `:` type($mask))? attr-dict"
+        " `:` type($buffer) `,` type($index) `,` type($value)"
+    )
+
+    def __init__(self, buffer: SSAValue, index: SSAValue, value: SSAValue,
+                 mask: SSAValue | None = None):
+        super().__init__(operands=[buffer, index, value, mask])
+
+    def verify_(self) -> None:
+        _check_shared(self, self.buffer, self.index, self.value.type, self.mask)
+
+
+def _check_shared(op: IRDLOperation, buffer: SSAValue, index: SSAValue,
+                  value_type: Attribute, mask: SSAValue | None) -> None:
+    if not is_shared(buffer.type):
+        raise VerifyException(f"{op.name} needs a shared-memory buffer (memory space 3)")
+    if like(index.type, buffer.type.element_type) != value_type:
+        raise VerifyException(f"{op.name} value must be the element type in the index's shape")
+    if mask is not None and mask.type != i1_like(index.type):
+        raise VerifyException(f"{op.name} mask must be i1 in the index's shape")
+
+
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """Wait until every thread of the program gets here; shared-memory writes before it
+    are visible to reads after it (PTX ``bar.sync 0``, WGSL ``workgroupBarrier``)."""
+
+    name = "simt.barrier"
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class ShuffleXorOp(IRDLOperation):
+    """Per lane, the value of the same lane in the thread whose lane id (within its
+    warp of 32) is this thread's xor ``mask`` (PTX ``shfl.sync.bfly``; WGSL
+    ``subgroupShuffleXor``, or shared memory where subgroups are missing)."""
+
+    name = "simt.shuffle_xor"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    value = operand_def(T)
+    mask = prop_def(IntegerAttr[I32])
+    result = result_def(T)
+    assembly_format = "$value `,` $mask attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue, mask: int):
+        super().__init__(operands=[value], result_types=[value.type],
+                         properties={"mask": IntegerAttr(mask, i32)})
+
+    def verify_(self) -> None:
+        if not 0 < self.mask.value.data < 32:
+            raise VerifyException("simt.shuffle_xor mask must be in 1..31")
+
+
+SIMT = Dialect("simt", [ThreadIdOp, LoadOp, StoreOp, SharedAllocOp, SharedLoadOp,
+                        SharedStoreOp, BarrierOp, ShuffleXorOp], [])

@@ -118,6 +118,42 @@ class BlockedLayoutAttr(ParametrizedAttribute):
                 raise VerifyException("blocked layout sizes must be powers of two")
 
 
+@irdl_attr_definition
+class SliceLayoutAttr(ParametrizedAttribute):
+    """The layout of ``parent`` with dimension ``dim`` removed: a thread holds the
+    elements whose other coordinates it holds in ``parent`` (so threads that differ only
+    along ``dim`` hold the same elements). Results of reductions along ``dim`` and
+    operands of ``expand_dims`` at ``dim`` have it (Triton's SliceEncoding)."""
+
+    name = "tile.slice"
+    dim: IntAttr
+    parent: Attribute
+
+    def __init__(self, dim: int, parent: Attribute):
+        super().__init__(IntAttr(dim), parent)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            parser.parse_keyword("dim")
+            parser.parse_punctuation("=")
+            dim = parser.parse_integer()
+            parser.parse_punctuation(",")
+            parser.parse_keyword("parent")
+            parser.parse_punctuation("=")
+            parent = parser.parse_attribute()
+        return [IntAttr(dim), parent]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<dim = {self.dim.data}, parent = ")
+        printer.print_attribute(self.parent)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        if not isinstance(self.parent, BlockedLayoutAttr | SliceLayoutAttr):
+            raise VerifyException("tile.slice parent must be a tile layout")
+
+
 def element_type(t: Attribute) -> Attribute:
     """The scalar type of a tile or scalar type."""
     return t.element_type if isinstance(t, TensorType | VectorType) else t
@@ -372,5 +408,5 @@ Tile = Dialect(
     "tile",
     [ProgramIdOp, NumProgramsOp, RangeOp, SplatOp, AddPtrOp, LoadOp, StoreOp,
      CmpIOp, CmpFOp, SelectOp],
-    [PtrType, BlockedLayoutAttr],
+    [PtrType, BlockedLayoutAttr, SliceLayoutAttr],
 )
