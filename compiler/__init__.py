@@ -13,7 +13,16 @@ from compiler.errors import (
     UnsupportedError,
     VerificationError,
 )
-from compiler.jit import CompiledKernel, KernelFunction, backends, compile, kernel, set_backend
+from compiler.jit import (
+    CompiledKernel,
+    KernelFunction,
+    TileFunction,
+    backends,
+    compile,
+    func,
+    kernel,
+    set_backend,
+)
 
 __version__ = "0.1.0"
 
@@ -31,7 +40,7 @@ def wgsl_device():
 
 __all__ = [
     "BackendUnavailableError", "CompileError", "CompiledKernel", "KernelFunction",
-    "LaunchError", "OutOfBoundsError", "TilecError", "UnsupportedError",
-    "VerificationError", "backends", "cdiv", "compile", "kernel", "set_backend",
+    "LaunchError", "OutOfBoundsError", "TileFunction", "TilecError", "UnsupportedError",
+    "VerificationError", "backends", "cdiv", "compile", "func", "kernel", "set_backend",
     "wgsl_device",
 ]

@@ -23,6 +23,7 @@ from xdsl.ir import Block, Region
 import compiler.language as tl
 from compiler import semantics as S
 from compiler.errors import CompileError, SourceLoc, TilecError
+from compiler.jit import TileFunction
 from compiler.kinfo import ArgSpec, Param
 from compiler.semantics import Value
 from dialects import tile
@@ -68,6 +69,8 @@ class KernelSource:
         return SourceLoc(self.file, line, col, text)
 
 
+_NOTHING = object()  # no return statement seen yet
+
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
            ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and",
            ast.BitOr: "or", ast.BitXor: "xor", ast.LShift: "lshift", ast.RShift: "rshift"}
@@ -93,7 +96,8 @@ class CodeGenerator(ast.NodeVisitor):
         self.node: ast.AST | None = None
         self.scope: dict[str, Any] = {}
         self.written: set[str] = set()
-        self.ptr_names: dict[int, str] = {}  # root pointer SSA id -> param name
+        self.calls: list[tuple[Any, Block]] = []  # inlined @tc.func calls: (fn, block)
+        self.returned: Any = _NOTHING  # the value of the innermost call's return
 
     # ------------------------------------------------------------------ driver
 
@@ -135,7 +139,7 @@ class CodeGenerator(ast.NodeVisitor):
 
     def _set_pos(self, node: ast.AST) -> None:
         loc = self.src.loc(node)
-        self.b.line, self.b.col = loc.line, loc.col
+        self.b.file, self.b.line, self.b.col = loc.file, loc.line, loc.col
 
     def _fail(self, node: ast.AST | None, msg: str) -> None:
         raise CompileError(msg, self.src.loc(node) if node is not None else None)
@@ -200,11 +204,38 @@ class CodeGenerator(ast.NodeVisitor):
             self._fail(target, "unsupported assignment target")
 
     def visit_Return(self, node: ast.Return) -> None:
-        if node.value is not None:
-            self._fail(node, "kernels cannot return a value")
-        fn_body = self.src.tree.body
-        if node is not fn_body[-1]:
-            self._fail(node, "return is only supported at the end of a kernel")
+        if not self.calls:
+            if node.value is not None:
+                self._fail(node, "kernels cannot return a value")
+            if node is not self.src.tree.body[-1]:
+                self._fail(node, "return is only supported at the end of a kernel")
+            return
+        if self.b.block is not self.calls[-1][1]:
+            self._fail(node, "return inside runtime control flow is not supported; "
+                             "assign a variable and return it at the end")
+        self.returned = None if node.value is None else self.visit(node.value)
+
+    def inline_call(self, fn: Any, args: list, kwargs: dict) -> Any:
+        """Inline a ``@tc.func`` at the current insertion point; its return value."""
+        if len(self.calls) >= 64:
+            self._fail(self.node, f"{fn.__name__}: calls nested too deeply (recursion?)")
+        try:
+            bound = inspect.signature(fn.fn).bind(*args, **kwargs)
+        except TypeError as e:
+            self._fail(self.node, f"bad arguments to {fn.__name__}: {e}")
+        bound.apply_defaults()
+        outer = (self.src, self.scope, self.returned)
+        self.src, self.scope, self.returned = fn.kernel_source(), dict(bound.arguments), _NOTHING
+        self.calls.append((fn, self.b.block))
+        try:
+            for stmt in self.src.tree.body:
+                if self.returned is not _NOTHING:
+                    self._fail(stmt, "unreachable code after return")
+                self.visit(stmt)
+            return None if self.returned is _NOTHING else self.returned
+        finally:
+            self.calls.pop()
+            self.src, self.scope, self.returned = outer
 
     def visit_If(self, node: ast.If) -> None:
         cond = self.visit(node.test)
@@ -325,6 +356,8 @@ class CodeGenerator(ast.NodeVisitor):
         kwargs = {k.arg: self.visit(k.value) for k in node.keywords}
         if isinstance(fn, _Method):
             return self.builtin_cast(fn.value, *args, **kwargs)
+        if isinstance(fn, TileFunction):
+            return self.inline_call(fn, args, kwargs)
         name = getattr(fn, "__tilec_builtin__", None)
         if name is not None:
             impl = getattr(self, f"builtin_{name}", None)

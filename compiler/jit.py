@@ -6,9 +6,11 @@ without loading the compiler. Compiling imports ``compiler.frontend``/``pipeline
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import os
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -240,7 +242,8 @@ class KernelFunction:
     def source(self) -> str:
         if self._source is None:
             try:
-                self._source = inspect.getsource(self.fn)
+                self._source = "\n".join([inspect.getsource(self.fn)]
+                                         + dependency_sources(self.fn))
             except OSError:
                 self._source = self.fn.__name__
         return self._source
@@ -358,6 +361,50 @@ def _fast_grid(grid: Any) -> tuple[int, int, int] | None:
 def _is_constexpr(annotation: Any) -> bool:
     return annotation is tl.constexpr or isinstance(annotation, tl.constexpr) or (
         isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr")
+
+
+class TileFunction:
+    """A ``@tc.func`` helper: inlined into the kernels (and functions) that call it."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self._source = None
+
+    def kernel_source(self):
+        if self._source is None:
+            from compiler.frontend import KernelSource
+            self._source = KernelSource.of(self.fn)
+        return self._source
+
+    def __call__(self, *args, **kwargs):
+        raise TilecError(f"{self.__name__} is a @tc.func: call it from a kernel")
+
+
+def func(fn: Callable) -> TileFunction:
+    """Decorator: ``@tc.func`` marks a helper that kernels call (inlined)."""
+    return TileFunction(fn)
+
+
+def dependency_sources(fn: Callable, seen: set | None = None) -> list[str]:
+    """Sources of the ``@tc.func`` functions ``fn`` calls, transitively (for cache keys)."""
+    seen = set() if seen is None else seen
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, SyntaxError):
+        return []
+    scope = {**fn.__globals__, **inspect.getclosurevars(fn).nonlocals}
+    found = []
+    for node in ast.walk(tree):
+        obj = scope.get(node.id) if isinstance(node, ast.Name) else None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            obj = getattr(scope.get(node.value.id), node.attr, None)
+        if isinstance(obj, TileFunction) and obj not in seen:
+            seen.add(obj)
+            found.append(inspect.getsource(obj.fn))
+            found += dependency_sources(obj.fn, seen)
+    return found
 
 
 def kernel(fn: Callable | None = None, **_options):
