@@ -155,7 +155,7 @@ class CodeGenerator(ast.NodeVisitor):
             if e.loc is None:
                 raise type(e)(e.message, self.src.loc(node)) from None
             raise
-        except Exception as e:  # an internal error still points at the user's line
+        except Exception as e:  # noqa: BLE001 - an internal error still points at the user's line
             raise CompileError(f"internal compiler error: {type(e).__name__}: {e}",
                                self.src.loc(node)) from None
         finally:

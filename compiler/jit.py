@@ -36,7 +36,7 @@ def availability(name: str) -> tuple[bool, str]:
     if name not in _availability:
         try:
             _availability[name] = backend_module(name).availability()
-        except Exception as e:  # a backend that cannot even import is unavailable
+        except Exception as e:  # noqa: BLE001 - a backend that cannot import is unavailable
             _availability[name] = (False, f"{type(e).__name__}: {e}")
     return _availability[name]
 
@@ -432,7 +432,7 @@ def _parse_signature(kf: KernelFunction, signature) -> dict[str, str]:
 
 
 @_public
-def compile(fn, signature=None, constants=None, backend: str | None = None,  # noqa: A001
+def compile(fn, signature=None, constants=None, backend: str | None = None,
             num_warps: int = 4, dump_ir: Any = None, debug: bool = False) -> CompiledKernel:
     """Compile a kernel for an explicit signature (``{"x": "*f32", "n": "i32"}``)."""
     kf = fn if isinstance(fn, KernelFunction) else KernelFunction(fn)

@@ -13,7 +13,7 @@ import numpy as np
 
 
 @dataclass(frozen=True)
-class dtype:  # noqa: N801 - named like Triton's tl.dtype
+class dtype:
     """A scalar element type: ``name`` as in Triton, ``short`` as in signatures."""
 
     name: str
@@ -98,7 +98,7 @@ def dtype_from_numpy(nd: np.dtype) -> dtype | None:
     return None
 
 
-class constexpr:  # noqa: N801 - Triton's spelling
+class constexpr:
     """Annotation for compile-time arguments; they specialize the kernel."""
 
     def __init__(self, value=None):
@@ -237,7 +237,7 @@ def cos(x):
 
 
 @_builtin
-def abs(x):  # noqa: A001 - Triton's name
+def abs(x):
     """Absolute value."""
 
 

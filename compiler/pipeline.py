@@ -97,8 +97,8 @@ def _codegen(module: ModuleOp, backend: str, asm: dict, stages: list, arch: str)
         asm["cubin"] = cubin
         return cubin, {"arch": arch}
     if backend == "wgsl":
-        from backends.wgsl.emit import emit_wgsl
         from backends.wgsl import make_artifact
+        from backends.wgsl.emit import emit_wgsl
         text, facts = emit_wgsl(module)
         asm["wgsl"] = text
         return make_artifact(text, facts), {}

@@ -28,8 +28,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 import compiler.language as tl
-from dialects import arith_shaped as casts
 from compiler.errors import CompileError
+from dialects import arith_shaped as casts
 from dialects import tile
 
 _FLOAT_TYPES = {"f16": Float16Type(), "bf16": BFloat16Type(), "f32": Float32Type(),
@@ -89,7 +89,7 @@ class Builder:
 
 # ---------------------------------------------------------------- constants, splat, cast
 
-def constant(b: Builder, py: bool | int | float, dtype: tl.dtype,
+def constant(b: Builder, py: bool | float, dtype: tl.dtype,
              shape: tuple[int, ...] = ()) -> Value:
     t = ir_type(dtype)
     if dtype.is_float:
@@ -183,7 +183,7 @@ def _literal_joins(lit: object, other: tl.dtype) -> tl.dtype:
     typing); a float literal with an integer operand makes the result float32."""
     if isinstance(lit, float) and not other.is_float:
         return tl.float32
-    if isinstance(lit, bool) or isinstance(lit, float):
+    if isinstance(lit, (bool, float)):
         return other
     if other is tl.int1:
         return tl.int32

@@ -47,5 +47,5 @@ def tolerance(dtype, op: str = "") -> dict:
 
 
 def pytest_report_header(config):
-    return [f"tilec backends: " + ", ".join(
+    return ["tilec backends: " + ", ".join(
         f"{n}={'yes' if ok else 'no'}" for n, (ok, _) in tc.backends().items())]

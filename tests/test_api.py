@@ -22,7 +22,7 @@ def _pythonpath() -> str:
 
 
 def run_py(code: str, **env) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, check=False,
                           text=True, env={**os.environ, "PYTHONPATH": _pythonpath(), **env})
 
 
@@ -176,24 +176,24 @@ def test_cli_compile_backends_and_opt(tmp_path):
     env = {**os.environ, "PYTHONPATH": _pythonpath()}
     r = subprocess.run(tilec + ["compile", "examples/vector_add.py:add", "-s",
                                 "*f32,*f32,*f32,i32", "-c", "BLOCK=1024", "--backend", "ptx"],
-                       cwd=ROOT, capture_output=True, text=True, env=env)
+                       cwd=ROOT, capture_output=True, check=False, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert ".visible .entry add" in r.stdout
     out = tmp_path / "k.wgsl"
     r = subprocess.run(tilec + ["compile", "examples/vector_add.py:add", "-s",
                                 "*f32,*f32,*f32,i32", "-c", "BLOCK=256", "--backend", "wgsl",
                                 "--emit", "simt", "-o", str(out)],
-                       cwd=ROOT, capture_output=True, text=True, env=env)
+                       cwd=ROOT, capture_output=True, check=False, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert "simt.load" in out.read_text()
-    r = subprocess.run(tilec + ["backends"], cwd=ROOT, capture_output=True, text=True, env=env)
+    r = subprocess.run(tilec + ["backends"], cwd=ROOT, capture_output=True, check=False, text=True, env=env)
     assert r.returncode == 0 and "numpy" in r.stdout and "auto" in r.stdout
     tile_ir = tmp_path / "k.mlir"
     subprocess.run(tilec + ["compile", "examples/vector_add.py:add", "-s",
                             "*f32,*f32,*f32,i32", "-c", "BLOCK=256", "--backend", "numpy",
                             "-o", str(tile_ir)], cwd=ROOT, check=True, env=env)
     r = subprocess.run(tilec + ["opt", str(tile_ir), "-p", "assign-layouts,tile-to-simt"],
-                       cwd=ROOT, capture_output=True, text=True, env=env)
+                       cwd=ROOT, capture_output=True, check=False, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert "simt.thread_id" in r.stdout
 
@@ -201,7 +201,7 @@ def test_cli_compile_backends_and_opt(tmp_path):
 def test_cli_reports_compile_errors_without_traceback():
     r = subprocess.run([sys.executable, "-m", "compiler.cli", "compile",
                         "tests/bad_kernels.py:load_int", "-s", "*f32,i32", "-c", "BLOCK=64",
-                        "--backend", "numpy"], cwd=ROOT, capture_output=True, text=True,
+                        "--backend", "numpy"], cwd=ROOT, capture_output=True, check=False, text=True,
                        env={**os.environ, "PYTHONPATH": _pythonpath()})
     assert r.returncode == 1
     assert "tests/bad_kernels.py:" in r.stderr and "Traceback" not in r.stderr
@@ -211,7 +211,7 @@ def test_cli_reports_compile_errors_without_traceback():
 @pytest.mark.parametrize("backend", ["numpy", "wgsl"])
 def test_examples_run(example, backend):
     r = subprocess.run([sys.executable, f"examples/{example}.py", "--backend", backend],
-                       cwd=ROOT, capture_output=True, text=True,
+                       cwd=ROOT, capture_output=True, check=False, text=True,
                        env={**os.environ, "PYTHONPATH": _pythonpath()})
     assert r.returncode == 0, r.stdout + r.stderr
     assert "OK" in r.stdout
@@ -223,7 +223,7 @@ def test_examples_run_on_ptx(example):
     if not tc.backends()["ptx"][0]:
         pytest.skip(tc.backends()["ptx"][1])
     r = subprocess.run([sys.executable, f"examples/{example}.py", "--backend", "ptx"],
-                       cwd=ROOT, capture_output=True, text=True,
+                       cwd=ROOT, capture_output=True, check=False, text=True,
                        env={**os.environ, "PYTHONPATH": _pythonpath()})
     assert r.returncode == 0, r.stdout + r.stderr
     assert "OK" in r.stdout
@@ -231,7 +231,7 @@ def test_examples_run_on_ptx(example):
 
 def test_cli_run_example():
     r = subprocess.run([sys.executable, "-m", "compiler.cli", "run", "examples/vector_add.py",
-                        "--backend", "numpy"], cwd=ROOT, capture_output=True, text=True,
+                        "--backend", "numpy"], cwd=ROOT, capture_output=True, check=False, text=True,
                        env={**os.environ, "PYTHONPATH": _pythonpath()})
     assert r.returncode == 0, r.stderr
     assert "on numpy: OK" in r.stdout
