@@ -7,6 +7,7 @@ imported only when a kernel must be compiled.
 from compiler.errors import (
     BackendUnavailableError,
     CompileError,
+    DeviceAssertionError,
     LaunchError,
     OutOfBoundsError,
     TilecError,
@@ -39,8 +40,8 @@ def wgsl_device():
 
 
 __all__ = [
-    "BackendUnavailableError", "CompileError", "CompiledKernel", "KernelFunction",
-    "LaunchError", "OutOfBoundsError", "TileFunction", "TilecError", "UnsupportedError",
-    "VerificationError", "backends", "cdiv", "compile", "func", "kernel", "set_backend",
-    "wgsl_device",
+    "BackendUnavailableError", "CompileError", "CompiledKernel", "DeviceAssertionError",
+    "KernelFunction", "LaunchError", "OutOfBoundsError", "TileFunction", "TilecError",
+    "UnsupportedError", "VerificationError", "backends", "cdiv", "compile", "func", "kernel",
+    "set_backend", "wgsl_device",
 ]

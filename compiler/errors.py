@@ -64,6 +64,11 @@ class OutOfBoundsError(TilecError):
     """NumPy backend: an unmasked access outside its array."""
 
 
+class DeviceAssertionError(TilecError):
+    """A ``tl.device_assert`` failed (names the program id, the message and the line)."""
+
+
 for _cls in (TilecError, CompileError, UnsupportedError, LaunchError,
-             BackendUnavailableError, VerificationError, OutOfBoundsError):
+             BackendUnavailableError, VerificationError, OutOfBoundsError,
+             DeviceAssertionError):
     _cls.__module__ = "tilec"

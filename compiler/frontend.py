@@ -23,6 +23,10 @@ from xdsl.ir import Block, Region
 import compiler.language as tl
 from compiler import semantics as S
 from compiler.errors import CompileError, SourceLoc, TilecError
+from compiler.frontend_atomic import AtomicMixin
+from compiler.frontend_control import ControlFlowMixin
+from compiler.frontend_reduce import ReduceMixin
+from compiler.frontend_shape import POINTER_SHAPE_OPS, ShapeMixin
 from compiler.jit import TileFunction
 from compiler.kinfo import ArgSpec, Param
 from compiler.semantics import Value
@@ -87,7 +91,7 @@ def _python_binop(name: str, x, y):
     return fn(x, y)
 
 
-class CodeGenerator(ast.NodeVisitor):
+class CodeGenerator(AtomicMixin, ReduceMixin, ControlFlowMixin, ShapeMixin, ast.NodeVisitor):
     """Builds one ``func.func`` for a kernel specialization."""
 
     def __init__(self, src: KernelSource, specs: list[ArgSpec]):
@@ -237,14 +241,6 @@ class CodeGenerator(ast.NodeVisitor):
             self.calls.pop()
             self.src, self.scope, self.returned = outer
 
-    def visit_If(self, node: ast.If) -> None:
-        cond = self.visit(node.test)
-        if isinstance(cond, Value):
-            self._fail(node.test, "if on a runtime value is not supported yet; "
-                                  "use tl.where, or a constexpr condition")
-        for stmt in node.body if cond else node.orelse:
-            self.visit(stmt)
-
     def visit_Assert(self, node: ast.Assert) -> None:
         cond = self.visit(node.test)
         if isinstance(cond, Value):
@@ -271,6 +267,10 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         base = self.visit(node.value)
         if isinstance(base, Value):
+            if node.attr in self.TILE_METHODS or node.attr in self.SHAPE_METHODS:
+                return _Method(base, node.attr)
+            if node.attr == "T":
+                return self.builtin_trans(base)
             attrs = {"to": lambda: _Method(base, "to"), "dtype": lambda: base.dtype,
                      "shape": lambda: base.shape}
             if node.attr not in attrs:
@@ -347,13 +347,15 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Subscript(self, node: ast.Subscript) -> Any:
         base = self.visit(node.value)
         if isinstance(base, Value):
-            self._fail(node, "indexing tiles (x[:, None]) needs 2-D tiles (not yet supported)")
+            return self._subscript_tile(node, base)
         return base[self.visit(node.slice)]
 
     def visit_Call(self, node: ast.Call) -> Any:
         fn = self.visit(node.func)
         args = [self.visit(a) for a in node.args]
         kwargs = {k.arg: self.visit(k.value) for k in node.keywords}
+        if isinstance(fn, _Method) and fn.name != "to":
+            return getattr(self, f"builtin_{fn.name}")(fn.value, *args, **kwargs)
         if isinstance(fn, _Method):
             return self.builtin_cast(fn.value, *args, **kwargs)
         if isinstance(fn, TileFunction):
@@ -411,8 +413,7 @@ class CodeGenerator(ast.NodeVisitor):
             if not isinstance(n, int) or n <= 0 or n & (n - 1):
                 self._fail(self.node, f"tile dimensions must be constexpr powers of two, "
                                       f"got {list(shape)}")
-        if len(shape) != 1:
-            self._fail(self.node, "only 1-D tiles are supported yet")
+        self._shape_rank(len(shape), "tile shape")
         return shape
 
     def _dtype(self, d: Any) -> tl.dtype:
@@ -435,7 +436,7 @@ class CodeGenerator(ast.NodeVisitor):
         return S.constant(self.b, 0, x.dtype, x.shape)
 
     def builtin_load(self, pointer: Any, mask: Any = None, other: Any = None) -> Value:
-        ptr = self._pointer(pointer, "tl.load")
+        ptr = self._broadcast_pointer(self._pointer(pointer, "tl.load"), mask, other)
         mask_v = self._mask(mask, ptr)
         other_v = None
         if mask_v is not None or other is not None:
@@ -446,7 +447,7 @@ class CodeGenerator(ast.NodeVisitor):
         return self.b.value(op, ptr.dtype, ptr.shape)
 
     def builtin_store(self, pointer: Any, value: Any, mask: Any = None) -> None:
-        ptr = self._pointer(pointer, "tl.store")
+        ptr = self._broadcast_pointer(self._pointer(pointer, "tl.store"), mask, value)
         if isinstance(value, Value) and value.is_ptr:
             self._fail(self.node, "storing pointers is not supported")
         val = S.materialize(self.b, value, ptr.dtype, ptr.shape)
@@ -468,7 +469,7 @@ class CodeGenerator(ast.NodeVisitor):
     def _root_name(self, ptr: Value) -> str:
         """The parameter a pointer value was derived from (for copy-back)."""
         v = ptr.ssa
-        while isinstance(v.owner, tile.AddPtrOp | tile.SplatOp):
+        while isinstance(v.owner, (tile.AddPtrOp, tile.SplatOp, *POINTER_SHAPE_OPS)):
             v = v.owner.operands[0]
         return v.name_hint or ""
 

@@ -196,7 +196,7 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
     from compiler import frontend, pipeline
     src = frontend.KernelSource.of(fn)
     module, params = frontend.generate(src, specs)
-    compiled = pipeline.run(module, backend, num_warps, dump=dump)
+    compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug)
     target = compiled.extra.get("arch", backend)
     info = KernelInfo(fn.__name__, params, backend, target, num_warps,
                       extra=compiled.extra)

@@ -264,3 +264,129 @@ def static_assert(cond, msg=""):
 @_builtin
 def static_print(*values):
     """Print constexpr values at compile time."""
+
+
+@_builtin
+def static_range(start, stop=None, step=1):
+    """Like ``range`` in a ``for`` loop, but unrolled at compile time (constexpr bounds)."""
+
+
+@_builtin
+def device_print(prefix, *values):
+    """Print ``values`` (scalars or tiles) from every program, one line per element."""
+
+
+@_builtin
+def device_assert(cond, msg=""):
+    """Fail the launch where ``cond`` is false (GPU backends: only with ``debug=True``)."""
+
+
+@_builtin
+def atomic_add(pointer, val, mask=None):
+    """Atomically ``*pointer += val`` where ``mask`` holds; returns the old values."""
+
+
+@_builtin
+def atomic_max(pointer, val, mask=None):
+    """Atomically ``*pointer = maximum(*pointer, val)``; returns the old values."""
+
+
+@_builtin
+def atomic_min(pointer, val, mask=None):
+    """Atomically ``*pointer = minimum(*pointer, val)``; returns the old values."""
+
+
+@_builtin
+def atomic_xchg(pointer, val, mask=None):
+    """Atomically ``*pointer = val``; returns the old values."""
+
+
+@_builtin
+def atomic_cas(pointer, cmp, val, mask=None):
+    """Atomically ``if *pointer == cmp: *pointer = val`` (bitwise); returns the old values."""
+
+
+@_builtin
+def sum(x, axis=None, keep_dims=False, dtype=None):  # noqa: A001 - Triton's name
+    """Sum along ``axis`` (every axis when None); ints narrower than 32 bits accumulate in
+    int32 (uint32 if unsigned), bfloat16 in float32, unless ``dtype`` says otherwise."""
+
+
+@_builtin
+def max(x, axis=None, return_indices=False, return_indices_tie_break_left=True,  # noqa: A001
+        keep_dims=False):
+    """Maximum along ``axis`` (NaN propagates); with ``return_indices``, (values, argmax)."""
+
+
+@_builtin
+def min(x, axis=None, return_indices=False, return_indices_tie_break_left=True,  # noqa: A001
+        keep_dims=False):
+    """Minimum along ``axis`` (NaN propagates); with ``return_indices``, (values, argmin)."""
+
+
+@_builtin
+def argmax(x, axis=None, tie_break_left=True, keep_dims=False):
+    """int32 index of the first maximum along ``axis`` (NaN counts as the maximum)."""
+
+
+@_builtin
+def argmin(x, axis=None, tie_break_left=True, keep_dims=False):
+    """int32 index of the first minimum along ``axis`` (NaN counts as the minimum)."""
+
+
+@_builtin
+def reduce(x, axis, combine_fn, keep_dims=False):
+    """Reduce a tile (or a tuple of tiles) along ``axis`` with a ``@tc.func`` taking
+    (earlier..., later...) and returning the combination; it must be associative and
+    commutative."""
+
+
+@_builtin
+def cumsum(x, axis=0, reverse=False, dtype=None):
+    """Inclusive prefix sums along ``axis`` (accumulating as ``sum`` does)."""
+
+
+@_builtin
+def cumprod(x, axis=0, reverse=False):
+    """Inclusive prefix products along ``axis``."""
+
+
+@_builtin
+def associative_scan(x, axis, combine_fn, reverse=False):
+    """Inclusive scan of a tile (or a tuple of tiles) along ``axis`` with an associative
+    ``@tc.func``; ``reverse`` scans from the end (flip, scan, flip)."""
+
+
+@_builtin
+def expand_dims(x, axis):
+    """``x`` with dimensions of size 1 inserted at ``axis`` (an int or a tuple)."""
+
+
+@_builtin
+def broadcast_to(x, *shape):
+    """``x`` stretched to ``shape`` by NumPy's rules."""
+
+
+@_builtin
+def broadcast(x, y):
+    """``x`` and ``y`` stretched to their common shape."""
+
+
+@_builtin
+def reshape(x, *shape, can_reorder=False):
+    """The elements of ``x``, in row-major order, in ``shape``."""
+
+
+@_builtin
+def ravel(x):
+    """``x`` as a 1-D tile, in row-major order."""
+
+
+@_builtin
+def trans(x, *dims):
+    """``x`` with its dimensions permuted (reversed when ``dims`` is empty)."""
+
+
+@_builtin
+def permute(x, *dims):
+    """``x`` with its dimensions in the order ``dims``."""

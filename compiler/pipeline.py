@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
@@ -21,10 +22,12 @@ from compiler.passes.registry import get_all_passes
 # Pass names (with options) per backend, after the frontend.
 _TILE = ["canonicalize", "cse"]
 _SIMT = ["tile-to-simt", "canonicalize", "cse"]
+# GPU backends: debugging ops off (unless debug=True); pointers in scf values as offsets.
+_GPU = _TILE + ["strip-debug", "lower-control"]
 PIPELINES: dict[str, list[str]] = {
     "numpy": _TILE,
-    "ptx": _TILE + ["assign-layouts{vector-bits=128}"] + _SIMT + ["simt-to-ptx"],
-    "wgsl": _TILE + ["assign-layouts{vector-bits=32}"] + _SIMT,
+    "ptx": _GPU + ["assign-layouts{vector-bits=128}"] + _SIMT + ["simt-to-ptx"],
+    "wgsl": _GPU + ["assign-layouts{vector-bits=32}"] + _SIMT,
 }
 DEFAULT_ARCH = "sm_90"
 
@@ -40,7 +43,7 @@ class Compiled:
     extra: dict = field(default_factory=dict)
 
 
-def _make_pass(spec: str, num_warps: int) -> ModulePass:
+def _make_pass(spec: str, num_warps: int, debug: bool = False) -> ModulePass:
     name, _, opts = spec.partition("{")
     cls = get_all_passes()[name]()
     kwargs = {}
@@ -49,6 +52,8 @@ def _make_pass(spec: str, num_warps: int) -> ModulePass:
         kwargs[k.replace("-", "_")] = int(v)
     if "num_warps" in cls.__dataclass_fields__:
         kwargs["num_warps"] = num_warps
+    if "debug" in cls.__dataclass_fields__:
+        kwargs["debug"] = debug
     return cls(**kwargs)
 
 
@@ -57,12 +62,13 @@ def stage_names(backend: str) -> list[str]:
 
 
 def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
-        dump: bool | str | None = None, arch: str = DEFAULT_ARCH) -> Compiled:
+        dump: bool | str | None = None, arch: str = DEFAULT_ARCH,
+        debug: bool = False) -> Compiled:
     """Lower a frontend module for ``backend``; return all stages and the final code."""
     ctx = make_context()
     stages = [("frontend", str(module))]
     for spec in PIPELINES[backend]:
-        p = _make_pass(spec, num_warps)
+        p = _make_pass(spec, num_warps, debug)
         p.apply(ctx, module)
         if verify:
             module.verify()
@@ -77,11 +83,23 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
     return compiled
 
 
+class _LocationPrinter(Printer):
+    """xDSL 0.74 prints an op's ``loc(...)`` after it and also inside
+    ``print_operation_type``, which custom formats (``scf.while``) call mid-op, where the
+    parser does not take it: only the generic format keeps it there."""
+
+    def print_operation_type(self, op: Operation) -> None:
+        if self.print_generic_format or type(op).print is Operation.print:
+            super().print_operation_type(op)
+        else:
+            self.print_function_type(op.operand_types, op.result_types)
+
+
 def print_with_locations(module: ModuleOp) -> str:
     """IR text with ``loc(...)`` on every op, so the NumPy backend's errors point at the
     user's source line."""
     out = io.StringIO()
-    Printer(stream=out, print_debuginfo=True).print_op(module)
+    _LocationPrinter(stream=out, print_debuginfo=True).print_op(module)
     return out.getvalue()
 
 

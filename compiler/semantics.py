@@ -110,13 +110,40 @@ def _wrap(v: int, dtype: tl.dtype) -> int:
 
 
 def splat(b: Builder, v: Value, shape: tuple[int, ...]) -> Value:
+    """``v`` as a tile of ``shape``: a scalar splat, a tile broadcast (NumPy's rules)."""
     if v.shape == shape:
         return v
     if v.shape:
-        raise CompileError(f"shape mismatch: {v.describe()} cannot be used as a "
-                           f"tile of shape {list(shape)} (broadcasting comes later)")
+        return broadcast(b, v, shape)
     t = value_type(v.dtype, shape, v.is_ptr)
     return b.value(tile.SplatOp(v.ssa, t), v.dtype, shape, v.is_ptr)
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """NumPy's broadcast shape: dims aligned at the end, missing and size-1 dims stretch."""
+    rank = max(map(len, shapes), default=0)
+    out: list[int] = []
+    for dims in zip(*((1,) * (rank - len(s)) + tuple(s) for s in shapes), strict=True):
+        sizes = set(dims) - {1}
+        if len(sizes) > 1:
+            raise CompileError("shape mismatch: tiles of shapes "
+                               f"{', '.join(str(list(s)) for s in shapes)} do not broadcast")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def broadcast(b: Builder, v: Value, shape: tuple[int, ...]) -> Value:
+    """A tile stretched to ``shape``: leading dims by ``tile.expand_dims``, size-1 dims
+    by ``tile.broadcast``."""
+    if broadcast_shapes(v.shape, shape) != shape:
+        raise CompileError(f"shape mismatch: {v.describe()} cannot be broadcast to shape "
+                           f"{list(shape)}")
+    while len(v.shape) < len(shape):
+        v = b.value(tile.ExpandDimsOp(v.ssa, 0), v.dtype, (1, *v.shape), v.is_ptr)
+    if v.shape != shape:
+        t = value_type(v.dtype, shape, v.is_ptr)
+        v = b.value(tile.BroadcastOp(v.ssa, t), v.dtype, shape, v.is_ptr)
+    return v
 
 
 def literal_dtype(py: object) -> tl.dtype:
@@ -211,11 +238,7 @@ def operands(b: Builder, x: Operand, y: Operand) -> tuple[Value, Value]:
 
 
 def _common_shape(*vals: Operand) -> tuple[int, ...]:
-    shapes = {v.shape for v in vals if isinstance(v, Value) and v.shape}
-    if len(shapes) > 1:
-        raise CompileError(f"shape mismatch: tiles of shapes {sorted(map(list, shapes))} "
-                           "(broadcasting comes later)")
-    return shapes.pop() if shapes else ()
+    return broadcast_shapes(*(v.shape for v in vals if isinstance(v, Value)))
 
 
 def materialize(b: Builder, v: Operand, dtype: tl.dtype, shape: tuple[int, ...]) -> Value:

@@ -10,6 +10,7 @@ tilec types; only ``ptx.ld_param`` reads them.
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -25,6 +26,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     StringAttr,
+    UnitAttr,
     VectorType,
     i32,
     i64,
@@ -63,6 +65,8 @@ REGISTER_CLASSES: dict[Attribute, tuple[str, str]] = {
     Float32Type(): ("f32", "%f"),
     Float64Type(): ("f64", "%fd"),
 }
+
+_LABEL = re.compile(r"[$%]?[A-Za-z_][A-Za-z0-9_$]*")
 
 SPECIAL_REGISTERS = ("%tid.x", "%ctaid.x", "%ctaid.y", "%ctaid.z",
                      "%nctaid.x", "%nctaid.y", "%nctaid.z")
@@ -275,5 +279,246 @@ class StGlobalOp(_GlobalOp):
         _check_global(self, self.addr, self.value.type, self.pred, self.width)
 
 
-PTX = Dialect("ptx", [InstOp, MovImmOp, LanesOp, LdParamOp, SRegOp, LdGlobalOp, StGlobalOp],
+def _check_atomic(op: IRDLOperation, addr: SSAValue, result: SSAValue,
+                  pred: SSAValue | None) -> None:
+    _check_global(op, addr, result.type, pred, 1)
+
+
+@irdl_op_definition
+class AtomOp(IRDLOperation):
+    """``opcode d, [addr], args...`` per address (an ``atom.global`` instruction), guarded
+    by ``pred``; guarded-off lanes get 0."""
+
+    name = "ptx.atom"
+    opcode = prop_def(StringAttr)
+    addr = operand_def()
+    args = var_operand_def()
+    pred = opt_operand_def()
+    result = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$opcode $addr `,` $args (`if` $pred^ `:` type($pred))? attr-dict"
+        " `:` type($addr) `,` type($args) `->` type($result)"
+    )
+
+    def __init__(self, opcode: str, addr: SSAValue, args: list[SSAValue],
+                 pred: SSAValue | None = None):
+        super().__init__(operands=[addr, args, pred], result_types=[args[-1].type],
+                         properties={"opcode": StringAttr(opcode)})
+
+    def verify_(self) -> None:
+        if not self.opcode.data.startswith("atom.global."):
+            raise VerifyException(f"ptx.atom: {self.opcode.data!r} is not an atom.global")
+        _check_atomic(self, self.addr, self.result, self.pred)
+        if any(a.type != self.result.type for a in self.args):
+            raise VerifyException("ptx.atom operands must have the result's type")
+
+
+@irdl_op_definition
+class AtomLoopOp(IRDLOperation):
+    """Per address guarded by ``pred``, atomically ``*addr = combine(*addr, val)`` by an
+    ``atom.global.cas`` retry loop (for what no ``atom`` computes, such as f32 max);
+    ``combine`` is an instruction ``combine d, a, b``. The result is the old value,
+    0 in guarded-off lanes."""
+
+    name = "ptx.atom_loop"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    combine = prop_def(StringAttr)
+    addr = operand_def()
+    val = operand_def(T)
+    pred = opt_operand_def()
+    result = result_def(T)
+    assembly_format = (
+        "$combine $addr `,` $val (`if` $pred^ `:` type($pred))? attr-dict"
+        " `:` type($addr) `,` type($val)"
+    )
+
+    def __init__(self, combine: str, addr: SSAValue, val: SSAValue,
+                 pred: SSAValue | None = None):
+        super().__init__(operands=[addr, val, pred], result_types=[val.type],
+                         properties={"combine": StringAttr(combine)})
+
+    def verify_(self) -> None:
+        _check_atomic(self, self.addr, self.result, self.pred)
+        if element_type(self.result.type).bitwidth != 32:
+            raise VerifyException("ptx.atom_loop works on 32-bit values")
+
+
+@irdl_op_definition
+class LabelOp(IRDLOperation):
+    """A branch target, ``label:``."""
+
+    name = "ptx.label"
+    label = prop_def(StringAttr)
+    assembly_format = "$label attr-dict"
+
+    def __init__(self, label: str):
+        super().__init__(properties={"label": StringAttr(label)})
+
+    def verify_(self) -> None:
+        if not _LABEL.fullmatch(self.label.data):
+            raise VerifyException(f"ptx.label: bad label {self.label.data!r}")
+
+
+@irdl_op_definition
+class BraOp(IRDLOperation):
+    """``bra target``: where scalar ``pred`` holds (fails, if ``negated``), or always."""
+
+    name = "ptx.bra"
+    target = prop_def(StringAttr)
+    pred = opt_operand_def(IntegerType(1))
+    negated = opt_prop_def(UnitAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$target (`if` $pred^)? (`negated` $negated^)? attr-dict"
+
+    def __init__(self, target: str, pred: SSAValue | None = None, negated: bool = False):
+        super().__init__(operands=[pred], properties={"target": StringAttr(target)} | (
+            {"negated": UnitAttr()} if negated else {}))
+
+    def verify_(self) -> None:
+        if not _LABEL.fullmatch(self.target.data):
+            raise VerifyException(f"ptx.bra: bad label {self.target.data!r}")
+        if self.negated is not None and self.pred is None:
+            raise VerifyException("ptx.bra: only a guarded branch can be negated")
+
+
+@irdl_op_definition
+class RegOp(IRDLOperation):
+    """Registers (one per lane) that ``ptx.assign`` writes, for what SSA cannot name: a
+    loop-carried value or a branch's result. A use reads what was last assigned."""
+
+    name = "ptx.reg"
+    result = result_def()
+    assembly_format = "attr-dict `:` type($result)"  # no traits: CSE must not merge two
+
+    def __init__(self, result_type: Attribute):
+        super().__init__(result_types=[result_type])
+
+    def verify_(self) -> None:
+        _check_register(self, self.result.type)
+
+
+@irdl_op_definition
+class AssignOp(IRDLOperation):
+    """``mov`` of ``value`` into the registers of a ``ptx.reg``, lane by lane (a scalar
+    fills every lane)."""
+
+    name = "ptx.assign"
+    reg = operand_def()
+    value = operand_def()
+    assembly_format = "$reg `,` $value attr-dict `:` type($reg) `,` type($value)"
+
+    def __init__(self, reg: SSAValue, value: SSAValue):
+        super().__init__(operands=[reg, value])
+
+    def verify_(self) -> None:
+        if not isinstance(self.reg.owner, RegOp):
+            raise VerifyException("ptx.assign writes the result of a ptx.reg")
+        if element_type(self.value.type) != element_type(self.reg.type) or \
+                lanes(self.value.type) not in (1, lanes(self.reg.type)):
+            raise VerifyException("ptx.assign value must have the register's element type "
+                                  "and lanes (or be a scalar)")
+
+
+@irdl_op_definition
+class SharedOp(IRDLOperation):
+    """A ``.shared`` array of ``size`` bytes declared in the kernel; the result is its
+    32-bit shared-window address."""
+
+    name = "ptx.shared"
+    size = prop_def(IntegerAttr[I32])
+    result = result_def(I32)
+    assembly_format = "$size attr-dict `:` type($result)"
+
+    def __init__(self, size: int):
+        super().__init__(result_types=[i32], properties={"size": IntegerAttr(size, i32)})
+
+
+def _check_shared_access(op: IRDLOperation, addr: SSAValue, value_type: Attribute,
+                         pred: SSAValue | None) -> None:
+    _check_register(op, value_type)
+    if element_type(addr.type) != i32 or lanes(addr.type) != lanes(value_type):
+        raise VerifyException(f"{op.name} needs one i32 shared address per lane")
+    if element_type(value_type) == IntegerType(1):
+        raise VerifyException(f"{op.name}: predicates are not memory types (use i8)")
+    if pred is not None and (element_type(pred.type) != IntegerType(1)
+                             or lanes(pred.type) not in (1, lanes(addr.type))):
+        raise VerifyException(f"{op.name} predicate must be i1, one per address or scalar")
+
+
+@irdl_op_definition
+class LdSharedOp(IRDLOperation):
+    """``ld.shared`` per lane from a shared address."""
+
+    name = "ptx.ld_shared"
+    addr = operand_def()
+    result = result_def()
+    assembly_format = "$addr attr-dict `:` type($addr) `->` type($result)"
+
+    def __init__(self, addr: SSAValue, result_type: Attribute):
+        super().__init__(operands=[addr], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _check_shared_access(self, self.addr, self.result.type, None)
+
+
+@irdl_op_definition
+class StSharedOp(IRDLOperation):
+    """``st.shared`` per lane to a shared address, guarded by ``pred``."""
+
+    name = "ptx.st_shared"
+    addr = operand_def()
+    value = operand_def()
+    pred = opt_operand_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$addr `,` $value (`if` $pred^ `:` type($pred))? attr-dict"
+        " `:` type($addr) `,` type($value)"
+    )
+
+    def __init__(self, addr: SSAValue, value: SSAValue, pred: SSAValue | None = None):
+        super().__init__(operands=[addr, value, pred])
+
+    def verify_(self) -> None:
+        _check_shared_access(self, self.addr, self.value.type, self.pred)
+
+
+@irdl_op_definition
+class BarOp(IRDLOperation):
+    """``bar.sync 0``: every thread of the program waits here; shared memory written
+    before is visible after."""
+
+    name = "ptx.bar"
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class ConcatOp(IRDLOperation):
+    """The registers of ``sources`` joined, in order; prints nothing."""
+
+    name = "ptx.concat"
+    sources = var_operand_def()
+    result = result_def()
+    assembly_format = "$sources attr-dict `:` type($sources) `->` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, sources: list[SSAValue]):
+        elem = element_type(sources[0].type)
+        super().__init__(operands=[sources], result_types=[
+            VectorType(elem, [sum(lanes(s.type) for s in sources)])])
+
+    def verify_(self) -> None:
+        _check_register(self, self.result.type)
+        if any(element_type(s.type) != element_type(self.result.type) for s in self.sources):
+            raise VerifyException("ptx.concat keeps the element type")
+        if sum(lanes(s.type) for s in self.sources) != lanes(self.result.type):
+            raise VerifyException("ptx.concat result must have the sources' lanes")
+
+
+PTX = Dialect("ptx", [LabelOp, BraOp, RegOp, AssignOp,
+                     InstOp, MovImmOp, LanesOp, LdParamOp, SRegOp, LdGlobalOp, StGlobalOp,
+                     AtomOp, AtomLoopOp, SharedOp, LdSharedOp, StSharedOp, BarOp, ConcatOp],
               [])

@@ -14,7 +14,15 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I32, IntegerAttr, IntegerType, MemRefType, VectorType, i32
+from xdsl.dialects.builtin import (
+    I32,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    StringAttr,
+    VectorType,
+    i32,
+)
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     AnyAttr,
@@ -33,7 +41,7 @@ from xdsl.irdl import (
 from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-from dialects.tile import PtrType, i1_like, like
+from dialects.tile import PtrType, check_atomic, i1_like, like
 
 
 @irdl_op_definition
@@ -240,5 +248,93 @@ class ShuffleXorOp(IRDLOperation):
             raise VerifyException("simt.shuffle_xor mask must be in 1..31")
 
 
+class _ShuffleShiftOp(IRDLOperation):
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    value = operand_def(T)
+    delta = prop_def(IntegerAttr[I32])
+    result = result_def(T)
+    assembly_format = "$value `,` $delta attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue, delta: int):
+        super().__init__(operands=[value], result_types=[value.type],
+                         properties={"delta": IntegerAttr(delta, i32)})
+
+    def verify_(self) -> None:
+        if not 0 < self.delta.value.data < 32:
+            raise VerifyException(f"{self.name} delta must be in 1..31")
+
+
+@irdl_op_definition
+class ShuffleUpOp(_ShuffleShiftOp):
+    """Per lane, the value of the same lane in the thread ``delta`` lanes lower in its
+    warp; the first ``delta`` lanes keep their own (PTX ``shfl.sync.up``)."""
+
+    name = "simt.shuffle_up"
+
+
+@irdl_op_definition
+class ShuffleDownOp(_ShuffleShiftOp):
+    """Per lane, the value of the same lane in the thread ``delta`` lanes higher in its
+    warp; the last ``delta`` lanes keep their own (PTX ``shfl.sync.down``)."""
+
+    name = "simt.shuffle_down"
+
+
+@irdl_op_definition
+class AtomicRMWOp(IRDLOperation):
+    """Per lane where ``mask`` holds, atomically ``base[index] = kind(base[index], val)``
+    (kinds as ``tile.atomic_rmw``); the result is the old value, 0 where masked off."""
+
+    name = "simt.atomic_rmw"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    kind = prop_def(StringAttr)
+    base = operand_def(PtrType)
+    index = operand_def()
+    val = operand_def(T)
+    mask = opt_operand_def()
+    result = result_def(T)
+    assembly_format = (
+        "$kind `,` $base `[` $index `]` `,` $val (`mask` $mask^ `:` type($mask))? attr-dict"
+        " `:` type($base) `,` type($index) `,` type($val)"
+    )
+
+    def __init__(self, kind: str, base: SSAValue, index: SSAValue, val: SSAValue,
+                 mask: SSAValue | None = None):
+        super().__init__(operands=[base, index, val, mask], result_types=[val.type],
+                         properties={"kind": StringAttr(kind)})
+
+    def verify_(self) -> None:
+        _check_access(self, self.base, self.index, self.val.type, self.mask, 1)
+        check_atomic(self, self.kind.data, self.val.type)
+
+
+@irdl_op_definition
+class AtomicCASOp(IRDLOperation):
+    """Per lane where ``mask`` holds, atomically ``old = base[index]; if old == cmp (same
+    bits): base[index] = val``; the result is ``old``, 0 where masked off."""
+
+    name = "simt.atomic_cas"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    base = operand_def(PtrType)
+    index = operand_def()
+    cmp = operand_def(T)
+    val = operand_def(T)
+    mask = opt_operand_def()
+    result = result_def(T)
+    assembly_format = (
+        "$base `[` $index `]` `,` $cmp `,` $val (`mask` $mask^ `:` type($mask))? attr-dict"
+        " `:` type($base) `,` type($index) `,` type($val)"
+    )
+
+    def __init__(self, base: SSAValue, index: SSAValue, cmp: SSAValue, val: SSAValue,
+                 mask: SSAValue | None = None):
+        super().__init__(operands=[base, index, cmp, val, mask], result_types=[val.type])
+
+    def verify_(self) -> None:
+        _check_access(self, self.base, self.index, self.val.type, self.mask, 1)
+        check_atomic(self, None, self.val.type)
+
+
 SIMT = Dialect("simt", [ThreadIdOp, LoadOp, StoreOp, SharedAllocOp, SharedLoadOp,
-                        SharedStoreOp, BarrierOp, ShuffleXorOp], [])
+                        SharedStoreOp, BarrierOp, ShuffleXorOp, ShuffleUpOp, ShuffleDownOp,
+                        AtomicRMWOp, AtomicCASOp], [])

@@ -10,38 +10,45 @@ threads of a program.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import prod
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I32,
+    AnyFloat,
     ArrayAttr,
+    DenseArrayBase,
     IntAttr,
     IntegerAttr,
     IntegerType,
     StringAttr,
     TensorType,
+    UnitAttr,
     VectorType,
     i32,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AnyAttr,
-    VarConstraint,
     AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
+    VarConstraint,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
     opt_prop_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
+    var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.traits import NoMemoryEffect, Pure
+from xdsl.traits import HasParent, IsTerminator, NoMemoryEffect, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -404,9 +411,360 @@ class SelectOp(IRDLOperation):
             raise VerifyException("tile.select condition must be i1 shaped like the values")
 
 
+@irdl_op_definition
+class PrintOp(IRDLOperation):
+    """``tl.device_print``: one line per program and element of ``args`` (scalars or
+    tiles of one shape), after ``prefix``."""
+
+    name = "tile.print"
+    prefix = prop_def(StringAttr)
+    args = var_operand_def()
+    assembly_format = "$prefix attr-dict ($args^ `:` type($args))?"
+
+    def __init__(self, prefix: str, args: Sequence[SSAValue]):
+        super().__init__(operands=[args], properties={"prefix": StringAttr(prefix)})
+
+    def verify_(self) -> None:
+        if len({_shape(a.type) for a in self.args} - {()}) > 1:
+            raise VerifyException("tile.print operands must be scalars or tiles of one shape")
+        if any(isinstance(element_type(a.type), PtrType) for a in self.args):
+            raise VerifyException("tile.print cannot print pointers")
+
+
+@irdl_op_definition
+class AssertOp(IRDLOperation):
+    """``tl.device_assert``: the launch fails where ``cond`` is false."""
+
+    name = "tile.assert"
+    cond = operand_def()
+    message = prop_def(StringAttr)
+    assembly_format = "$cond `,` $message attr-dict `:` type($cond)"
+
+    def __init__(self, cond: SSAValue, message: str):
+        super().__init__(operands=[cond], properties={"message": StringAttr(message)})
+
+    def verify_(self) -> None:
+        if element_type(self.cond.type) != IntegerType(1):
+            raise VerifyException("tile.assert condition must be i1 (a scalar or a tile)")
+
+
+ATOMIC_KINDS = ("add", "max", "min", "umax", "umin", "xchg")
+"""``tile.atomic_rmw`` kinds; ``umax``/``umin`` read integers as unsigned (types are
+signless); on floats ``max``/``min`` are ``arith.maximumf``/``minimumf``."""
+
+
+def check_atomic(op: IRDLOperation, kind: str | None, value_type: Attribute) -> None:
+    """The atomic kind suits the element type: integers (not i1) or floats."""
+    if kind is not None and kind not in ATOMIC_KINDS:
+        raise VerifyException(f"{op.name}: unknown kind {kind!r}")
+    elem = element_type(value_type)
+    if isinstance(elem, IntegerType) and elem.width.data > 1:
+        return
+    if not isinstance(elem, AnyFloat):
+        raise VerifyException(f"{op.name} operates on integers or floats, not {elem}")
+    if kind in ("umax", "umin"):
+        raise VerifyException(f"{op.name} {kind} needs integers")
+
+
+@irdl_op_definition
+class AtomicRMWOp(IRDLOperation):
+    """Per element where ``mask`` holds, atomically ``*ptr = kind(*ptr, val)``; the result
+    is the old value (0 where ``mask`` is false: masked-off memory is not read)."""
+
+    name = "tile.atomic_rmw"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    kind = prop_def(StringAttr)
+    ptr = operand_def()
+    val = operand_def(T)
+    mask = opt_operand_def()
+    result = result_def(T)
+    assembly_format = (
+        "$kind `,` $ptr `,` $val (`mask` $mask^ `:` type($mask))? attr-dict"
+        " `:` type($ptr) `,` type($val)"
+    )
+
+    def __init__(self, kind: str, ptr: SSAValue, val: SSAValue, mask: SSAValue | None = None):
+        super().__init__(operands=[ptr, val, mask], result_types=[val.type],
+                         properties={"kind": StringAttr(kind)})
+
+    def verify_(self) -> None:
+        _check_atomic_operands(self, self.ptr, self.val, self.mask)
+        check_atomic(self, self.kind.data, self.val.type)
+
+
+@irdl_op_definition
+class AtomicCASOp(IRDLOperation):
+    """Per element where ``mask`` holds, atomically ``old = *ptr; if old == cmp (same
+    bits): *ptr = val``; the result is ``old`` (0 where ``mask`` is false)."""
+
+    name = "tile.atomic_cas"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    ptr = operand_def()
+    cmp = operand_def(T)
+    val = operand_def(T)
+    mask = opt_operand_def()
+    result = result_def(T)
+    assembly_format = (
+        "$ptr `,` $cmp `,` $val (`mask` $mask^ `:` type($mask))? attr-dict"
+        " `:` type($ptr) `,` type($val)"
+    )
+
+    def __init__(self, ptr: SSAValue, cmp: SSAValue, val: SSAValue,
+                 mask: SSAValue | None = None):
+        super().__init__(operands=[ptr, cmp, val, mask], result_types=[val.type])
+
+    def verify_(self) -> None:
+        _check_atomic_operands(self, self.ptr, self.val, self.mask)
+        check_atomic(self, None, self.val.type)
+
+
+def _check_atomic_operands(op: IRDLOperation, ptr: SSAValue, val: SSAValue,
+                           mask: SSAValue | None) -> None:
+    ptr_t = element_type(ptr.type)
+    if not isinstance(ptr_t, PtrType):
+        raise VerifyException(f"{op.name} expects a pointer or tile of pointers")
+    if val.type != like(ptr.type, ptr_t.pointee):
+        raise VerifyException(f"{op.name} value must have the pointee type")
+    _check_mask(op, ptr, mask)
+
+
+class _CombineOp(IRDLOperation):
+    """``tile.reduce``/``tile.scan``: tiles of one shape combined along ``axis`` by a
+    region taking (earlier..., later...) scalars and yielding their combination."""
+
+    srcs = var_operand_def(TensorType)
+    axis = prop_def(IntegerAttr[I32])
+    outs = var_result_def()
+    combiner = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def result_type(self, src: TensorType) -> Attribute:
+        raise NotImplementedError
+
+    def verify_(self) -> None:
+        if not self.srcs:
+            raise VerifyException(f"{self.name} needs at least one operand")
+        shape = self.srcs[0].type.get_shape()
+        if any(s.type.get_shape() != shape for s in self.srcs):
+            raise VerifyException(f"{self.name} operands must have one shape")
+        if not 0 <= self.axis.value.data < len(shape):
+            raise VerifyException(f"{self.name} axis must be a dimension of the operands")
+        want = [self.result_type(s.type) for s in self.srcs]
+        if len(self.outs) != len(want) or not all(
+                _same_tile(r.type, w) for r, w in zip(self.outs, want)):
+            raise VerifyException(f"{self.name} results must be {', '.join(map(str, want))}")
+        elems = [s.type.element_type for s in self.srcs]
+        if list(self.combiner.block.arg_types) != elems * 2:
+            raise VerifyException(f"{self.name} combiner must take the operands' element "
+                                  "types twice")
+        last = self.combiner.block.last_op
+        if not isinstance(last, YieldOp) or [v.type for v in last.values] != elems:
+            raise VerifyException(f"{self.name} combiner must end in tile.yield of the "
+                                  "operands' element types")
+
+
+def _same_tile(t: Attribute, want: Attribute) -> bool:
+    """Equal up to the layout (which assign-layouts decides)."""
+    if isinstance(t, TensorType) and isinstance(want, TensorType):
+        return t.element_type == want.element_type and t.get_shape() == want.get_shape()
+    return t == want
+
+
+def reduced_type(t: TensorType, axis: int) -> Attribute:
+    """``t`` without dimension ``axis`` (a scalar for a 1-D tile); a layout becomes its
+    ``#tile.slice`` along ``axis``."""
+    shape = [n for d, n in enumerate(t.get_shape()) if d != axis]
+    if not shape:
+        return t.element_type
+    if isinstance(t.encoding, BlockedLayoutAttr | SliceLayoutAttr):
+        return TensorType(t.element_type, shape, SliceLayoutAttr(axis, t.encoding))
+    return TensorType(t.element_type, shape)
+
+
+@irdl_op_definition
+class ReduceOp(_CombineOp):
+    """Tiles reduced along ``axis`` by an associative, commutative combiner."""
+
+    name = "tile.reduce"
+    assembly_format = (
+        "$srcs `axis` $axis attr-dict `:` type($srcs) `->` type($outs) $combiner")
+
+    def __init__(self, srcs: Sequence[SSAValue], axis: int, combiner: Region):
+        super().__init__(operands=[srcs], regions=[combiner],
+                         result_types=[[reduced_type(s.type, axis) for s in srcs]],
+                         properties={"axis": IntegerAttr(axis, i32)})
+
+    def result_type(self, src: TensorType) -> Attribute:
+        return reduced_type(src, self.axis.value.data)
+
+
+@irdl_op_definition
+class ScanOp(_CombineOp):
+    """Inclusive scans along ``axis`` by an associative combiner; ``reverse`` is flip,
+    scan, flip (element i combines elements n-1 down to i)."""
+
+    name = "tile.scan"
+    reverse = opt_prop_def(UnitAttr)
+    assembly_format = ("$srcs `axis` $axis (`reverse` $reverse^)? attr-dict"
+                       " `:` type($srcs) `->` type($outs) $combiner")
+
+    def __init__(self, srcs: Sequence[SSAValue], axis: int, combiner: Region,
+                 reverse: bool = False):
+        props: dict[str, Attribute] = {"axis": IntegerAttr(axis, i32)}
+        if reverse:
+            props["reverse"] = UnitAttr()
+        super().__init__(operands=[srcs], result_types=[[s.type for s in srcs]],
+                         regions=[combiner], properties=props)
+
+    @property
+    def is_reverse(self) -> bool:
+        return self.reverse is not None
+
+    def result_type(self, src: TensorType) -> Attribute:
+        return src
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Ends a combiner region with the combined scalars."""
+
+    name = "tile.yield"
+    values = var_operand_def()
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+    traits = traits_def(IsTerminator(), Pure(), HasParent(ReduceOp, ScanOp))
+
+    def __init__(self, values: Sequence[SSAValue]):
+        super().__init__(operands=[values])
+
+
+def layout_of(t: Attribute) -> Attribute | None:
+    """The layout encoding of a tile type, or None (before ``assign-layouts``)."""
+    enc = t.encoding if isinstance(t, TensorType) else None
+    return enc if isinstance(enc, BlockedLayoutAttr | SliceLayoutAttr) else None
+
+
+class _ShapeOp(IRDLOperation):
+    """One tile in, one tile out, the same elements (values or pointers) rearranged."""
+
+    src = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def _check(self, shape: Sequence[int]) -> None:
+        if self.src.type.element_type != self.result.type.element_type:
+            raise VerifyException(f"{self.name} keeps the element type")
+        if tuple(shape) != self.result.type.get_shape():
+            raise VerifyException(f"{self.name} result must have shape {list(shape)}")
+
+
+@irdl_op_definition
+class ExpandDimsOp(_ShapeOp):
+    """``src`` with a dimension of size 1 inserted at ``axis`` (``x[:, None]``); with
+    layouts, ``src`` has the ``#tile.slice`` along ``axis`` of the result's."""
+
+    name = "tile.expand_dims"
+    axis = prop_def(IntegerAttr[I32])
+    assembly_format = "$src `,` $axis attr-dict `:` type($src) `->` type($result)"
+
+    def __init__(self, src: SSAValue, axis: int, result_type: Attribute | None = None):
+        if result_type is None:
+            shape = list(src.type.get_shape())
+            shape.insert(axis, 1)
+            result_type = TensorType(src.type.element_type, shape)
+        super().__init__(operands=[src], result_types=[result_type],
+                         properties={"axis": IntegerAttr(axis, i32)})
+
+    def verify_(self) -> None:
+        axis, shape = self.axis.value.data, list(self.src.type.get_shape())
+        if not 0 <= axis <= len(shape):
+            raise VerifyException("tile.expand_dims axis must be in 0..rank")
+        self._check(shape[:axis] + [1] + shape[axis:])
+        src, res = layout_of(self.src.type), layout_of(self.result.type)
+        if (src or res) and (res is None or src != SliceLayoutAttr(axis, res)):
+            raise VerifyException("tile.expand_dims operand layout must be the #tile.slice "
+                                  "along axis of the result layout")
+
+
+@irdl_op_definition
+class BroadcastOp(_ShapeOp):
+    """``src`` stretched along its dimensions of size 1 to the result's shape."""
+
+    name = "tile.broadcast"
+    assembly_format = "$src attr-dict `:` type($src) `->` type($result)"
+
+    def __init__(self, src: SSAValue, result_type: Attribute):
+        super().__init__(operands=[src], result_types=[result_type])
+
+    def verify_(self) -> None:
+        shape, want = self.src.type.get_shape(), self.result.type.get_shape()
+        if len(shape) != len(want) or any(n not in (1, w) for n, w in zip(shape, want)):
+            raise VerifyException(f"tile.broadcast cannot stretch {list(shape)} to {list(want)}")
+        self._check(want)
+        if layout_of(self.src.type) != layout_of(self.result.type):
+            raise VerifyException("tile.broadcast keeps the layout")
+
+
+@irdl_op_definition
+class ReshapeOp(_ShapeOp):
+    """The elements of ``src`` in row-major order, in the result's shape."""
+
+    name = "tile.reshape"
+    assembly_format = "$src attr-dict `:` type($src) `->` type($result)"
+
+    def __init__(self, src: SSAValue, result_type: Attribute):
+        super().__init__(operands=[src], result_types=[result_type])
+
+    def verify_(self) -> None:
+        want = self.result.type.get_shape()
+        if prod(self.src.type.get_shape()) != prod(want):
+            raise VerifyException("tile.reshape keeps the number of elements")
+        self._check(want)
+
+
+@irdl_op_definition
+class TransOp(_ShapeOp):
+    """Dimensions permuted: result dimension ``i`` is ``src`` dimension ``order[i]``."""
+
+    name = "tile.trans"
+    order = prop_def(DenseArrayBase.constr(I32))
+    assembly_format = "$src `,` $order attr-dict `:` type($src) `->` type($result)"
+
+    def __init__(self, src: SSAValue, order: Sequence[int]):
+        shape = src.type.get_shape()
+        super().__init__(operands=[src],
+                         result_types=[TensorType(src.type.element_type,
+                                                  [shape[d] for d in order])],
+                         properties={"order": DenseArrayBase.from_list(i32, list(order))})
+
+    @property
+    def permutation(self) -> tuple[int, ...]:
+        return tuple(self.order.get_values())
+
+    def verify_(self) -> None:
+        shape, order = self.src.type.get_shape(), self.permutation
+        if sorted(order) != list(range(len(shape))):
+            raise VerifyException("tile.trans order must be a permutation of the dimensions")
+        self._check([shape[d] for d in order])
+
+
+@irdl_op_definition
+class ConvertLayoutOp(_ShapeOp):
+    """The same tile in another layout (threads exchange elements)."""
+
+    name = "tile.convert_layout"
+    assembly_format = "$src attr-dict `:` type($src) `->` type($result)"
+
+    def __init__(self, src: SSAValue, result_type: Attribute):
+        super().__init__(operands=[src], result_types=[result_type])
+
+    def verify_(self) -> None:
+        self._check(self.src.type.get_shape())
+
+
 Tile = Dialect(
     "tile",
-    [ProgramIdOp, NumProgramsOp, RangeOp, SplatOp, AddPtrOp, LoadOp, StoreOp,
-     CmpIOp, CmpFOp, SelectOp],
+    [PrintOp, AssertOp, ProgramIdOp, NumProgramsOp, RangeOp, SplatOp, AddPtrOp, LoadOp, StoreOp,
+     CmpIOp, CmpFOp, SelectOp, AtomicRMWOp, AtomicCASOp, ReduceOp, ScanOp, YieldOp,
+     ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp],
     [PtrType, BlockedLayoutAttr, SliceLayoutAttr],
 )

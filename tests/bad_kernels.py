@@ -32,7 +32,7 @@ def float_shift(x, BLOCK: tl.constexpr):
 @tc.kernel
 def runtime_if(x, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
-    if n > 3:  # RUNTIME_IF
+    if offs < n:  # RUNTIME_IF
         tl.store(x + offs, 1.0)
 
 

@@ -207,7 +207,8 @@ def test_cli_reports_compile_errors_without_traceback():
     assert "tests/bad_kernels.py:" in r.stderr and "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("example", ["vector_add", "fused_activation", "masked_shift"])
+@pytest.mark.parametrize("example", ["vector_add", "fused_activation", "masked_shift",
+                                     "histogram"])
 @pytest.mark.parametrize("backend", ["numpy", "wgsl"])
 def test_examples_run(example, backend):
     r = subprocess.run([sys.executable, f"examples/{example}.py", "--backend", backend],
@@ -218,7 +219,8 @@ def test_examples_run(example, backend):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("example", ["vector_add", "fused_activation", "masked_shift"])
+@pytest.mark.parametrize("example", ["vector_add", "fused_activation", "masked_shift",
+                                     "histogram"])
 def test_examples_run_on_ptx(example):
     if not tc.backends()["ptx"][0]:
         pytest.skip(tc.backends()["ptx"][1])

@@ -20,7 +20,7 @@ CASES = [
     (B.bad_arange, "BAD_ARANGE", "arange length must be a power of two, got 100", ()),
     (B.undefined_name, "UNDEFINED", "name 'nope' is not defined", ()),
     (B.float_shift, "FLOAT_SHIFT", "operator << is not defined for floating-point", ()),
-    (B.runtime_if, "RUNTIME_IF", "if on a runtime value is not supported yet", (1,)),
+    (B.runtime_if, "RUNTIME_IF", "if needs a scalar condition, got tile<", (1,)),
     (B.shape_mismatch, "SHAPE", "shape mismatch", ()),
     (B.static_fail, "STATIC", "static_assert failed: BLOCK too small", ()),
     (B.python_call, "PYCALL", "cannot call 'print' in a kernel", ()),

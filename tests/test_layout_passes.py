@@ -7,9 +7,7 @@ import numpy as np
 import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
     FileLineColLoc,
-    FloatAttr,
     IntAttr,
     IntegerAttr,
     ModuleOp,
@@ -24,9 +22,12 @@ from compiler.context import make_context, parse_module
 from compiler.errors import CompileError
 from compiler.passes.assign_layouts import AssignLayouts, blocked_layout
 from compiler.passes.axis_info import AxisInfoAnalysis
+from compiler.passes.layouts import element_ids, num_threads
+from compiler.passes.lower_shapes import shuffle_mask, strides
 from compiler.passes.tile_to_simt import TileToSimt, elements_per_thread, lane_map
 from dialects import simt, tile
-from dialects.tile import BlockedLayoutAttr
+from dialects.tile import BlockedLayoutAttr, SliceLayoutAttr
+from tests.simt_sim import Program
 
 NP = {"f32": np.float32, "f16": np.float16, "i32": np.int32}
 
@@ -331,7 +332,8 @@ def _split_bits(rng, total: int, parts: int) -> list[int]:
 @pytest.mark.parametrize("shape, layout", list(_layouts()))
 def test_lane_map_covers_the_tile(shape, layout):
     """Every element of the tile is held by some thread; exactly replication-many times
-    (once when the layout fits in the tile); spt runs are consecutive and aligned."""
+    (once when the layout fits in the tile, once per thread along a dim smaller than spt);
+    spt runs are consecutive and aligned."""
     threads = 32 * int(np.prod(layout.wpc))
     maps = lane_map(layout, shape)
     k = elements_per_thread(layout, shape)
@@ -342,7 +344,7 @@ def test_lane_map_covers_the_tile(shape, layout):
         assert c.shape == (threads, k) and c.min() >= 0 and c.max() < n
     flat = np.ravel_multi_index(coords, shape).ravel()
     counts = np.bincount(flat, minlength=int(np.prod(shape)))
-    replication = int(np.prod([max(1, s * t * w // n) for n, s, t, w in zip(
+    replication = int(np.prod([max(1, min(s, n) * t * w // n) for n, s, t, w in zip(
         shape, layout.spt, layout.tpw, layout.wpc, strict=True)]))
     assert (counts == replication).all()
     last, spt = coords[-1], layout.spt[-1]
@@ -351,68 +353,51 @@ def test_lane_map_covers_the_tile(shape, layout):
     assert (runs[..., 0] % runs.shape[-1] == 0).all()
 
 
+def _held(layout, shape) -> list[set]:
+    """Per thread, the coordinates it holds (asserting each is held once per thread)."""
+    k = elements_per_thread(layout, shape)
+    tid = np.arange(num_threads(layout))[:, None]
+    coords = np.stack([np.broadcast_to(dm.thread_part(tid) + np.asarray(dm.lanes)[None, :],
+                                       (len(tid), k)) for dm in lane_map(layout, shape)], -1)
+    held = [set(map(tuple, c.tolist())) for c in coords]
+    assert all(len(h) == k for h in held), "a thread holds a coordinate twice"
+    return held
+
+
+def _slices():
+    for shape, layout in _layouts():
+        for d in range(len(shape) if len(shape) > 1 else 0):
+            yield shape, layout, d
+
+
+@pytest.mark.parametrize("shape, parent, dim", list(_slices()))
+def test_slice_holds_the_parents_coordinates(shape, parent, dim):
+    """A thread holds, once each, exactly the coordinates of the other dims it holds in
+    the parent; a slice of that slice likewise."""
+    sliced = SliceLayoutAttr(dim, parent)
+    rest = shape[:dim] + shape[dim + 1:]
+    project = [{c[:dim] + c[dim + 1:] for c in h} for h in _held(parent, shape)]
+    assert _held(sliced, rest) == project
+    if len(rest) > 1:
+        inner = SliceLayoutAttr(0, sliced)
+        assert _held(inner, rest[1:]) == [{c[1:] for c in h} for h in project]
+
+
+@pytest.mark.parametrize("shape, parent, dim", list(_slices()))
+def test_expand_dims_and_broadcast_rename_lanes(shape, parent, dim):
+    """Every thread finds the elements of expand_dims (slice -> parent) and of a
+    broadcast along ``dim`` (size 1 -> n) at the same lanes: no data moves."""
+    one = shape[:dim] + (1,) + shape[dim + 1:]
+    out = strides(one)
+    src = element_ids(SliceLayoutAttr(dim, parent), shape[:dim] + shape[dim + 1:],
+                      out[:dim] + out[dim + 1:])
+    assert shuffle_mask(src, element_ids(parent, one, out)) is not None
+    wide = [0 if d == dim else w for d, w in enumerate(out)]
+    assert shuffle_mask(element_ids(parent, one, out),
+                        element_ids(parent, shape, wide)) is not None
+
+
 # -- SIMT IR, interpreted for every thread -------------------------------------------------
-
-def _eval_simt(module: ModuleOp, arrays: dict, scalars: dict, pid: int, threads: int):
-    """Run a lowered kernel for all threads of one program; check each access's vec."""
-    f = ops_of(module, func.FuncOp)[0]
-    env = {}
-    for arg in f.body.blocks[0].args:
-        env[arg] = arrays.get(arg.name_hint, scalars.get(arg.name_hint))
-    binary = {"arith.addi": np.add, "arith.muli": np.multiply, "arith.andi": np.bitwise_and,
-              "arith.shrui": np.right_shift, "arith.shli": np.left_shift,
-              "arith.addf": np.add, "arith.mulf": np.multiply}
-    for op in f.body.walk():
-        ins = [env.get(o) for o in op.operands]
-        if isinstance(op, simt.ThreadIdOp):
-            val = np.arange(threads)[:, None]
-        elif isinstance(op, tile.ProgramIdOp):
-            val = np.array([[pid]])
-        elif op.name == "arith.constant":
-            val = _constant(op.value)
-        elif op.name == "vector.broadcast":
-            val = np.broadcast_to(ins[0], (threads, op.results[0].type.get_shape()[0]))
-        elif op.name in binary:
-            val = binary[op.name](*ins)
-        elif isinstance(op, tile.CmpIOp):
-            val = _CMP[op.predicate.data](*ins)
-        elif isinstance(op, simt.LoadOp | simt.StoreOp):
-            val = _access(op, ins, env)
-        elif op.name == "func.return":
-            continue
-        else:
-            raise AssertionError(f"interpreter lacks {op.name}")
-        if op.results:
-            env[op.results[0]] = val
-
-
-def _constant(attr):
-    if isinstance(attr, DenseIntOrFPElementsAttr):
-        return np.array(attr.get_values())[None, :]
-    if isinstance(attr, IntegerAttr | FloatAttr):
-        return np.array([[attr.value.data]])
-    raise AssertionError(attr)
-
-
-def _access(op, ins, env):
-    base, idx = env[op.base], np.broadcast_to(ins[1], np.shape(ins[1]))
-    mask = np.ones(idx.shape, bool) if op.mask is None else np.broadcast_to(env[op.mask],
-                                                                            idx.shape)
-    vec = op.vec.value.data
-    groups = idx.reshape(idx.shape[0], -1, vec)
-    assert (groups[..., 0] % vec == 0).all() and (np.diff(groups, axis=-1) == 1).all()
-    assert (mask.reshape(groups.shape) == mask.reshape(groups.shape)[..., :1]).all()
-    assert (idx[mask] >= 0).all() and (idx[mask] < base.size).all()
-    if isinstance(op, simt.LoadOp):
-        other = 0 if op.other is None else env[op.other]
-        return np.where(mask, base[np.where(mask, idx, 0)], other).astype(base.dtype)
-    value = np.broadcast_to(env[op.value], idx.shape)
-    written = {}
-    for i, v in zip(idx[mask], value[mask], strict=True):
-        assert written.setdefault(int(i), v) == v  # replicated threads agree
-        base[i] = v
-    return None
-
 
 @pytest.mark.parametrize("block, dt, warps, vbits, n_div, masked", [
     (1024, "f32", 4, 128, True, True), (1024, "f32", 4, 128, False, True),
@@ -432,7 +417,7 @@ def test_simt_vector_add_runs(block, dt, warps, vbits, n_div, masked):
     full = x * y + x + x[1]
     for pid in range(programs):
         out = np.zeros_like(x)
-        _eval_simt(m, {"x": x, "y": y, "o": out}, {"n": n}, pid, 32 * warps)
+        Program(m, {"x": x, "y": y, "o": out}, {"n": n}, (pid,)).run()
         want = np.zeros_like(x)
         mine = slice(pid * block, min(n, (pid + 1) * block))
         want[mine] = full[mine]

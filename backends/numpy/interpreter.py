@@ -39,7 +39,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from backends.numpy import ops
+from backends.numpy import atomics, combine, control, ops, shapes  # noqa: F401 - register ops
 from backends.numpy.ops import Ptr
 from compiler.errors import LaunchError, OutOfBoundsError, SourceLoc, UnsupportedError
 from compiler.kinfo import KernelInfo, Param
@@ -79,6 +79,8 @@ class Kernel:
         with np.errstate(all="ignore"):  # constants such as 1e10 : f16 overflow on purpose
             self.steps = self.compile_block(fn.body.block)
         self.batch = max(1, _BATCH_ELEMENTS // _largest_tile(fn))
+        # memory effects depend on program order, or control flow on the program
+        self.serial = atomics.needs_serial(fn) or control.needs_serial(fn)
 
     def slot(self, value: SSAValue) -> int:
         return self._slots.setdefault(value, len(self._slots))
@@ -101,7 +103,7 @@ class Kernel:
         for slot, i in last_use.items():
             if slot in local:
                 dead[i].append(slot)
-        return [(_build(op), tuple(self.slot(v) for v in op.operands),
+        return [(_build(op, self), tuple(self.slot(v) for v in op.operands),
                  tuple(self.slot(r) for r in op.results), tuple(d))
                 for op, d in zip(body, dead, strict=True)]
 
@@ -116,7 +118,7 @@ class Kernel:
             bufs = [buf for _, buf in bound]
             pids = _program_ids(grid)
             num_programs = tuple(np.full(1, g, np.int32) for g in grid)
-            step = 1 if serial else self.batch
+            step = 1 if serial or self.serial else self.batch
             for start in range(0, pids.shape[1], step):
                 env: list[Any] = [None] * len(self._slots)
                 for slot, (value, _) in zip(self.arg_slots, bound, strict=True):
@@ -136,6 +138,7 @@ class Batch:
         self.pid = pid  # (3, L) int32: program ids along each grid axis
         self.num_programs = num_programs
         self.env = env
+        self.yielded: tuple = ()  # operands of the last scf.yield / scf.condition run
 
     def run(self, steps: list[Step]) -> None:
         env = self.env
@@ -201,8 +204,10 @@ def _kernel_func(module: ModuleOp) -> func.FuncOp:
     return funcs[0]
 
 
-def _build(op: Operation) -> ops.Impl:
-    builder = ops.BUILDERS.get(op.name)
+def _build(op: Operation, kernel: Kernel) -> ops.Impl:
+    if op.name in control.BUILDERS:  # region ops compile their blocks with the kernel
+        return control.BUILDERS[op.name](op, kernel)
+    builder = ops.BUILDERS.get(op.name) or atomics.BUILDERS.get(op.name)
     try:
         if builder is None:
             raise UnsupportedError(f"{op.name} is not supported by the numpy backend")

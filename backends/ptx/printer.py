@@ -28,6 +28,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from backends.ptx import bf16_bits
+from backends.ptx.print_atomics import emit_atom, emit_atom_loop
+from backends.ptx.print_cross_thread import EMITTERS as CROSS_THREAD
+from backends.ptx.print_control import emit_assign, emit_bra, emit_label, emit_reg
 from compiler.errors import UnsupportedError
 from dialects import ptx
 from dialects.tile import PtrType, element_type
@@ -89,6 +92,7 @@ class KernelPrinter:
         self.counts: dict[str, int] = {}
         self.lines: list[str] = []
         self.last_loc: tuple[str, int] | None = None
+        self.shared: list[str] = []  # .shared declarations (print_cross_thread)
 
     def print(self) -> str:
         if len(self.kernel.body.blocks) != 1:
@@ -96,7 +100,8 @@ class KernelPrinter:
         for op in self.kernel.body.block.ops:
             self._comment(op)
             _EMITTERS.get(type(op), KernelPrinter._unknown)(self, op)
-        return "\n".join(self._header() + ["{"] + self._declarations() + self.lines + ["}"])
+        body = self._declarations() + self.shared + self.lines
+        return "\n".join(self._header() + ["{"] + body + ["}"])
 
     def _header(self) -> list[str]:
         args = self.kernel.body.block.args
@@ -199,7 +204,9 @@ _EMITTERS: dict[type, Callable[[KernelPrinter, Operation], None]] = {
     ptx.LanesOp: KernelPrinter._lanes, ptx.LdParamOp: KernelPrinter._ld_param,
     ptx.SRegOp: KernelPrinter._sreg, ptx.LdGlobalOp: KernelPrinter._ld_global,
     ptx.StGlobalOp: KernelPrinter._st_global, func.ReturnOp: KernelPrinter._return,
-}
+    ptx.AtomOp: emit_atom, ptx.AtomLoopOp: emit_atom_loop,
+    ptx.LabelOp: emit_label, ptx.BraOp: emit_bra, ptx.RegOp: emit_reg, ptx.AssignOp: emit_assign,
+} | CROSS_THREAD
 
 
 def print_ptx(module: ModuleOp, arch: str = "sm_90") -> str:

@@ -40,6 +40,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from backends.wgsl import atomics, cross_thread
+from backends.wgsl.atomics import emit_atomic
 from compiler.errors import SourceLoc, UnsupportedError
 from dialects import simt, tile
 from dialects.tile import PtrType, element_type
@@ -254,6 +256,9 @@ class WGSLEmitter:
         self.depth = 1
         self.op: Operation = fn
         self.loc: tuple[str, int] | None = None
+        self.atomic = atomics.buffer_types(fn)  # buffer -> atomic type; all accesses atomic
+        self.exits: list[list[list[str]]] = []  # result variables of the enclosing scf.while
+        self.subgroup: dict[str, str] = {}  # helper text -> its subgroup-op version
 
     # ------------------------------------------------------------ naming and types
 
@@ -408,12 +413,13 @@ class WGSLEmitter:
             self.line("}")
 
     def load(self, op: simt.LoadOp) -> None:
-        buf, index = self.buffers[op.base], self.vals[op.index]
+        index = self.vals[op.index]
         out = self.define(op.result)
         ty = [_ty(out.elem, w) for w in out.widths]
         if op.mask is None:
             for c, w in enumerate(out.widths):
-                lanes = ", ".join(f"{buf}[{index.lane(j)}]" for j in range(4 * c, 4 * c + w))
+                lanes = ", ".join(self.read(op.base, index.lane(j), out.elem)
+                                  for j in range(4 * c, 4 * c + w))
                 self.line(f"let {out.names[c]} = {lanes if w == 1 else f'{ty[c]}({lanes})'};")
             return
         mask = self.vals[op.mask]
@@ -422,16 +428,30 @@ class WGSLEmitter:
             init = other.chunk(c) if other else f"{ty[c]}()"
             self.line(f"var {out.names[c]}: {ty[c]} = {init};")  # masked-off lanes: no read
             for group in self.groups(op, c, w):
-                self.guarded(mask, group[0], [f"{out.lane(j)} = {buf}[{index.lane(j)}];"
-                                              for j in group])
+                self.guarded(mask, group[0], [
+                    f"{out.lane(j)} = {self.read(op.base, index.lane(j), out.elem)};"
+                    for j in group])
 
     def store(self, op: simt.StoreOp) -> None:
-        buf, index, value = self.buffers[op.base], self.vals[op.index], self.vals[op.value]
+        index, value = self.vals[op.index], self.vals[op.value]
         mask = self.vals[op.mask] if op.mask is not None else None
         for c, w in enumerate(value.widths):
             for group in self.groups(op, c, w):
-                self.guarded(mask, group[0], [f"{buf}[{index.lane(j)}] = {value.lane(j)};"
-                                              for j in group])
+                self.guarded(mask, group[0], [
+                    self.write(op.base, index.lane(j), value.lane(j), value.elem)
+                    for j in group])
+
+    def read(self, base: SSAValue, index: str, elem: str) -> str:
+        buf = self.buffers[base]
+        if base in self.atomic:
+            return atomics.read(buf, self.atomic[base], elem, index)
+        return f"{buf}[{index}]"
+
+    def write(self, base: SSAValue, index: str, value: str, elem: str) -> str:
+        buf = self.buffers[base]
+        if base in self.atomic:
+            return atomics.write(buf, self.atomic[base], elem, index, value)
+        return f"{buf}[{index}] = {value};"
 
     def assign(self, targets: list[list[str]], values) -> None:
         for names, v in zip(targets, values, strict=True):
@@ -456,13 +476,38 @@ class WGSLEmitter:
         lb, ub, step = (self.vals[v].chunk(0) for v in (op.lb, op.ub, op.step))
         self.line(f"for (var {iv}: i32 = {lb}; {iv} < {ub}; {iv} = {iv} + {step}) {{")
         self.depth += 1
-        for arg, names in zip(body.args[1:], carried, strict=True):
-            copy = self.define(arg)  # a copy, so the yield may assign in any order
-            for c, name in enumerate(copy.names):
-                self.line(f"let {name} = {names[c]};")
+        self.copies(body.args[1:], carried)
         self.block(body, carried)
         self.depth -= 1
         self.line("}")
+
+    def copies(self, args, variables: list[list[str]]) -> None:
+        """Block arguments as copies of loop variables, so a yield may assign in any order."""
+        for arg, names in zip(args, variables, strict=True):
+            copy = self.define(arg)
+            for c, name in enumerate(copy.names):
+                self.line(f"let {name} = {names[c]};")
+
+    def while_(self, op: scf.WhileOp) -> None:
+        """A ``loop`` that runs the before region, leaves at ``scf.condition`` when it is
+        false (results: its operands), then runs the after region."""
+        before, after = op.before_region.block, op.after_region.block
+        state = self.variables(before.args, list(op.arguments))
+        results = self.variables(op.res)
+        self.line("loop {")
+        self.depth += 1
+        self.copies(before.args, state)
+        self.exits.append(results)
+        self.block(before)
+        self.exits.pop()
+        self.copies(after.args, results)
+        self.block(after, state)
+        self.depth -= 1
+        self.line("}")
+
+    def condition(self, op: scf.ConditionOp) -> None:
+        self.assign(self.exits[-1], op.args)
+        self.line(f"if (!{self.vals[op.condition].chunk(0)}) {{ break; }}")
 
     def if_(self, op: scf.IfOp) -> None:
         results = self.variables(op.output)
@@ -481,6 +526,7 @@ class WGSLEmitter:
     def signature(self) -> tuple[list[str], list[str], list[dict], int]:
         """Binding declarations, uniform fields, per-parameter facts, pointer count."""
         stored = {op.base for op in self.fn.walk() if isinstance(op, simt.StoreOp)}
+        stored |= self.atomic.keys()
         decls, fields, facts = [], [f"{f}: u32," for f in GRID_FIELDS], []
         nptr = 0
         for arg in self.fn.body.block.args:
@@ -505,8 +551,9 @@ class WGSLEmitter:
         elem, name = self.elem(pointee), self.fresh(arg)
         self.buffers[arg] = name
         access = "read_write" if written else "read"
+        item = f"atomic<{self.atomic[arg]}>" if arg in self.atomic else elem
         decls.append(f"@group(0) @binding({binding}) var<storage, {access}> {name}: "
-                     f"array<{elem}>;")
+                     f"array<{item}>;")
         return {"kind": "ptr", "binding": binding, "dtype": elem, "access": access}
 
     def emit(self) -> tuple[str, dict]:
@@ -522,7 +569,8 @@ class WGSLEmitter:
         out += _ENTRY.format(size=size).splitlines() + self.lines + ["}", ""]
         facts = {"name": self.fn.sym_name.data, "entry": "main", "workgroup_size": size,
                  "params": params, "features": sorted(self.features),
-                 "uniform": {"binding": nptr, "size": -(-len(fields) // 4) * 16}}
+                 "uniform": {"binding": nptr, "size": -(-len(fields) // 4) * 16},
+                 "subgroup": self.subgroup}
         return "\n".join(out), facts
 
 
@@ -541,8 +589,10 @@ _METHODS = {
     simt.ThreadIdOp: WGSLEmitter.thread_id, simt.LoadOp: WGSLEmitter.load,
     simt.StoreOp: WGSLEmitter.store, tile.CmpIOp: WGSLEmitter.cmp,
     tile.CmpFOp: WGSLEmitter.cmp,
-    scf.ForOp: WGSLEmitter.for_, scf.IfOp: WGSLEmitter.if_, func.ReturnOp: lambda _s, _o: None,
-}
+    scf.ForOp: WGSLEmitter.for_, scf.IfOp: WGSLEmitter.if_, scf.WhileOp: WGSLEmitter.while_,
+    scf.ConditionOp: WGSLEmitter.condition, func.ReturnOp: lambda _s, _o: None,
+    simt.AtomicRMWOp: emit_atomic, simt.AtomicCASOp: emit_atomic,
+} | cross_thread.METHODS
 
 
 def emit_wgsl(module: ModuleOp) -> tuple[str, dict]:

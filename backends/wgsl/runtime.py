@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import weakref
 
 import numpy as np
@@ -20,7 +21,7 @@ from compiler.language import dtype_from_str
 
 _LIMITS = ("max-storage-buffers-per-shader-stage", "max-storage-buffer-binding-size",
            "max-buffer-size", "max-compute-invocations-per-workgroup",
-           "max-compute-workgroup-size-x")
+           "max-compute-workgroup-size-x", "max-compute-workgroup-storage-size")
 """Limits requested at the adapter's maximum: wgpu's defaults (8 storage buffers per
 stage, 128 MiB bindings) are below what kernels and GPUs commonly need."""
 
@@ -52,7 +53,7 @@ def wgsl_device() -> wgpu.GPUDevice:
     a = adapter()
     return a.request_device_sync(
         label="tilec", required_limits={k: a.limits[k] for k in _LIMITS},
-        required_features=[f for f in ("shader-f16",) if f in a.features])
+        required_features=[f for f in ("shader-f16", "subgroup") if f in a.features])
 
 
 def availability() -> tuple[bool, str]:
@@ -172,7 +173,7 @@ class Kernel:
     def pipeline(self, device: wgpu.GPUDevice, promoted: frozenset[int]):
         per_device = self.pipelines.setdefault(device, {})
         if promoted not in per_device:
-            source = self.source
+            source = with_subgroups(device, self.source, self.facts)
             for b in promoted:  # the runtime's half of aliasing: see ``promotions``
                 source = source.replace(f"@binding({b}) var<storage, read> ",
                                         f"@binding({b}) var<storage, read_write> ")
@@ -193,6 +194,31 @@ class Kernel:
         compute.dispatch_workgroups(*dispatch)
         compute.end()
         device.queue.submit([encoder.finish()])
+
+
+_NVIDIA = 0x10DE
+
+
+def subgroups_of_32(device: wgpu.GPUDevice) -> bool:
+    """Whether subgroup ops work and every subgroup is a warp of 32 invocations: the
+    adapter reports min = max = 32, or it is NVIDIA's, whose subgroups always are (wgpu-py
+    0.32 does not pass the reported sizes through, hence the vendor test)."""
+    if "subgroup" not in device.features or os.environ.get("TILEC_WGSL_SUBGROUPS") == "0":
+        return False
+    info = device.adapter.info
+    sizes = {v for k, v in info.items() if k.endswith(("group_min_size", "group_max_size"))}
+    return sizes == {32} or info.get("vendor_id") == _NVIDIA
+
+
+def with_subgroups(device: wgpu.GPUDevice, source: str, facts: dict) -> str:
+    """The kernel with its shuffles through workgroup memory swapped for subgroup
+    shuffles (``facts["subgroup"]``, see ``cross_thread.py``) where those are exact."""
+    swaps = facts.get("subgroup") or {}
+    if not swaps or not subgroups_of_32(device):
+        return source
+    for emulated, native in swaps.items():
+        source = source.replace(emulated, native)
+    return source  # no `enable subgroups;`: wgpu 0.32's Naga rejects it, the feature suffices
 
 
 def promotions(bound: list, params: list[dict]) -> frozenset[int]:

@@ -1,20 +1,36 @@
 """assign-layouts: tile IR -> tile IR with layouts.
 
-Gives every tensor type a ``#tile.blocked`` encoding (how a tile is spread over the threads
-of a program), one layout per shape so elementwise ops keep matching types, sets ``vec``
-on every ``tile.load``/``tile.store`` of a tile (how many neighbouring elements move as one
-access, from the contiguity/divisibility analysis) and records the thread count as
-``{simt.num_warps = W : i32}`` on the kernel for ``tile-to-simt``.
+Gives every tensor type a layout encoding (how a tile is spread over the threads of a
+program), sets ``vec`` on every ``tile.load``/``tile.store`` of a tile (how many
+neighbouring elements move as one access, from the contiguity/divisibility analysis) and
+records the thread count as ``{simt.num_warps = W : i32}`` on the kernel for
+``tile-to-simt``.
+
+Tiles that an op computes element by element (operands and results of ``arith``, ``math``,
+comparisons, ``select``, ``addptr``, memory ops, loop-carried values) must share a layout;
+they form groups. A group takes its layout from where its tiles go or come from:
+
+1. an operand of ``tile.expand_dims`` takes the ``#tile.slice`` along the new axis of the
+   result's layout, an operand of ``tile.broadcast`` the result's layout (so
+   ``offs_m[:, None]`` and ``offs_n[None, :]`` become slices of one 2-D layout);
+2. a result of ``tile.reduce`` along ``axis`` is the ``#tile.slice`` of its operand's;
+3. otherwise the blocked layout of its shape, coalesced along the last dimension for the
+   widest element that shape is loaded or stored as (1-D kernels get exactly this).
+
+Leaves (``tile.range``, ``tile.splat``, dense constants) are copied per use first, so one
+``arange`` shared by rows and columns does not tie them together. Where a rule still
+disagrees with a group (a tile needed in two layouts), a ``tile.convert_layout`` is
+inserted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     BytesAttr,
     DenseIntOrFPElementsAttr,
@@ -23,17 +39,19 @@ from xdsl.dialects.builtin import (
     TensorType,
     i32,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.errors import CompileError
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
-from dialects.tile import BlockedLayoutAttr, LoadOp, StoreOp
+from compiler.passes.layouts import WARP_SIZE, contiguous_run
+from dialects import tile
+from dialects.tile import BlockedLayoutAttr, LoadOp, SliceLayoutAttr, StoreOp
 
-WARP_SIZE = 32
 DEFAULT_ELEM_BITS = 32
 NUM_WARPS_ATTR = "simt.num_warps"
+__all__ = ["WARP_SIZE", "AssignLayouts", "blocked_layout"]
 
 
 def _distribute(total: int, caps: Sequence[int], order: Sequence[int]) -> list[int]:
@@ -68,13 +86,14 @@ def _pow2_floor(n: int) -> int:
     return 1 << (max(1, n).bit_length() - 1)
 
 
-def access_vec(op: LoadOp | StoreOp, layout: BlockedLayoutAttr, facts: AxisInfoAnalysis,
+def access_vec(op: LoadOp | StoreOp, layout: Attribute, facts: AxisInfoAnalysis,
                vector_bits: int) -> int:
     """Elements per access: within one thread's run, contiguous, aligned, one mask value,
     and at most ``vector_bits`` wide."""
     pointee = op.ptr.type.element_type.pointee  # pyright: ignore[reportAttributeAccessIssue]
     ptr = facts[op.ptr]
-    limits = [layout.spt[-1], ptr.contiguity[-1], ptr.divisibility[-1],
+    limits = [contiguous_run(layout, op.ptr.type.get_shape()),  # pyright: ignore
+              ptr.contiguity[-1], ptr.divisibility[-1],
               max(1, vector_bits // bits_of(pointee))]
     if op.mask is not None:
         limits.append(facts[op.mask].constancy[-1])
@@ -92,39 +111,268 @@ def _access_bits(f: func.FuncOp) -> dict[tuple[int, ...], int]:
     return widest
 
 
-def _with_layout(t: Attribute, layouts: dict[tuple[int, ...], BlockedLayoutAttr]) -> Attribute:
-    if not isinstance(t, TensorType):
-        return t
-    return TensorType(t.element_type, t.get_shape(), layouts[t.get_shape()])
+def _is_tile(v: SSAValue) -> bool:
+    return isinstance(v.type, TensorType)
 
 
-def _retype(op: Operation, layouts: dict[tuple[int, ...], BlockedLayoutAttr]) -> None:
-    """Put the layouts on every tensor result, block argument and dense constant of ``op``."""
-    for res in op.results:
-        if isinstance(res.type, TensorType):
-            Rewriter.replace_value_with_new_type(res, _with_layout(res.type, layouts))
-    for region in op.regions:
-        for block in region.blocks:
-            for arg in block.args:
-                if isinstance(arg.type, TensorType):
-                    Rewriter.replace_value_with_new_type(arg, _with_layout(arg.type, layouts))
-    value = op.properties.get("value")
-    if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(value.type, TensorType):
-        new_type = _with_layout(value.type, layouts)
-        op.properties["value"] = DenseIntOrFPElementsAttr(new_type, BytesAttr(value.data.data))
+def _split_leaves(f: func.FuncOp) -> list[list[Operation]]:
+    """One copy of each multiply-used leaf per use (inserted next to it); the copies."""
+    families = []
+    for op in list(f.walk()):
+        leaf = isinstance(op, tile.RangeOp | tile.SplatOp) or (
+            isinstance(op, arith.ConstantOp) and _is_tile(op.result))
+        uses = list(op.results[0].uses) if leaf else []
+        if len(uses) < 2:
+            continue
+        family = [op]
+        for use in uses[1:]:
+            copy = op.clone()
+            Rewriter.insert_op(copy, InsertPoint.before(op))
+            use.operation.operands[use.index] = copy.results[0]
+            family.append(copy)
+        families.append(family)
+    return families
 
 
-def _tile_shapes(f: func.FuncOp) -> set[tuple[int, ...]]:
-    shapes = set()
+def _merge_equal_copies(families: list[list[Operation]]) -> None:
+    """Copies that ended up with one type are one value again: the first in the block
+    (the copies sit together, before the original) serves the others' uses."""
+    for original, *copies in families:
+        first: dict[Attribute, Operation] = {}
+        for op in (*copies, original):
+            keep = first.setdefault(op.results[0].type, op)
+            if keep is not op:
+                op.results[0].replace_all_uses_with(keep.results[0])
+                Rewriter.erase_op(op)
+
+
+def _region_ties(op: Operation) -> list[list[SSAValue]]:
+    """Values of ``scf`` control flow that are one value in different places."""
+    def yields(region) -> list[SSAValue]:
+        return list(region.block.last_op.operands) if region.blocks else []
+
+    if isinstance(op, scf.ForOp):
+        body = op.body.block
+        cols = [list(op.operands[3:]), list(body.args[1:]), list(op.results), yields(op.body)]
+    elif isinstance(op, scf.IfOp):
+        cols = [list(op.results), yields(op.true_region), yields(op.false_region)]
+    elif isinstance(op, scf.WhileOp):
+        before, after = op.before_region.block, op.after_region.block
+        cols = [list(op.operands), list(before.args), yields(op.after_region),
+                list(before.last_op.operands[1:]), list(after.args), list(op.results)]
+        return [list(t) for t in zip(*cols[:3], strict=False)] + \
+            [list(t) for t in zip(*cols[3:], strict=False)]
+    else:
+        return []
+    return [list(t) for t in zip(*(c for c in cols if c), strict=False)]
+
+
+_OWN_RULES = (tile.ExpandDimsOp, tile.BroadcastOp, tile.ReshapeOp, tile.TransOp,
+              tile.ConvertLayoutOp, tile.ReduceOp)
+
+
+class _Groups:
+    """Union-find over tile values, with the rules that derive a group's layout."""
+
+    def __init__(self, f: func.FuncOp):
+        self.parent: dict[SSAValue, SSAValue] = {}
+        # group root -> [(rule, other value)]: "slice:<axis>" / "same" from a consumer,
+        # "reduce:<axis>" from an operand
+        self.rules: dict[SSAValue, list[tuple[str, SSAValue]]] = {}
+        for op in f.walk():
+            self._tie_op(op)
+        for op in f.walk():
+            self._derive(op)
+
+    def find(self, v: SSAValue) -> SSAValue:
+        root = self.parent.setdefault(v, v)
+        while root != self.parent[root]:
+            root = self.parent[root]
+        self.parent[v] = root
+        return root
+
+    def tie(self, values: Sequence[SSAValue]) -> None:
+        tiles = [v for v in values if _is_tile(v)]
+        for v in tiles[1:]:
+            self.parent[self.find(v)] = self.find(tiles[0])
+
+    def _tie_op(self, op: Operation) -> None:
+        if op.name.startswith("scf."):
+            for values in _region_ties(op):
+                self.tie(values)
+        elif isinstance(op, tile.ReduceOp):
+            self.tie(list(op.srcs))
+            self.tie(list(op.outs))
+        elif not isinstance(op, _OWN_RULES):  # elementwise in effect: equal shapes tie
+            by_shape: dict[tuple[int, ...], list[SSAValue]] = {}
+            for v in (*op.operands, *op.results):
+                if _is_tile(v):
+                    by_shape.setdefault(v.type.get_shape(), []).append(v)
+            for values in by_shape.values():
+                self.tie(values)
+
+    def _derive(self, op: Operation) -> None:
+        if isinstance(op, tile.ExpandDimsOp):
+            self._rule(op.src, f"slice:{op.axis.value.data}", op.result)
+        elif isinstance(op, tile.BroadcastOp):
+            self._rule(op.src, "same", op.result)
+        elif isinstance(op, tile.ReduceOp) and _is_tile(op.outs[0]):
+            self._rule(op.outs[0], f"reduce:{op.axis.value.data}", op.srcs[0])
+
+    def _rule(self, v: SSAValue, rule: str, other: SSAValue) -> None:
+        self.rules.setdefault(self.find(v), []).append((rule, other))
+
+
+class _Assigner:
+    """Decides every tile's layout in one kernel and rewrites the types."""
+
+    def __init__(self, f: func.FuncOp, num_warps: int, vector_bits: int):
+        self.f, self.num_warps, self.vector_bits = f, num_warps, vector_bits
+        self.bits = _access_bits(f)
+        self.groups = _Groups(f)
+        self.layouts: dict[SSAValue, Attribute | None] = {}  # group root -> layout
+
+    def layout(self, v: SSAValue) -> Attribute:
+        """The layout of ``v``'s group: from its first rule whose other group is not
+        being decided (rules may form cycles), consumers' rules first."""
+        root = self.groups.find(v)
+        if root not in self.layouts:
+            self.layouts[root] = None  # being decided
+            found = self.default(v)
+            rules = self.groups.rules.get(root, [])
+            for rule, other in sorted(rules, key=lambda r: r[0].startswith("reduce")):
+                if self.layouts.get(self.groups.find(other), 0) is not None:
+                    found = derived(rule, self.layout(other))
+                    break
+            self.layouts[root] = found
+        layout = self.layouts[root]
+        assert layout is not None
+        return layout
+
+    def default(self, v: SSAValue) -> BlockedLayoutAttr:
+        shape = v.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
+        bits = self.bits.get(shape, DEFAULT_ELEM_BITS)
+        return blocked_layout(shape, self.num_warps, bits, self.vector_bits)
+
+    def run(self) -> None:
+        facts = AxisInfoAnalysis(self.f)
+        for op in self.f.walk():
+            if isinstance(op, LoadOp | StoreOp) and _is_tile(op.ptr):
+                vec = access_vec(op, self.layout(op.ptr), facts, self.vector_bits)
+                op.properties["vec"] = IntegerAttr(vec, i32)
+        new_types = {v: _with_layout(v.type, self.layout(v)) for v in _tile_values(self.f)}
+        for v, t in new_types.items():
+            Rewriter.replace_value_with_new_type(v, t)
+        for op in list(self.f.walk()):
+            _retype_constant(op)
+            _convert_where_needed(op)
+
+
+def derived(rule: str, layout: Attribute) -> Attribute:
+    """The layout a rule gives from the other group's layout."""
+    kind, _, axis = rule.partition(":")
+    return layout if kind == "same" else SliceLayoutAttr(int(axis), layout)
+
+
+def _tile_values(f: func.FuncOp) -> Iterator[SSAValue]:
     for op in f.walk():
-        values = list(op.results) + [a for r in op.regions for b in r.blocks for a in b.args]
-        shapes |= {v.type.get_shape() for v in values if isinstance(v.type, TensorType)}
-    return shapes
+        yield from (r for r in op.results if _is_tile(r))
+        for region in op.regions:
+            for block in region.blocks:
+                yield from (a for a in block.args if _is_tile(a))
+
+
+def _with_layout(t: TensorType, layout: Attribute) -> TensorType:
+    return TensorType(t.element_type, t.get_shape(), layout)
+
+
+def _retype_constant(op: Operation) -> None:
+    value = op.properties.get("value")
+    if isinstance(value, DenseIntOrFPElementsAttr) and _is_tile(op.results[0]):
+        op.properties["value"] = DenseIntOrFPElementsAttr(op.results[0].type,
+                                                          BytesAttr(value.data.data))
+
+
+def _convert(value: SSAValue, layout: Attribute, before: Operation) -> SSAValue:
+    new = tile.ConvertLayoutOp(value, _with_layout(value.type, layout))  # pyright: ignore
+    new.location = before.location
+    Rewriter.insert_op(new, InsertPoint.before(before))
+    return new.result
+
+
+def _convert_where_needed(op: Operation) -> None:
+    """A ``tile.convert_layout`` where an op's rule and its groups disagree."""
+    if isinstance(op, tile.ExpandDimsOp | tile.BroadcastOp):
+        res = op.result.type.encoding
+        want = SliceLayoutAttr(op.axis.value.data, res) \
+            if isinstance(op, tile.ExpandDimsOp) else res
+        if op.src.type.encoding != want:
+            op.operands[0] = _convert(op.src, want, op)
+    elif isinstance(op, tile.ReduceOp):
+        for out in op.outs:
+            if not _is_tile(out):
+                continue
+            want = SliceLayoutAttr(op.axis.value.data, op.srcs[0].type.encoding)
+            if out.type.encoding == want:
+                continue
+            group = out.type.encoding
+            out = Rewriter.replace_value_with_new_type(out, _with_layout(out.type, want))
+            after = op.next_op
+            assert after is not None
+            conv = _convert(out, group, after)
+            out.replace_all_uses_with(conv)
+            conv.owner.operands[0] = out
+
+
+_CHEAP_TILE_OPS = (tile.RangeOp, tile.SplatOp, tile.CmpIOp, tile.CmpFOp, tile.SelectOp)
+REMATERIALIZE_LIMIT = 8  # ops recomputed in place of one conversion through memory
+
+
+def _cheap_ops(value: SSAValue) -> list[Operation] | None:
+    """The ops computing tile ``value`` from scalars alone (ranges, splats, constants and
+    elementwise math), operands first; None if anything else or too many."""
+    found: list[Operation] = []
+
+    def visit(v: SSAValue) -> bool:
+        op = v.owner
+        if not _is_tile(v) or op in found:
+            return True
+        if not isinstance(op, Operation) or op.regions or not (
+                isinstance(op, _CHEAP_TILE_OPS) or op.name.startswith(("arith.", "math."))):
+            return False
+        if not all(visit(o) for o in op.operands):
+            return False
+        found.append(op)
+        return len(found) <= REMATERIALIZE_LIMIT
+
+    return found if visit(value) else None
+
+
+def _rematerialize(conv: tile.ConvertLayoutOp) -> None:
+    """A conversion of a cheap tile becomes that tile computed again in the new layout
+    (``offs`` used as both ``offs[:, None]`` and ``offs[None, :]``); originals left
+    unused are erased."""
+    ops = _cheap_ops(conv.src)
+    if ops is None:
+        return
+    layout = conv.result.type.encoding
+    mapped: dict[SSAValue, SSAValue] = {}
+    for op in ops:
+        copy = op.clone(value_mapper=mapped)
+        Rewriter.insert_op(copy, InsertPoint.before(conv))
+        for old, new in zip(op.results, copy.results, strict=True):
+            mapped[old] = Rewriter.replace_value_with_new_type(new, _with_layout(new.type, layout))
+        _retype_constant(copy)
+    conv.result.replace_all_uses_with(mapped[conv.src])
+    Rewriter.erase_op(conv)
+    for op in reversed(ops):
+        if all(r.first_use is None for r in op.results):
+            Rewriter.erase_op(op)
 
 
 @dataclass(frozen=True)
 class AssignLayouts(ModulePass):
-    """Blocked layouts for every tile, ``vec`` for every tile access."""
+    """Layouts for every tile, ``vec`` for every tile access."""
 
     name = "assign-layouts"
 
@@ -136,21 +384,9 @@ class AssignLayouts(ModulePass):
             raise CompileError(f"num_warps must be a power of two, got {self.num_warps}")
         for f in op.walk():
             if isinstance(f, func.FuncOp) and f.body.blocks:
-                self._run(f)
-
-    def _run(self, f: func.FuncOp) -> None:
-        bits = _access_bits(f)
-        layouts = {
-            shape: blocked_layout(shape, self.num_warps, bits.get(shape, DEFAULT_ELEM_BITS),
-                                  self.vector_bits)
-            for shape in _tile_shapes(f)
-        }
-        facts = AxisInfoAnalysis(f)
-        for op in f.walk():
-            if isinstance(op, LoadOp | StoreOp) and isinstance(op.ptr.type, TensorType):
-                vec = access_vec(op, layouts[op.ptr.type.get_shape()], facts, self.vector_bits)
-                op.properties["vec"] = IntegerAttr(vec, i32)
-        for op in list(f.walk()):
-            _retype(op, layouts)
-        f.attributes[NUM_WARPS_ATTR] = IntegerAttr(self.num_warps, i32)
-
+                families = _split_leaves(f)
+                _Assigner(f, self.num_warps, self.vector_bits).run()
+                _merge_equal_copies(families)
+                for conv in [c for c in f.walk() if isinstance(c, tile.ConvertLayoutOp)]:
+                    _rematerialize(conv)
+                f.attributes[NUM_WARPS_ATTR] = IntegerAttr(self.num_warps, i32)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerAttr,
@@ -213,6 +213,35 @@ def _constant(op: Operation, shape: Sequence[int]) -> AxisInfo:
     return AxisInfo.unknown(shape)
 
 
+def _expand_dims(op: Operation, args: Sequence[AxisInfo], shape: Sequence[int]) -> AxisInfo:
+    """A new dimension of size 1: its one element per position is divisible by what
+    every element of the operand is (a dimension without runs says that)."""
+    a, axis = args[0], op.axis.value.data  # pyright: ignore[reportAttributeAccessIssue]
+    div = max([a.divisibility[d] for d in range(a.rank) if a.contiguity[d] == 1] or [1])
+
+    def put(facts: tuple[int, ...], new: int) -> tuple[int, ...]:
+        return facts[:axis] + (new,) + facts[axis:]
+    return AxisInfo(put(a.contiguity, 1), put(a.divisibility, div), put(a.constancy, 1),
+                    a.value)
+
+
+def _broadcast(op: Operation, args: Sequence[AxisInfo], shape: Sequence[int]) -> AxisInfo:
+    """Along a stretched dimension every element repeats the operand's one."""
+    a, src = args[0], shape_of(op.operands[0].type)
+    stretched = [src[d] != n for d, n in enumerate(shape)]
+    return AxisInfo(
+        tuple(1 if s else c for s, c in zip(stretched, a.contiguity, strict=True)),
+        a.divisibility,
+        tuple(n if s else k for s, n, k in zip(stretched, shape, a.constancy, strict=True)),
+        a.value)
+
+
+def _trans(op: Operation, args: Sequence[AxisInfo], shape: Sequence[int]) -> AxisInfo:
+    a, order = args[0], op.permutation  # pyright: ignore[reportAttributeAccessIssue]
+    return AxisInfo(*(tuple(f[d] for d in order) for f in (
+        a.contiguity, a.divisibility, a.constancy)), a.value)
+
+
 def _binary(rule):
     return lambda op, args, shape: rule(args[0], args[1], shape)
 
@@ -246,6 +275,10 @@ _RULES: dict[str, Rule] = {
     "tile.program_id": lambda op, args, shape: AxisInfo.unknown(shape),
     "tile.num_programs": lambda op, args, shape: AxisInfo.unknown(shape),
     "tile.load": lambda op, args, shape: AxisInfo.unknown(shape),
+    "tile.expand_dims": _expand_dims,
+    "tile.broadcast": _broadcast,
+    "tile.trans": _trans,
+    "tile.convert_layout": _same,
 }
 
 
@@ -275,7 +308,11 @@ class AxisInfoAnalysis:
         for op in root.walk():
             if isinstance(op, func.FuncOp):
                 self._seed_args(op)
-            elif len(op.results) == 1:
+                continue
+            if isinstance(op, scf.ForOp):  # iv = lb + k * step: divisible as lb and step are
+                div = min(self[op.lb].divisibility[0], self[op.step].divisibility[0])
+                self._facts[op.body.block.args[0]] = AxisInfo.uniform((1,), div)
+            if len(op.results) == 1:
                 self._facts[op.results[0]] = self._visit(op)
 
     def __getitem__(self, value: SSAValue) -> AxisInfo:

@@ -18,6 +18,8 @@ _TILEC = {
     "assign-layouts": "AssignLayouts",
     "tile-to-simt": "TileToSimt",
     "simt-to-ptx": "SimtToPtx",
+    "strip-debug": "StripDebug",
+    "lower-control": "LowerControl",
 }
 
 # The xDSL passes tilec's pipelines reuse: name -> (module, class).

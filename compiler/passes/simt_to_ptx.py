@@ -41,6 +41,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from compiler.errors import SourceLoc, UnsupportedError
+from compiler.passes import ptx_control, ptx_cross_thread
 from dialects import ptx, simt, tile
 from dialects.tile import PtrType, element_type, like
 
@@ -132,6 +133,13 @@ _CMPF = {"oeq": "eq", "one": "ne", "olt": "lt", "ole": "le", "ogt": "gt", "oge":
          "ord": "num", "ueq": "equ", "une": "neu", "ult": "ltu", "ule": "leu", "ugt": "gtu",
          "uge": "geu", "uno": "nan"}
 _SREGS = {tile.ProgramIdOp: "%ctaid", tile.NumProgramsOp: "%nctaid"}
+# Atomics: (kind, dtype) -> the atom.global operation and type. f32 max/min have no atom:
+# an atom.global.cas loop applies the NaN-propagating max/min instead.
+_ATOM = {("add", "i32"): "add.u32", ("add", "f32"): "add.f32", ("max", "i32"): "max.s32",
+         ("min", "i32"): "min.s32", ("umax", "i32"): "max.u32", ("umin", "i32"): "min.u32",
+         ("xchg", "i32"): "exch.b32", ("xchg", "f32"): "exch.b32", ("cas", "i32"): "cas.b32",
+         ("cas", "f32"): "cas.b32"}
+_ATOM_LOOP = {("max", "f32"): "max.NaN.f32", ("min", "f32"): "min.NaN.f32"}
 
 
 def _dtype(t: Attribute) -> str:
@@ -174,6 +182,7 @@ class _Lowering:
         # (the first definition dominates every later use).
         self.memo: dict[tuple, SSAValue] = {}
         self.location: Attribute | None = None
+        self.labels = 0  # branch labels made so far (ptx_control)
 
     def run(self) -> None:
         old = self.kernel.body.block
@@ -342,6 +351,15 @@ class _Lowering:
         lanes = [0] * ptx.lanes(op.vector.type)
         return self.value(ptx.LanesOp(self.values[op.source], lanes, op.vector.type))
 
+    def _shuffle(self, op: vector.ShuffleOp) -> SSAValue:
+        """Lanes picked by a constant mask: the same registers, renamed."""
+        n, mask = ptx.lanes(op.v1.type), list(op.mask.get_values())
+        if op.v1 != op.v2 and any(m >= n for m in mask):  # lanes of both: join them
+            both = self.value(ptx.ConcatOp([self.values[op.v1], self.values[op.v2]]))
+            return self.value(ptx.LanesOp(both, mask, op.result.type))
+        picked = [m % n for m in mask]
+        return self.value(ptx.LanesOp(self.values[op.v1], picked, op.result.type))
+
     def _sreg(self, op: tile.ProgramIdOp | tile.NumProgramsOp) -> SSAValue:
         return self.value(ptx.SRegOp(f"{_SREGS[type(op)]}.{'xyz'[op.axis.value.data]}"))
 
@@ -458,6 +476,19 @@ class _Lowering:
             value = self.select(value, self.const(1, "i8"), self.const(0, "i8"))
         self.emit(ptx.StGlobalOp(addr, value, mask, vec))
 
+    def _atomic(self, op: simt.AtomicRMWOp | simt.AtomicCASOp) -> SSAValue:
+        dt = _dtype(op.result.type)
+        kind = op.kind.data if isinstance(op, simt.AtomicRMWOp) else "cas"
+        addr = self._address(self.values[op.base], self.values[op.index], dt)
+        pred = None if op.mask is None else self.values[op.mask]
+        val = self.values[op.val]
+        if (kind, dt) in _ATOM_LOOP:
+            return self.value(ptx.AtomLoopOp(_ATOM_LOOP[kind, dt], addr, val, pred))
+        if (kind, dt) not in _ATOM:
+            raise _unsupported(op, f"{op.name} {kind} on {dt}")
+        args = [self.values[op.cmp], val] if kind == "cas" else [val]
+        return self.value(ptx.AtomOp(f"atom.global.{_ATOM[kind, dt]}", addr, args, pred))
+
     def _return(self, op: func.ReturnOp) -> None:
         if op.operands:
             raise _unsupported(op, "returning a value from a kernel")
@@ -468,12 +499,14 @@ _CASTS = (arith.ExtFOp, arith.TruncFOp, arith.SIToFPOp, arith.UIToFPOp, arith.FP
           arith.FPToUIOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, arith.BitcastOp)
 _SPECIAL = {
     arith.ConstantOp: _Lowering._constant, vector.BroadcastOp: _Lowering._broadcast,
+    vector.ShuffleOp: _Lowering._shuffle,
     tile.ProgramIdOp: _Lowering._sreg, tile.NumProgramsOp: _Lowering._sreg,
     simt.ThreadIdOp: _Lowering._thread_id, tile.CmpIOp: _Lowering._cmpi,
     tile.CmpFOp: _Lowering._cmpf, tile.SelectOp: _Lowering._select,
     arith.SelectOp: _Lowering._select, simt.LoadOp: _Lowering._load,
     simt.StoreOp: _Lowering._store, func.ReturnOp: _Lowering._return,
-} | {c: _Lowering._cast for c in _CASTS}
+    simt.AtomicRMWOp: _Lowering._atomic, simt.AtomicCASOp: _Lowering._atomic,
+} | {c: _Lowering._cast for c in _CASTS} | ptx_control.HANDLERS | ptx_cross_thread.HANDLERS
 _RECIPES = {
     (arith.MaximumfOp, "f64"): lambda lo, a, b: lo._nan_minmax_f64("max.f64", a, b),
     (arith.MinimumfOp, "f64"): lambda lo, a, b: lo._nan_minmax_f64("min.f64", a, b),

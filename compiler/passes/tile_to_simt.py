@@ -1,22 +1,20 @@
 """tile-to-simt: tile IR with layouts -> SIMT IR (per-thread code).
 
 Each tile value becomes the ``vector<K x T>`` of the K elements one thread owns under its
-``#tile.blocked`` layout; elementwise ``arith``/``math``/``tile.cmpi``/``cmpf``/``select``
-ops stay as they are on those vectors. ``tile.range`` becomes ``simt.thread_id``
-arithmetic plus a dense per-lane constant, ``tile.splat`` becomes ``vector.broadcast``.
-Pointers disappear: each one is traced through ``tile.splat``/``tile.addptr`` to a kernel
-pointer argument and an i32 element index, and ``tile.load``/``tile.store`` become
-``simt.load``/``simt.store`` on (argument, index). The kernel must carry
-``simt.num_warps`` (set by ``assign-layouts``).
+``#tile.blocked`` or ``#tile.slice`` layout (``layouts.lane_map``); elementwise
+``arith``/``math``/``tile.cmpi``/``cmpf``/``select`` ops stay as they are on those vectors.
+``tile.range`` becomes ``simt.thread_id`` arithmetic plus a dense per-lane constant,
+``tile.splat`` becomes ``vector.broadcast``, shape ops become lane renaming or a trip
+through shared memory (``lower_shapes``). Pointers disappear: each one is traced through
+``tile.splat``/``tile.addptr``/shape ops to a kernel pointer argument and an i32 element
+index, and ``tile.load``/``tile.store`` become ``simt.load``/``simt.store`` on (argument,
+index). The kernel must carry ``simt.num_warps`` (set by ``assign-layouts``).
 """
 
 from __future__ import annotations
 
-import itertools
 import linecache
-from collections.abc import Sequence
 from dataclasses import dataclass
-from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, vector
@@ -36,80 +34,16 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.errors import CompileError, SourceLoc, UnsupportedError
 from compiler.passes.assign_layouts import NUM_WARPS_ATTR, WARP_SIZE
+from compiler.passes.layouts import DimMap, elements_per_thread, ilog2, lane_map
+from compiler.passes.lower_atomic import lower_atomic
+from compiler.passes.lower_reduce import lower_reduce, lower_scan
+from compiler.passes.lower_shapes import ShapeOp, lower_shape
 from dialects import simt, tile
-from dialects.tile import BlockedLayoutAttr, PtrType, element_type, like
+from dialects.tile import BlockedLayoutAttr, PtrType, SliceLayoutAttr, element_type, like
 
 # Ops that act on each element alone, so the same op on per-thread vectors is correct.
 _ELEMENTWISE_PREFIXES = ("arith.", "math.", "scf.")
 _ELEMENTWISE_TILE_OPS = ("tile.cmpi", "tile.cmpf", "tile.select")
-
-
-@dataclass(frozen=True)
-class DimMap:
-    """Which coordinate along one dimension element ``k`` of thread ``t`` holds:
-    ``coord = thread_part(t) + lanes[k]``.
-
-    ``thread_part(t) = (p(t) * spt) mod size`` where ``p(t)``, the thread's position along
-    the dimension, is gathered from bit fields of the thread id: ``fields`` holds
-    ``(bit offset in t, width, bit offset in p)``.
-    """
-
-    fields: tuple[tuple[int, int, int], ...]
-    spt: int
-    size: int
-    footprint: int  # spt * threads * warps along the dimension
-    lanes: tuple[int, ...]
-
-    @property
-    def wraps(self) -> bool:
-        """The layout is wider than the tile: threads repeat elements (replication)."""
-        return self.footprint > self.size
-
-    def thread_part(self, tid):
-        """``thread_part`` of an int or a NumPy array of thread ids."""
-        p = sum(((tid >> s) & ((1 << w) - 1)) << ps for s, w, ps in self.fields)
-        return (p * self.spt) % self.size
-
-
-def _log2(n: int) -> int:
-    return n.bit_length() - 1
-
-
-def _fields(lane: tuple[int, int, int], warp: tuple[int, int, int]):
-    """The nonempty bit fields, merged when the warp bits continue the lane bits."""
-    (ls, lw, lp), (ws, ww, wp) = lane, warp
-    if ls + lw == ws and lp + lw == wp:
-        return ((ls, lw + ww, lp),) if lw + ww else ()
-    return tuple(f for f in (lane, warp) if f[1])
-
-
-def per_thread_shape(layout: BlockedLayoutAttr, shape: Sequence[int]) -> tuple[int, ...]:
-    """Elements per thread along each dim: spt times the wrap-around repeats."""
-    return tuple(s * max(1, -(-n // (s * t * w)))
-                 for n, s, t, w in zip(shape, layout.spt, layout.tpw, layout.wpc, strict=True))
-
-
-def elements_per_thread(layout: BlockedLayoutAttr, shape: Sequence[int]) -> int:
-    return prod(per_thread_shape(layout, shape))
-
-
-def lane_map(layout: BlockedLayoutAttr, shape: Sequence[int]) -> tuple[DimMap, ...]:
-    """The thread -> element mapping of a blocked layout, one ``DimMap`` per dimension.
-
-    Lanes of a warp and warps of a program both count the last dim fastest; a thread's
-    elements (its vector, row-major over dims) are ``spt`` neighbours per footprint,
-    repeated every footprint; a layout wider than the tile wraps modulo its size."""
-    spt, tpw, wpc = layout.spt, layout.tpw, layout.wpc
-    counts = per_thread_shape(layout, shape)
-    maps = []
-    for d, size in enumerate(shape):
-        lane = (_log2(prod(tpw[d + 1:])), _log2(tpw[d]), 0)
-        warp = (_log2(WARP_SIZE * prod(wpc[d + 1:])), _log2(wpc[d]), _log2(tpw[d]))
-        footprint = spt[d] * tpw[d] * wpc[d]
-        lanes = tuple(((e[d] // spt[d]) * footprint + e[d] % spt[d]) % size
-                      for e in itertools.product(*map(range, counts)))
-        maps.append(DimMap(_fields(lane, warp), spt[d], size, footprint, lanes))
-    return tuple(maps)
 
 
 def source_loc(op: Operation) -> SourceLoc | None:
@@ -121,8 +55,8 @@ def source_loc(op: Operation) -> SourceLoc | None:
     return SourceLoc(file, line, loc.column.data, linecache.getline(file, line))
 
 
-def _layout_of(t: TensorType) -> BlockedLayoutAttr:
-    if not isinstance(t.encoding, BlockedLayoutAttr):
+def _layout_of(t: TensorType) -> Attribute:
+    if not isinstance(t.encoding, BlockedLayoutAttr | SliceLayoutAttr):
         raise CompileError(f"tile-to-simt needs layouts on tiles (run assign-layouts): {t}")
     return t.encoding
 
@@ -153,7 +87,7 @@ class _Lowering:
         if not isinstance(num_warps, IntegerAttr):
             raise CompileError(f"tile-to-simt needs {NUM_WARPS_ATTR} (run assign-layouts)")
         self.f = f
-        self.tid_bits = _log2(WARP_SIZE * num_warps.value.data)
+        self.tid_bits = ilog2(WARP_SIZE * num_warps.value.data)
         self.tid: SSAValue | None = None
         self.prologue: Operation | None = None  # last op of the thread-id arithmetic
         self.thread_parts: dict[DimMap, SSAValue | None] = {}
@@ -161,9 +95,15 @@ class _Lowering:
         self.ptrs: dict[SSAValue, tuple[SSAValue, SSAValue | None]] = {
             a: (a, None) for a in entry.args if isinstance(a.type, PtrType)}
         self.dead: list[Operation] = []
+        self.shared: dict[Attribute, SSAValue] = {}  # element type -> data-movement buffer
+        # operand tile types of shape ops, read before their producers become vectors
+        self.src_types = {op: op.src.type for op in f.walk() if isinstance(op, ShapeOp)}
 
     def run(self) -> None:
-        for op in list(self.f.body.walk()):
+        ops = list(self.f.body.walk())
+        # operand tile types (with layouts), before rewriting earlier ops replaces them
+        self.operand_types = {op: [v.type for v in op.operands] for op in ops}
+        for op in ops:
             handler = _HANDLERS.get(type(op), _Lowering._generic)
             handler(self, op)
         for op in reversed(self.dead):
@@ -189,6 +129,18 @@ class _Lowering:
     def _replace(self, op: Operation, value: SSAValue) -> None:
         op.results[0].replace_all_uses_with(value)
         Rewriter.erase_op(op)
+
+    def _shared_buffer(self, elem: Attribute, size: int, loc_op: Operation) -> SSAValue:
+        """The shared buffer for moving ``elem`` tiles, at least ``size`` elements: one per
+        element type, as large as its largest use (each use ends in a barrier)."""
+        buf = self.shared.get(elem)
+        if buf is None:
+            buf = self._prologue_op(simt.SharedAllocOp(elem, size), loc_op)
+        elif buf.type.get_shape()[0] < size:  # pyright: ignore[reportAttributeAccessIssue]
+            bigger = simt.SharedAllocOp(elem, size).result.type
+            buf = Rewriter.replace_value_with_new_type(buf, bigger)
+        self.shared[elem] = buf
+        return buf
 
     # -- thread ids -----------------------------------------------------------------------
 
@@ -341,6 +293,10 @@ _HANDLERS = {
     tile.LoadOp: _Lowering._load,
     tile.StoreOp: _Lowering._store,
     arith.ConstantOp: _Lowering._constant,
+    tile.AtomicRMWOp: lower_atomic, tile.AtomicCASOp: lower_atomic,
+    tile.ReduceOp: lower_reduce, tile.ScanOp: lower_scan,
+    **{cls: lower_shape for cls in (tile.ExpandDimsOp, tile.BroadcastOp, tile.ReshapeOp,
+                                    tile.TransOp, tile.ConvertLayoutOp)},
 }
 
 

@@ -1,0 +1,61 @@
+"""PTX text of the ptx dialect's atomics (``ptx.atom``, ``ptx.atom_loop``), one lane at a
+time, for ``printer.KernelPrinter``.
+
+A guarded atomic first zeroes its result, so guarded-off lanes (masked-off elements and
+replicas) return 0. ``ptx.atom_loop`` is a compare-and-swap retry loop per lane, with
+labels and scratch registers numbered per kernel by the printer's register counters.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dialects import ptx
+from dialects.tile import element_type
+
+if TYPE_CHECKING:
+    from backends.ptx.printer import KernelPrinter
+
+
+def _scratch(p: KernelPrinter, like: str) -> str:
+    """A fresh register of the class whose names start like ``like`` (``%f3``: ``%f``)."""
+    prefix = like.rstrip("0123456789")
+    p.counts[prefix] = p.counts.get(prefix, 0) + 1
+    return f"{prefix}{p.counts[prefix]}"
+
+
+def _guard(p: KernelPrinter, op: ptx.AtomOp | ptx.AtomLoopOp, i: int, d: str) -> str:
+    """Zero lane ``i``'s result ``d`` if the op is guarded; the guard prefix."""
+    if op.pred is None:
+        return ""
+    p.line(f"mov.b32 {d}, 0")
+    return f"@{p.lane(op.pred, i)} "
+
+
+def emit_atom(p: KernelPrinter, op: ptx.AtomOp) -> None:
+    for i, d in enumerate(p.reg(op.result)):
+        guard = _guard(p, op, i, d)
+        args = ", ".join(p.lane(a, i) for a in op.args)
+        p.line(f"{guard}{op.opcode.data} {d}, [{p.lane(op.addr, i)}], {args}")
+
+
+def emit_atom_loop(p: KernelPrinter, op: ptx.AtomLoopOp) -> None:
+    """``d = *a; do { seen = cas(a, d, combine(d, v)); retry = seen != d; d = seen }
+    while (retry)``, comparing bit patterns (so NaN and -0.0 terminate)."""
+    assert element_type(op.result.type).bitwidth == 32
+    for i, d in enumerate(p.reg(op.result)):
+        guard = _guard(p, op, i, d)
+        a, v = p.lane(op.addr, i), p.lane(op.val, i)
+        new, seen = _scratch(p, d), _scratch(p, d)
+        retry = _scratch(p, "%p")
+        label = f"$L__atom{retry[2:]}"
+        if guard:
+            p.line(f"@!{guard[1:-1]} bra {label}_done")
+        p.line(f"ld.global.b32 {d}, [{a}]")
+        p.lines.append(f"{label}_loop:")
+        p.line(f"{op.combine.data} {new}, {d}, {v}")
+        p.line(f"atom.global.cas.b32 {seen}, [{a}], {d}, {new}")
+        p.line(f"setp.ne.b32 {retry}, {seen}, {d}")
+        p.line(f"mov.b32 {d}, {seen}")
+        p.line(f"@{retry} bra {label}_loop")
+        p.lines.append(f"{label}_done:")

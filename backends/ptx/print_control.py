@@ -1,0 +1,38 @@
+"""PTX text of the ptx dialect's control flow (``ptx.label``, ``ptx.bra``, ``ptx.reg``,
+``ptx.assign``), for ``printer.KernelPrinter``.
+
+A ``ptx.reg`` prints nothing: its registers are allocated where first used, like any
+value's. ``ptx.assign`` is one ``mov`` per lane.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dialects import ptx
+from dialects.tile import element_type
+
+if TYPE_CHECKING:
+    from backends.ptx.printer import KernelPrinter
+
+
+def emit_label(p: KernelPrinter, op: ptx.LabelOp) -> None:
+    p.lines.append(f"{op.label.data}:")
+
+
+def emit_bra(p: KernelPrinter, op: ptx.BraOp) -> None:
+    if op.pred is None:
+        p.line(f"bra.uni {op.target.data}")
+        return
+    neg = "!" if op.negated is not None else ""
+    p.line(f"@{neg}{p.reg(op.pred)[0]} bra {op.target.data}")
+
+
+def emit_reg(p: KernelPrinter, op: ptx.RegOp) -> None:
+    p.reg(op.result)
+
+
+def emit_assign(p: KernelPrinter, op: ptx.AssignOp) -> None:
+    cls = ptx.REGISTER_CLASSES[element_type(op.reg.type)][0]
+    for i, d in enumerate(p.reg(op.reg)):
+        p.line(f"mov.{cls} {d}, {p.lane(op.value, i)}")

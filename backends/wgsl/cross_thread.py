@@ -1,0 +1,132 @@
+"""WGSL of the SIMT ops that move data between lanes and threads, for ``emit.py``.
+
+- ``vector.shuffle``/``vector.extract``: lane picks, spelled as vector constructors;
+- ``simt.shared_alloc``: a module-scope ``var<workgroup>`` array; ``shared_load``/
+  ``shared_store`` index it; ``simt.barrier`` is ``workgroupBarrier()``;
+- ``simt.shuffle_xor``/``shuffle_up``/``shuffle_down``: WGSL's subgroups need not be 32
+  invocations wide (lavapipe's are not), so a shuffle goes through workgroup memory: each
+  thread writes its value, and after a barrier reads the source lane's (a second barrier
+  lets the next shuffle reuse the buffer). One helper function per value type does it.
+  For i32/f32 the facts carry ``subgroup``: each such helper's text and a
+  ``subgroupShuffle`` replacement, which the runtime swaps in where subgroups of exactly
+  32 invocations are guaranteed (``runtime.subgroups_of_32``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import vector
+from xdsl.dialects.builtin import VectorType
+from xdsl.ir import Attribute, Operation
+
+from dialects import simt
+
+if TYPE_CHECKING:
+    from backends.wgsl.emit import WGSLEmitter
+
+# The thread whose value a shuffle reads, from this thread's ``lid`` (u32) and operand.
+_SOURCE = {
+    simt.ShuffleXorOp: "lid ^ {n}u",
+    simt.ShuffleUpOp: "select(lid, lid - {n}u, (lid & 31u) >= {n}u)",
+    simt.ShuffleDownOp: "select(lid, lid + {n}u, (lid & 31u) + {n}u < 32u)",
+}
+
+_EMULATED = """var<workgroup> {name}_buf: array<{T}, {threads}>;
+
+fn {name}(v: {T}, src: u32, lid: u32) -> {T} {{
+  {name}_buf[lid] = v;
+  workgroupBarrier();
+  let r = {name}_buf[src];
+  workgroupBarrier();
+  return r;
+}}"""
+
+_SUBGROUP = """fn {name}(v: {T}, src: u32, lid: u32) -> {T} {{
+  return subgroupShuffle(v, src & 31u);
+}}"""
+
+_SUBGROUP_TYPES = ("i32", "f32")  # bool has no subgroup ops; f16 would need subgroups_f16
+
+
+def ty(elem: str, width: int) -> str:
+    return elem if width == 1 else f"vec{width}<{elem}>"
+
+
+def lane_count(t: Attribute) -> int:
+    return t.get_shape()[0] if isinstance(t, VectorType) else 1
+
+
+def threads(em: WGSLEmitter) -> int:
+    warps = em.fn.attributes.get("simt.num_warps")
+    return 32 * (warps.value.data if warps is not None else 4)  # pyright: ignore
+
+
+def shuffle(em: WGSLEmitter, op: Operation) -> None:
+    n = next(iter(op.properties.values())).value.data  # the mask or the delta
+    src = em.fresh(op.results[0])
+    em.line(f"let {src} = {_SOURCE[type(op)].format(n=n)};")
+    value = em.vals[op.operands[0]]
+    out = em.define(op.results[0])
+    for c, w in enumerate(out.widths):
+        em.line(f"let {out.names[c]} = {_helper(em, out.elem, w)}({value.chunk(c)}, {src}, lid);")
+
+
+def _helper(em: WGSLEmitter, elem: str, width: int) -> str:
+    t = ty(elem, width)
+    name = "shfl_" + t.replace("<", "").replace(">", "")
+    if name not in em.helpers:
+        em.helpers[name] = _EMULATED.format(name=name, T=t, threads=threads(em))
+        if elem in _SUBGROUP_TYPES:
+            em.subgroup[em.helpers[name]] = _SUBGROUP.format(name=name, T=t)
+    return name
+
+
+def shared_alloc(em: WGSLEmitter, op: simt.SharedAllocOp) -> None:
+    t = op.result.type
+    elem = em.elem(t.element_type)
+    name = em.fresh(op.result)
+    em.helpers[name] = f"var<workgroup> {name}: array<{elem}, {t.get_shape()[0]}>;"
+    em.buffers[op.result] = name
+
+
+def shared_load(em: WGSLEmitter, op: simt.SharedLoadOp) -> None:
+    buf, index = em.buffers[op.buffer], em.vals[op.index]
+    out = em.define(op.result)
+    for c, w in enumerate(out.widths):
+        lanes = ", ".join(f"{buf}[{index.lane(j)}]" for j in range(4 * c, 4 * c + w))
+        em.line(f"let {out.names[c]} = {lanes if w == 1 else f'{ty(out.elem, w)}({lanes})'};")
+
+
+def shared_store(em: WGSLEmitter, op: simt.SharedStoreOp) -> None:
+    buf, index, value = em.buffers[op.buffer], em.vals[op.index], em.vals[op.value]
+    mask = em.vals[op.mask] if op.mask is not None else None
+    for j in range(sum(value.widths)):
+        em.guarded(mask, j, [f"{buf}[{index.lane(j)}] = {value.lane(j)};"])
+
+
+def barrier(em: WGSLEmitter, _op: simt.BarrierOp) -> None:
+    em.line("workgroupBarrier();")
+
+
+def extract(em: WGSLEmitter, op: vector.ExtractOp) -> None:
+    (pos,) = op.static_position.get_values()
+    em.define(op.result, [em.vals[op.vector].lane(pos)])
+
+
+def shuffle_lanes(em: WGSLEmitter, op: vector.ShuffleOp) -> None:
+    first, second = em.vals[op.v1], em.vals[op.v2]
+    n = lane_count(op.v1.type)
+    picks = [first.lane(i) if i < n else second.lane(i - n) for i in op.mask.get_values()]
+    out = em.define(op.result)
+    for c, w in enumerate(out.widths):
+        lanes = ", ".join(picks[4 * c:4 * c + w])
+        em.line(f"let {out.names[c]} = {lanes if w == 1 else f'{ty(out.elem, w)}({lanes})'};")
+
+
+METHODS = {
+    vector.ExtractOp: extract, vector.ShuffleOp: shuffle_lanes,
+    simt.SharedAllocOp: shared_alloc, simt.SharedLoadOp: shared_load,
+    simt.SharedStoreOp: shared_store, simt.BarrierOp: barrier,
+    simt.ShuffleXorOp: shuffle, simt.ShuffleUpOp: shuffle, simt.ShuffleDownOp: shuffle,
+}

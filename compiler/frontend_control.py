@@ -1,0 +1,369 @@
+"""Frontend control flow: ``for``/``while``/``if`` -> ``scf``, ``tl.static_range``
+unrolling, and the debugging builtins ``tl.device_print``/``tl.device_assert``.
+
+``ControlFlowMixin`` is a base of ``CodeGenerator`` (compiler/frontend.py) and uses its
+``visit``, ``scope``, builder ``b`` and ``_fail``.
+
+Loop-carried variables are found the way Triton finds them: the body is generated once
+into a scratch block (a dry run) and thrown away; the names it rebinds that existed
+before the loop are carried (``iter_args``), and their type must not change. A Python
+number before the loop becomes a scalar of its literal type (``0`` -> int32, ``0.0`` ->
+float32), or of the loop's type when the loop makes it a scalar of another dtype; a tile
+never replaces a scalar (``acc = 0.0`` then ``acc += tile`` is an error, as in Triton:
+start from ``tl.zeros``). Names first bound inside a loop or in one branch of an ``if``
+are not visible after it. A dry run also records the stores of the body, whose pointers
+it can still trace to a parameter (the real body's may start at a loop argument).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, NamedTuple
+
+from xdsl.dialects import scf
+from xdsl.ir import Attribute, Block, Region, SSAValue
+
+import compiler.language as tl
+from compiler import semantics as S
+from compiler.semantics import Value
+from dialects import tile
+
+_NUMBER = (bool, int, float)
+_MAX_DRY_RUNS = 4  # each may turn more Python numbers into carried scalars
+
+
+def _builtin_name(fn: Any) -> str | None:
+    return getattr(fn, "__tilec_builtin__", None)
+
+
+def _same_binding(a: Any, b: Any) -> bool:
+    """Whether a name still holds what it held (Python numbers compare by value)."""
+    if a is b:
+        return True
+    return isinstance(a, _NUMBER) and type(a) is type(b) and a == b
+
+
+class Sig(NamedTuple):
+    """The type of a carried or yielded value: what a loop or branch may not change."""
+
+    dtype: tl.dtype
+    shape: tuple[int, ...] = ()
+    is_ptr: bool = False
+
+    @staticmethod
+    def of(v: Value) -> Sig:
+        return Sig(v.dtype, v.shape, v.is_ptr)
+
+    def ir_type(self) -> Attribute:
+        return S.value_type(self.dtype, self.shape, self.is_ptr)
+
+    def describe(self) -> str:
+        return Value(None, *self).describe()  # pyright: ignore[reportArgumentType]
+
+
+def _describe(v: Any) -> str:
+    return v.describe() if isinstance(v, Value) else f"the Python {type(v).__name__} {v!r}"
+
+
+class ControlFlowMixin:
+    """``visit_For``, ``visit_While``, ``visit_If`` and the debugging builtins."""
+
+    # ------------------------------------------------------------------ helpers
+
+    @contextmanager
+    def _in_block(self, block: Block) -> Iterator[Block]:
+        outer = self.b.block
+        self.b.block = block
+        try:
+            yield block
+        finally:
+            self.b.block = outer
+
+    def _visit_body(self, body: Sequence[ast.stmt]) -> None:
+        for stmt in body:
+            self.visit(stmt)
+
+    def _dry_run(self, body: Sequence[ast.stmt], scope: dict[str, Any]) -> dict[str, Any]:
+        """The scope after generating ``body`` from ``scope`` into a block that is then
+        erased (its ops use outer values, so their uses are dropped with them)."""
+        saved = self.scope
+        self.scope = dict(scope)
+        scratch = Block()
+        try:
+            with self._in_block(scratch):
+                self._visit_body(body)
+            return self.scope
+        finally:
+            self.scope = saved
+            scratch.erase(safe_erase=False)
+
+    def _no_return_in(self, body: Sequence[ast.stmt], what: str) -> None:
+        for stmt in body:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Return):
+                    self._fail(node, f"return inside a {what} is not supported")
+
+    def _start_sig(self, name: str, start: Any, end: Any) -> Sig:
+        """The type a carried variable starts with (see the module docstring)."""
+        if isinstance(start, Value):
+            return Sig.of(start)
+        if not isinstance(start, _NUMBER):
+            self._fail(self.node, f"cannot rebind {name!r} (a compile-time "
+                                  f"{type(start).__name__}) inside a loop")
+        if isinstance(end, Value) and not end.shape and not end.is_ptr:
+            return Sig(end.dtype)
+        return Sig(S.literal_dtype(start))
+
+    def _loop_carried(self, body: Sequence[ast.stmt],
+                      bind: dict[str, tl.dtype]) -> dict[str, Sig]:
+        """The carried names of a loop body and their types. Dry runs bind them (and the
+        names in ``bind``, scalars) to stand-ins built in a scratch block."""
+        before = self.scope
+        sigs: dict[str, Sig] = {}
+        prelude = Block()
+        try:
+            with self._in_block(prelude):
+                for _ in range(_MAX_DRY_RUNS):
+                    stand = {n: before[n] if isinstance(before[n], Value) else
+                             S.constant(self.b, before[n], sig.dtype) for n, sig in sigs.items()}
+                    stand |= {n: S.constant(self.b, 0, d) for n, d in bind.items()}
+                    after = self._dry_run(body, before | stand)
+                    new = {n: self._start_sig(n, before[n], after[n])
+                           for n, v in (before | stand).items()
+                           if n not in bind and n in after and not _same_binding(v, after[n])}
+                    if new == sigs:
+                        break
+                    sigs = new
+        finally:
+            prelude.erase(safe_erase=False)
+        for name, sig in sigs.items():
+            end = after[name]
+            if isinstance(end, Value) and Sig.of(end) != sig or \
+                    not isinstance(end, (Value, *_NUMBER)):
+                self._fail(self.node, f"loop-carried variable {name!r} is {sig.describe()} "
+                                      f"before the loop but {_describe(end)} after an "
+                                      "iteration; its type must stay the same (start from "
+                                      "e.g. tl.zeros)")
+        return sigs
+
+    def _starts(self, sigs: dict[str, Sig]) -> list[Value]:
+        """The carried variables' values before the loop, as typed Values."""
+        return [self.scope[n] if isinstance(self.scope[n], Value) else
+                S.constant(self.b, self.scope[n], sig.dtype) for n, sig in sigs.items()]
+
+    def _carry_out(self, sig: Sig, end: Any) -> Value:
+        """``end`` (a Value of type ``sig`` or a Python number) as a Value of ``sig``."""
+        if isinstance(end, Value):
+            return end
+        return S.materialize(self.b, end, sig.dtype, sig.shape)
+
+    def _yield(self, sigs: dict[str, Sig], values: dict[str, Any]) -> None:
+        ends = [self._carry_out(sig, values[n]) for n, sig in sigs.items()]
+        self.b.emit(scf.YieldOp(*[e.ssa for e in ends]))
+
+    @staticmethod
+    def _bind(values: Sequence[SSAValue], sigs: dict[str, Sig]) -> dict[str, Value]:
+        out = {}
+        for (name, sig), v in zip(sigs.items(), values, strict=True):
+            v.name_hint = name
+            out[name] = Value(v, *sig)
+        return out
+
+    # ------------------------------------------------------------------ for
+
+    def visit_For(self, node: ast.For) -> None:
+        if not isinstance(node.target, ast.Name):
+            self._fail(node.target, "the loop variable must be a plain name")
+        if node.orelse:
+            self._fail(node, "for ... else is not supported")
+        it = node.iter
+        fn = self.visit(it.func) if isinstance(it, ast.Call) else None
+        if fn is not builtins.range and _builtin_name(fn) != "static_range":
+            self._fail(it, "for loops iterate over range(...) or tl.static_range(...)")
+        args = [self.visit(a) for a in it.args]
+        if it.keywords:
+            self._fail(it, f"{'range' if fn is builtins.range else 'tl.static_range'}() "
+                           "takes positional arguments only")
+        if fn is builtins.range:
+            self._scf_for(node, *self._range_bounds(args))
+        else:
+            self._static_for(node, args)
+
+    def _static_for(self, node: ast.For, args: list[Any]) -> None:
+        if not 1 <= len(args) <= 3:
+            self._fail(node.iter, "tl.static_range takes 1 to 3 arguments")
+        bounds = [self._const_int(a, "a tl.static_range bound") for a in args]
+        if len(bounds) == 3 and bounds[2] == 0:
+            self._fail(node.iter, "tl.static_range step must not be zero")
+        for i in range(*bounds):
+            self.scope[node.target.id] = i
+            self._visit_body(node.body)
+
+    def _range_bounds(self, args: list[Any]) -> tuple[Any, Any, Any]:
+        if not 1 <= len(args) <= 3:
+            self._fail(self.node.iter, "range takes 1 to 3 arguments")
+        start, stop, step = ([0] + args + [1])[:3] if len(args) == 1 else (args + [1])[:3]
+        for b in (start, stop, step):
+            bad = isinstance(b, Value) and (b.shape or b.is_ptr or not b.dtype.is_int)
+            if bad or not isinstance(b, Value) and (isinstance(b, bool) or not isinstance(b, int)):
+                got = b.describe() if isinstance(b, Value) else repr(b)
+                self._fail(self.node.iter, f"range bounds must be integer scalars, got {got}")
+        if isinstance(step, int) and step == 0:
+            self._fail(self.node.iter, "range() step must not be zero")
+        return start, stop, step
+
+    def _iv_dtype(self, bounds: Sequence[Any]) -> tl.dtype:
+        """int64 if a bound needs it, else int32 (Triton's induction variable types)."""
+        wide = any(b.dtype is tl.int64 if isinstance(b, Value) else
+                   S.literal_dtype(b) is tl.int64 for b in bounds)
+        return tl.int64 if wide else tl.int32
+
+    def _scf_for(self, node: ast.For, start: Any, stop: Any, step: Any) -> None:
+        """``scf.for`` with a positive step; a constant negative step counts ``k`` up
+        from 0 to ``start - stop`` and binds ``i = start - k``."""
+        self._no_return_in(node.body, "loop")
+        dtype = self._iv_dtype((start, stop, step))
+        down = isinstance(step, int) and step < 0
+        bounds = (0, self._sub(start, stop), -step) if down else (start, stop, step)
+        lb, ub, st = (S.materialize(self.b, v, dtype, ()) for v in bounds)
+        name = node.target.id
+        sigs = self._loop_carried(node.body, {name: dtype})
+        starts = self._starts(sigs)
+        body = Block(arg_types=[S.ir_type(dtype)] + [sig.ir_type() for sig in sigs.values()])
+        outer = self.scope
+        with self._in_block(body):
+            (k,) = self._bind(body.args[:1], {name: Sig(dtype)}).values()
+            i = S.materialize(self.b, self._sub(start, k), dtype, ()) if down else k
+            self.scope = outer | self._bind(body.args[1:], sigs) | {name: i}
+            self._visit_body(node.body)
+            self._yield(sigs, self.scope)
+        self.scope = outer
+        loop = self.b.emit(scf.ForOp(lb.ssa, ub.ssa, st.ssa, [v.ssa for v in starts],
+                                     Region(body)))
+        self.scope.update(self._bind(loop.results, sigs))
+
+    def _sub(self, a: Any, b: Any) -> Any:
+        return a - b if not isinstance(a, Value) and not isinstance(b, Value) else \
+            S.binary(self.b, "sub", a, b)
+
+    # ------------------------------------------------------------------ while
+
+    def visit_While(self, node: ast.While) -> None:
+        if node.orelse:
+            self._fail(node, "while ... else is not supported")
+        self._no_return_in(node.body, "loop")
+        sigs = self._loop_carried(node.body, {})
+        starts = self._starts(sigs)
+        types = [sig.ir_type() for sig in sigs.values()]
+        before, after = Block(arg_types=types), Block(arg_types=types)
+        outer = self.scope
+        with self._in_block(before):
+            self.scope = outer | self._bind(before.args, sigs)
+            cond = self.visit(node.test)
+            self.scope = outer
+            if not isinstance(cond, Value):
+                before.erase(safe_erase=False)
+                if cond:
+                    self._fail(node.test, "while on a constant true condition never ends "
+                                          "(break is not supported)")
+                return
+            self._scalar_condition(node.test, cond, "while")
+            self.b.emit(scf.ConditionOp(S.to_bool(self.b, cond).ssa, *before.args))
+        with self._in_block(after):
+            self.scope = outer | self._bind(after.args, sigs)
+            self._visit_body(node.body)
+            self._yield(sigs, self.scope)
+        self.scope = outer
+        loop = self.b.emit(scf.WhileOp([v.ssa for v in starts], types, Region(before),
+                                       Region(after)))
+        self.scope.update(self._bind(loop.results, sigs))
+
+    def _scalar_condition(self, where: ast.AST, cond: Value, what: str) -> None:
+        if cond.shape or cond.is_ptr:
+            self._fail(where, f"{what} needs a scalar condition, got {cond.describe()} "
+                              "(use tl.where for tiles)")
+
+    def visit_Break(self, node: ast.Break) -> None:
+        self._fail(node, "break is not supported in kernels (loop on a condition instead)")
+
+    def visit_Continue(self, node: ast.Continue) -> None:
+        self._fail(node, "continue is not supported in kernels (use if instead)")
+
+    # ------------------------------------------------------------------ if
+
+    def visit_If(self, node: ast.If) -> None:
+        cond = self.visit(node.test)
+        if not isinstance(cond, Value):  # constexpr: resolved at compile time
+            self._visit_body(node.body if cond else node.orelse)
+            return
+        self._scalar_condition(node.test, cond, "if")
+        c = S.to_bool(self.b, cond)
+        outer = self.scope
+        blocks = (Block(), Block())
+        ends = [self._branch(body, block, outer)
+                for body, block in zip((node.body, node.orelse), blocks, strict=True)]
+        # Yielded: names rebound in a branch that existed before or exist in both.
+        names = [n for n in dict.fromkeys([*ends[0], *ends[1]])
+                 if (n in outer or n in ends[0] and n in ends[1])
+                 and not _same_binding(ends[0][n], ends[1][n])]
+        sigs = {n: self._join(n, ends[0][n], ends[1][n]) for n in names}
+        for block, values in zip(blocks, ends, strict=True):
+            with self._in_block(block):
+                self._yield(sigs, values)
+        has_else = bool(node.orelse) or bool(sigs)
+        op = self.b.emit(scf.IfOp(c.ssa, [sig.ir_type() for sig in sigs.values()],
+                                  Region(blocks[0]), Region(blocks[1]) if has_else else None))
+        if not has_else:
+            blocks[1].erase()
+        self.scope = dict(outer)
+        self.scope.update(self._bind(op.results, sigs))
+
+    def _branch(self, body: Sequence[ast.stmt], block: Block,
+                outer: dict[str, Any]) -> dict[str, Any]:
+        """The scope after ``body`` generated into ``block`` (outer names included)."""
+        self.scope = dict(outer)
+        with self._in_block(block):
+            self._visit_body(body)
+        scope, self.scope = self.scope, outer
+        return scope
+
+    def _join(self, name: str, a: Any, b: Any) -> Sig:
+        """The type both branches yield for ``name``."""
+        for v in (a, b):
+            if not isinstance(v, (Value, *_NUMBER)):
+                self._fail(self.node, f"{name!r} holds a compile-time {type(v).__name__}; "
+                                      "it cannot change under a runtime condition")
+        if isinstance(a, Value) and isinstance(b, Value):
+            if Sig.of(a) != Sig.of(b):
+                self._fail(self.node, f"{name!r} is {a.describe()} in the if branch but "
+                                      f"{b.describe()} in the else branch; both must agree")
+            return Sig.of(a)
+        if isinstance(a, Value) or isinstance(b, Value):
+            return Sig.of(a if isinstance(a, Value) else b)
+        return Sig(S.promote(S.literal_dtype(a), S.literal_dtype(b)))
+
+    # ------------------------------------------------------------------ builtins
+
+    def builtin_static_range(self, *_args: Any) -> None:
+        self._fail(self.node, "tl.static_range can only be the iterable of a for loop")
+
+    def builtin_device_print(self, prefix: Any, *values: Any) -> None:
+        if not isinstance(prefix, str):
+            self._fail(self.node, "tl.device_print needs a string prefix first")
+        vals = [v if isinstance(v, Value) else S.constant(self.b, v, S.literal_dtype(v))
+                for v in values]
+        if any(v.is_ptr for v in vals):
+            self._fail(self.node, "tl.device_print cannot print pointers")
+        if len({v.shape for v in vals} - {()}) > 1:
+            self._fail(self.node, "tl.device_print needs scalars and tiles of one shape")
+        self.b.emit(tile.PrintOp(prefix, [v.ssa for v in vals]))
+
+    def builtin_device_assert(self, cond: Any, msg: Any = "") -> None:
+        if not isinstance(msg, str):
+            self._fail(self.node, "tl.device_assert message must be a string")
+        if not isinstance(cond, Value) and cond:
+            return
+        self.b.emit(tile.AssertOp(S.to_bool(self.b, cond).ssa, msg))

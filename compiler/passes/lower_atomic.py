@@ -1,0 +1,127 @@
+"""Part of tile-to-simt: ``tile.atomic_rmw``/``tile.atomic_cas`` (tile IR with layouts) ->
+``simt.atomic_rmw``/``simt.atomic_cas`` (SIMT IR), one atomic per element.
+
+Each element must be updated exactly once, but several threads hold the same element
+where a layout is wider than its tile (``DimMap.wraps``), along a dimension a
+``#tile.slice`` removed, and for scalars (every thread holds them). So only the element's
+owner, the lowest thread (and lane) holding it, performs the atomic: the other holders'
+lanes are masked off. Where the old values are used, the owners write them to shared
+memory and, after a barrier, every holder reads its elements back, so replicas return
+the owner's old value too (masked-off elements return 0 everywhere).
+"""
+
+from __future__ import annotations
+
+from math import prod
+from typing import TYPE_CHECKING
+
+import numpy as np
+from xdsl.dialects import arith, func, vector
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, VectorType, i32
+from xdsl.ir import Attribute, SSAValue
+
+from compiler.errors import UnsupportedError
+from compiler.passes.layouts import element_ids, ilog2, lane_map
+from dialects import simt, tile
+from dialects.tile import element_type, i1_like
+
+if TYPE_CHECKING:
+    from compiler.passes.tile_to_simt import _Lowering
+
+AtomicOp = tile.AtomicRMWOp | tile.AtomicCASOp
+
+
+def lower_atomic(lo: _Lowering, op: AtomicOp) -> None:
+    """Replace ``op`` by its SIMT atomic (the ``_HANDLERS`` entry of tile-to-simt)."""
+    base, index = lo._access(op)
+    owner = _owner_mask(lo, op, index.type)
+    mask = op.mask
+    if owner is not None:
+        mask = owner if mask is None else lo._emit(arith.AndIOp(mask, owner), op)
+    if isinstance(op, tile.AtomicRMWOp):
+        new = simt.AtomicRMWOp(op.kind.data, base, index, op.val, mask)
+    else:
+        new = simt.AtomicCASOp(base, index, op.cmp, op.val, mask)
+    old = lo._emit(new, op)
+    if owner is not None and op.result.first_use is not None:
+        old = _share(lo, op, old, owner)
+    lo._replace(op, old)
+
+
+def _strides(shape: tuple[int, ...]) -> list[int]:
+    return [prod(shape[d + 1:]) for d in range(len(shape))]
+
+
+def owners(layout: Attribute, shape: tuple[int, ...]) -> tuple[int, tuple[bool, ...]]:
+    """``(replica_bits, lanes)``: lane k of thread t owns its element (it is the first
+    holder in (thread, lane) order) iff ``t & replica_bits == 0 and lanes[k]``."""
+    ids = element_ids(layout, shape, _strides(shape))
+    first = np.zeros(ids.size, bool)
+    first[np.unique(ids.reshape(-1), return_index=True)[1]] = True
+    first = first.reshape(ids.shape)
+    threads, lanes = first.any(axis=1), first.any(axis=0)
+    bits = sum(1 << b for b in range(ilog2(len(threads))) if not threads[1 << b])
+    tids = np.arange(len(threads))
+    if not (np.outer((tids & bits) == 0, lanes) == first).all():
+        raise UnsupportedError(f"atomics on tiles of layout {layout} are not supported: "
+                               "its replicas are not a pattern of thread-id bits")
+    return bits, tuple(bool(x) for x in lanes)
+
+
+def _owner_mask(lo: _Lowering, op: AtomicOp, index_type: Attribute) -> SSAValue | None:
+    """i1 in the index's shape: this thread performs the lane's atomic; None: always."""
+    t = op.result.type
+    if isinstance(t, TensorType):
+        bits, lanes = owners(t.encoding, t.get_shape())
+    else:
+        bits, lanes = (1 << lo.tid_bits) - 1, (True,)  # a scalar: thread 0 alone
+    parts = []
+    if bits:
+        held = lo._emit(arith.AndIOp(lo._tid(op), lo._const(bits, op)), op)
+        mine = lo._emit(tile.CmpIOp("eq", held, lo._const(0, op)), op)
+        if isinstance(index_type, VectorType):
+            mine = lo._emit(vector.BroadcastOp(mine, i1_like(index_type)), op)
+        parts.append(mine)
+    if not all(lanes):
+        first = DenseIntOrFPElementsAttr.from_list(i1_like(index_type), [-int(x) for x in lanes])
+        parts.append(lo._emit(arith.ConstantOp(first), op))
+    if len(parts) == 2:
+        return lo._emit(arith.AndIOp(*parts), op)
+    return parts[0] if parts else None
+
+
+def _share(lo: _Lowering, op: AtomicOp, old: SSAValue, owner: SSAValue) -> SSAValue:
+    """Every holder's copy of the owners' old values, through shared memory."""
+    t = op.result.type
+    size = prod(t.get_shape()) if isinstance(t, TensorType) else 1
+    buf = lo._prologue_op(simt.SharedAllocOp(element_type(t), size), op)
+    at = _element_index(lo, op, old.type)
+    if not isinstance(op.parent_op(), func.FuncOp):
+        lo._insert(simt.BarrierOp(), op)  # an earlier iteration may still be reading buf
+    lo._insert(simt.SharedStoreOp(buf, at, old, owner), op)
+    lo._insert(simt.BarrierOp(), op)
+    return lo._emit(simt.SharedLoadOp(buf, at), op)
+
+
+def _element_index(lo: _Lowering, op: AtomicOp, per_thread: Attribute) -> SSAValue:
+    """The row-major index in the tile of each lane's element (0 for a scalar)."""
+    t = op.result.type
+    if not isinstance(t, TensorType):
+        return lo._const(0, op)
+    shape = t.get_shape()
+    lanes = np.zeros(per_thread.get_shape()[0], np.int64)
+    base: SSAValue | None = None
+    for dm, stride in zip(lane_map(t.encoding, shape), _strides(shape), strict=True):
+        lanes += np.asarray(dm.lanes) * stride
+        part = lo._thread_part(dm, op)
+        if part is None:
+            continue
+        if stride != 1:
+            part = lo._emit(arith.MuliOp(part, lo._const(stride, op)), op)
+        base = part if base is None else lo._emit(arith.AddiOp(base, part), op)
+    vt = VectorType(i32, per_thread.get_shape())
+    offsets = lo._emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+        vt, lanes.tolist())), op)
+    if base is None:
+        return offsets
+    return lo._emit(arith.AddiOp(lo._emit(vector.BroadcastOp(base, vt), op), offsets), op)

@@ -1,0 +1,164 @@
+"""Part of tile-to-simt: ``tile.expand_dims``/``broadcast``/``reshape``/``trans``/
+``convert_layout`` (tile IR with layouts) -> SIMT IR.
+
+Each op is a data movement: element ``e`` of the result is element ``src(e)`` of the
+operand. Numbering elements by ``sum(coord[d] * weight[d])`` on both sides (row-major in
+the result's shape, the operand's coordinates mapped there), a thread needs its result
+lanes' numbers among the numbers it holds. When every thread finds them at the same lanes
+(always for ``expand_dims`` and ``broadcast``, whose operand layout is the result's or its
+slice) the op is a ``vector.shuffle`` with a constant mask: register renaming, no code.
+Otherwise every thread writes its lanes to shared memory at their numbers and, after a
+barrier, reads the numbers it needs; a second barrier lets the buffer be reused. Pointer
+tiles move their element indices the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+from typing import TYPE_CHECKING
+
+import numpy as np
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IntegerType,
+    TensorType,
+    VectorType,
+    i32,
+    i64,
+)
+from xdsl.ir import Operation, SSAValue
+
+from compiler.passes.layouts import element_ids, lane_map
+from dialects import simt, tile
+from dialects.arith_shaped import ExtUIOp
+from dialects.tile import PtrType, element_type, like
+
+if TYPE_CHECKING:
+    from compiler.passes.tile_to_simt import _Lowering
+
+ShapeOp = (tile.ExpandDimsOp | tile.BroadcastOp | tile.ReshapeOp | tile.TransOp
+           | tile.ConvertLayoutOp)
+
+
+def strides(shape: Sequence[int]) -> list[int]:
+    """Row-major element strides of a shape."""
+    return [prod(shape[d + 1:]) for d in range(len(shape))]
+
+
+def padded_strides(shape: Sequence[int]) -> list[int]:
+    """Row-major strides with one element of padding after each row of 32 or more, so
+    threads walking down a column of a transpose hit different shared-memory banks."""
+    out = strides(shape)
+    if len(shape) > 1 and shape[-1] >= 32:
+        out = [s // shape[-1] * (shape[-1] + 1) for s in out[:-1]] + [1]
+    return out
+
+
+def weights(op: ShapeOp, src: TensorType) -> tuple[list[int], list[int]]:
+    """(operand, result) weights numbering an element the same on both sides (padded where
+    the numbers address shared memory and the op only permutes dimensions)."""
+    shape = op.result.type.get_shape()
+    permutes = isinstance(op, tile.TransOp | tile.ConvertLayoutOp)
+    out = padded_strides(shape) if permutes else strides(shape)
+    if isinstance(op, tile.ExpandDimsOp):
+        axis = op.axis.value.data
+        return out[:axis] + out[axis + 1:], out
+    if isinstance(op, tile.BroadcastOp):
+        stretched = [n != w for n, w in zip(src.get_shape(), op.result.type.get_shape(),
+                                            strict=True)]
+        return out, [0 if s else w for s, w in zip(stretched, out, strict=True)]
+    if isinstance(op, tile.TransOp):
+        src = [0] * len(out)
+        for i, d in enumerate(op.permutation):
+            src[d] = out[i]
+        return src, out
+    return strides(src.get_shape()), out
+
+
+def lower_shape(lo: _Lowering, op: ShapeOp) -> None:
+    """Replace ``op`` by its data movement (the ``_HANDLERS`` entry of tile-to-simt)."""
+    src_t, dst_t = lo.src_types[op], op.result.type
+    src_w, dst_w = weights(op, src_t)
+    if isinstance(element_type(src_t), PtrType):
+        base, idx = lo._trace(op.src, op)
+        if idx is not None:
+            idx = _move(lo, op, idx, (like(src_t, i32), src_w), (like(dst_t, i32), dst_w))
+        lo.ptrs[op.result] = (base, idx)
+        lo.dead.append(op)
+        return
+    lo._replace(op, _move(lo, op, op.src, (src_t, src_w), (dst_t, dst_w)))
+
+
+Side = tuple[TensorType, Sequence[int]]  # a tile type and the weights of its coordinates
+
+
+def _ids(side: Side) -> np.ndarray:
+    t, w = side
+    return element_ids(t.encoding, t.get_shape(), w)
+
+
+def _move(lo: _Lowering, op: Operation, value: SSAValue, src: Side, dst: Side) -> SSAValue:
+    dst_ids = _ids(dst)
+    mask = shuffle_mask(_ids(src), dst_ids)
+    if mask is None:
+        return _through_shared(lo, op, value, src, dst, int(dst_ids.max()) + 1)
+    if mask == list(range(value.type.get_shape()[0])):
+        return value
+    rtype = VectorType(element_type(value.type), [len(mask)])
+    return lo._emit(vector.ShuffleOp(value, value, DenseArrayBase.from_list(i64, mask),
+                                     result_type=rtype), op)
+
+
+def shuffle_mask(src: np.ndarray, dst: np.ndarray) -> list[int] | None:
+    """Lanes ``mask`` with ``src[t, mask[j]] == dst[t, j]`` for every thread ``t``, or
+    None. Equal numbers within a thread are equal coordinates, so thread 0 proposes."""
+    first: dict[int, int] = {}
+    for k, i in enumerate(src[0].tolist()):
+        first.setdefault(i, k)
+    mask = [first.get(i, -1) for i in dst[0].tolist()]
+    if -1 in mask or not (src[:, mask] == dst).all():
+        return None
+    return mask
+
+
+def _through_shared(lo: _Lowering, op: Operation, value: SSAValue, src: Side, dst: Side,
+                    size: int) -> SSAValue:
+    """Store by the operand's numbers, barrier, load by the result's, barrier."""
+    is_bool = element_type(value.type) == IntegerType(1)
+    if is_bool:  # shared memory holds no i1
+        value = lo._emit(ExtUIOp(value, like(value.type, i32)), op)
+    buf = lo._shared_buffer(element_type(value.type), size, op)
+    lo._insert(simt.SharedStoreOp(buf, _index(lo, op, src), value), op)
+    lo._insert(simt.BarrierOp(), op)
+    out = lo._emit(simt.SharedLoadOp(buf, _index(lo, op, dst)), op)
+    lo._insert(simt.BarrierOp(), op)
+    if is_bool:
+        zero = lo._const(0, op, out.type)
+        out = lo._emit(tile.CmpIOp("ne", out, zero), op)
+    return out
+
+
+def _index(lo: _Lowering, op: Operation, side: Side) -> SSAValue:
+    """Each lane's element number as a ``vector<K x i32>``: thread-id arithmetic (in the
+    kernel's prologue, it depends on nothing else) plus per-lane constants."""
+    t, w = side
+    maps = lane_map(t.encoding, t.get_shape())
+    vt = VectorType(i32, [len(maps[0].lanes)])
+    lanes = sum((np.asarray(dm.lanes) * k for dm, k in zip(maps, w, strict=True)),
+                np.zeros(len(maps[0].lanes), np.int64))
+    index = lo._prologue_op(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+        vt, lanes.tolist())), op)
+    for dm, k in zip(maps, w, strict=True):
+        part = lo._thread_part(dm, op) if k else None
+        if part is None:
+            continue
+        if k != 1:
+            part = lo._prologue_op(arith.MuliOp(part, lo._prologue_op(
+                arith.ConstantOp.from_int_and_width(k, 32), op)), op)
+        spread = lo._prologue_op(vector.BroadcastOp(part, vt), op)
+        index = lo._prologue_op(arith.AddiOp(index, spread), op)
+    return index
+
