@@ -11,8 +11,7 @@ number before the loop becomes a scalar of its literal type (``0`` -> int32, ``0
 float32), or of the loop's type when the loop makes it a scalar of another dtype; a tile
 never replaces a scalar (``acc = 0.0`` then ``acc += tile`` is an error, as in Triton:
 start from ``tl.zeros``). Names first bound inside a loop or in one branch of an ``if``
-are not visible after it. A dry run also records the stores of the body, whose pointers
-it can still trace to a parameter (the real body's may start at a loop argument).
+are not visible after it.
 """
 
 from __future__ import annotations
@@ -149,10 +148,10 @@ class ControlFlowMixin:
                                       "e.g. tl.zeros)")
         return sigs
 
-    def _starts(self, sigs: dict[str, Sig]) -> list[Value]:
+    def _starts(self, sigs: dict[str, Sig]) -> dict[str, Value]:
         """The carried variables' values before the loop, as typed Values."""
-        return [self.scope[n] if isinstance(self.scope[n], Value) else
-                S.constant(self.b, self.scope[n], sig.dtype) for n, sig in sigs.items()]
+        return {n: self.scope[n] if isinstance(self.scope[n], Value) else
+                S.constant(self.b, self.scope[n], sig.dtype) for n, sig in sigs.items()}
 
     def _carry_out(self, sig: Sig, end: Any) -> Value:
         """``end`` (a Value of type ``sig`` or a Python number) as a Value of ``sig``."""
@@ -164,11 +163,14 @@ class ControlFlowMixin:
         ends = [self._carry_out(sig, values[n]) for n, sig in sigs.items()]
         self.b.emit(scf.YieldOp(*[e.ssa for e in ends]))
 
-    @staticmethod
-    def _bind(values: Sequence[SSAValue], sigs: dict[str, Sig]) -> dict[str, Value]:
+    def _bind(self, values: Sequence[SSAValue], sigs: dict[str, Sig],
+              sources: dict[str, Any]) -> dict[str, Value]:
+        """``values`` as the variables ``sigs`` names, their SSA names too; a pointer is
+        named after the parameter its source points into, where ``_root_name`` finds
+        what a store through it writes."""
         out = {}
         for (name, sig), v in zip(sigs.items(), values, strict=True):
-            v.name_hint = name
+            v.name_hint = self._root_name(sources[name]) if sig.is_ptr else name
             out[name] = Value(v, *sig)
         return out
 
@@ -235,15 +237,15 @@ class ControlFlowMixin:
         body = Block(arg_types=[S.ir_type(dtype)] + [sig.ir_type() for sig in sigs.values()])
         outer = self.scope
         with self._in_block(body):
-            (k,) = self._bind(body.args[:1], {name: Sig(dtype)}).values()
+            (k,) = self._bind(body.args[:1], {name: Sig(dtype)}, {}).values()
             i = S.materialize(self.b, self._sub(start, k), dtype, ()) if down else k
-            self.scope = outer | self._bind(body.args[1:], sigs) | {name: i}
+            self.scope = outer | self._bind(body.args[1:], sigs, starts) | {name: i}
             self._visit_body(node.body)
             self._yield(sigs, self.scope)
         self.scope = outer
-        loop = self.b.emit(scf.ForOp(lb.ssa, ub.ssa, st.ssa, [v.ssa for v in starts],
+        loop = self.b.emit(scf.ForOp(lb.ssa, ub.ssa, st.ssa, [v.ssa for v in starts.values()],
                                      Region(body)))
-        self.scope.update(self._bind(loop.results, sigs))
+        self.scope.update(self._bind(loop.results, sigs, starts))
 
     def _sub(self, a: Any, b: Any) -> Any:
         return a - b if not isinstance(a, Value) and not isinstance(b, Value) else \
@@ -261,7 +263,7 @@ class ControlFlowMixin:
         before, after = Block(arg_types=types), Block(arg_types=types)
         outer = self.scope
         with self._in_block(before):
-            self.scope = outer | self._bind(before.args, sigs)
+            self.scope = outer | self._bind(before.args, sigs, starts)
             cond = self.visit(node.test)
             self.scope = outer
             if not isinstance(cond, Value):
@@ -273,13 +275,13 @@ class ControlFlowMixin:
             self._scalar_condition(node.test, cond, "while")
             self.b.emit(scf.ConditionOp(S.to_bool(self.b, cond).ssa, *before.args))
         with self._in_block(after):
-            self.scope = outer | self._bind(after.args, sigs)
+            self.scope = outer | self._bind(after.args, sigs, starts)
             self._visit_body(node.body)
             self._yield(sigs, self.scope)
         self.scope = outer
-        loop = self.b.emit(scf.WhileOp([v.ssa for v in starts], types, Region(before),
-                                       Region(after)))
-        self.scope.update(self._bind(loop.results, sigs))
+        loop = self.b.emit(scf.WhileOp([v.ssa for v in starts.values()], types,
+                                       Region(before), Region(after)))
+        self.scope.update(self._bind(loop.results, sigs, starts))
 
     def _scalar_condition(self, where: ast.AST, cond: Value, what: str) -> None:
         if cond.shape or cond.is_ptr:
@@ -319,7 +321,7 @@ class ControlFlowMixin:
         if not has_else:
             blocks[1].erase()
         self.scope = dict(outer)
-        self.scope.update(self._bind(op.results, sigs))
+        self.scope.update(self._bind(op.results, sigs, ends[0]))
 
     def _branch(self, body: Sequence[ast.stmt], block: Block,
                 outer: dict[str, Any]) -> dict[str, Any]:

@@ -149,21 +149,23 @@ class ShapeMixin:
         else:
             kinds += fill
         self._shape_rank(len(kinds), "indexing")
+        if not x.shape:  # a scalar: x[None] is a tile of one element
+            return S.splat(self.b, x, (1,) * len(kinds))
         for axis, kind in enumerate(kinds):
             if kind == "None":
                 x = self._expand(x, axis)
         return x
 
-    def _index_kind(self, item: ast.expr) -> str:
+    def _index_kind(self, item: ast.expr) -> str | None:
         if isinstance(item, ast.Constant) and item.value is None:
             return "None"
         if isinstance(item, ast.Constant) and item.value is Ellipsis:
             return "..."
-        if isinstance(item, ast.Slice) and item.lower is item.upper is item.step is None:
+        if isinstance(item, ast.Slice) and all(
+                v is None for v in (item.lower, item.upper, item.step)):
             return ":"
         self._fail(item, "tiles can only be indexed with ':', None and '...' "
                          "(use tl.reshape, tl.trans or a mask for other selections)")
-        raise AssertionError
 
     def _broadcast_pointer(self, ptr: Value, *operands: Any) -> Value:
         """A load's or store's pointer stretched to the shape it shares with its mask and

@@ -199,7 +199,7 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
     compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug)
     target = compiled.extra.get("arch", backend)
     info = KernelInfo(fn.__name__, params, backend, target, num_warps,
-                      extra=compiled.extra)
+                      shared=compiled.extra.get("shared", 0), extra=compiled.extra)
     if key is not None:
         cache.store(key, {"info": info.to_json(), "artifact": compiled.artifact,
                           "asm": compiled.asm, "stages": compiled.stages})
@@ -242,7 +242,7 @@ class KernelFunction:
     def source(self) -> str:
         if self._source is None:
             try:
-                self._source = "\n".join([inspect.getsource(self.fn)]
+                self._source = "\n".join([located_source(self.fn)]
                                          + dependency_sources(self.fn))
             except OSError:
                 self._source = self.fn.__name__
@@ -387,6 +387,13 @@ def func(fn: Callable) -> TileFunction:
     return TileFunction(fn)
 
 
+def located_source(fn: Callable) -> str:
+    """A function's file, first line and source: compiled IR records source locations,
+    so moving a kernel within its file must not reuse a cache entry."""
+    lines, first = inspect.getsourcelines(fn)
+    return f"{inspect.getsourcefile(fn)}:{first}\n{''.join(lines)}"
+
+
 def dependency_sources(fn: Callable, seen: set | None = None) -> list[str]:
     """Sources of the ``@tc.func`` functions ``fn`` calls, transitively (for cache keys)."""
     seen = set() if seen is None else seen
@@ -402,7 +409,7 @@ def dependency_sources(fn: Callable, seen: set | None = None) -> list[str]:
             obj = getattr(scope.get(node.value.id), node.attr, None)
         if isinstance(obj, TileFunction) and obj not in seen:
             seen.add(obj)
-            found.append(inspect.getsource(obj.fn))
+            found.append(located_source(obj.fn))
             found += dependency_sources(obj.fn, seen)
     return found
 

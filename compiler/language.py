@@ -307,19 +307,19 @@ def atomic_cas(pointer, cmp, val, mask=None):
 
 
 @_builtin
-def sum(x, axis=None, keep_dims=False, dtype=None):  # noqa: A001 - Triton's name
+def sum(x, axis=None, keep_dims=False, dtype=None):
     """Sum along ``axis`` (every axis when None); ints narrower than 32 bits accumulate in
     int32 (uint32 if unsigned), bfloat16 in float32, unless ``dtype`` says otherwise."""
 
 
 @_builtin
-def max(x, axis=None, return_indices=False, return_indices_tie_break_left=True,  # noqa: A001
+def max(x, axis=None, return_indices=False, return_indices_tie_break_left=True,
         keep_dims=False):
     """Maximum along ``axis`` (NaN propagates); with ``return_indices``, (values, argmax)."""
 
 
 @_builtin
-def min(x, axis=None, return_indices=False, return_indices_tie_break_left=True,  # noqa: A001
+def min(x, axis=None, return_indices=False, return_indices_tie_break_left=True,
         keep_dims=False):
     """Minimum along ``axis`` (NaN propagates); with ``return_indices``, (values, argmin)."""
 

@@ -113,13 +113,14 @@ def _codegen(module: ModuleOp, backend: str, asm: dict, stages: list, arch: str)
         asm["ptx"] = ptx
         cubin = assemble(ptx, arch)
         asm["cubin"] = cubin
-        return cubin, {"arch": arch}
+        shared = sum(op.size.value.data for op in module.walk() if op.name == "ptx.shared")
+        return cubin, {"arch": arch, "shared": shared}
     if backend == "wgsl":
         from backends.wgsl import make_artifact
         from backends.wgsl.emit import emit_wgsl
         text, facts = emit_wgsl(module)
         asm["wgsl"] = text
-        return make_artifact(text, facts), {}
+        return make_artifact(text, facts), {"shared": facts["shared"]}
     raise ValueError(backend)
 
 

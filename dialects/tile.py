@@ -48,7 +48,14 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, IsTerminator, NoMemoryEffect, Pure, RecursiveMemoryEffect
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    NoMemoryEffect,
+    Pure,
+    RecursiveMemoryEffect,
+)
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -536,7 +543,8 @@ class _CombineOp(IRDLOperation):
     axis = prop_def(IntegerAttr[I32])
     outs = var_result_def()
     combiner = region_def("single_block")
-    traits = traits_def(RecursiveMemoryEffect())
+    # isolated: CSE must not swap a combiner's constants for equal ones outside it
+    traits = traits_def(RecursiveMemoryEffect(), IsolatedFromAbove())
 
     def result_type(self, src: TensorType) -> Attribute:
         raise NotImplementedError

@@ -41,13 +41,17 @@ def transpose(x, y, M, N, HOW: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr)
     offs_n = tl.program_id(1) * BN + tl.arange(0, BN)
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
     v = tl.load(x + offs_m[:, None] * N + offs_n[None, :], mask=mask)
+    p = y + offs_n[:, None] * M + offs_m[None, :]
     if HOW == "T":
         t, tmask = v.T, mask.T
     elif HOW == "trans":
         t, tmask = tl.trans(v), tl.trans(mask)
+    elif HOW == "pointers":  # a pointer tile transposed along with the values
+        p = tl.trans(y + offs_n[None, :] * M + offs_m[:, None])
+        t, tmask = v.T, mask.T
     else:
         t, tmask = tl.permute(v, (1, 0)), tl.permute(mask, 1, 0)
-    tl.store(y + offs_n[:, None] * M + offs_m[None, :], t, mask=tmask)
+    tl.store(p, t, mask=tmask)
 
 
 @tc.kernel
@@ -125,3 +129,31 @@ def row_center(x, out, M, N, BM: tl.constexpr, BN: tl.constexpr):
     mean = tl.sum(v, axis=1) / N
     tl.store(out + offs_m[:, None] * N + offs_n[None, :], v - mean[:, None], mask=mask)
     tl.store(out + M * N + offs_m, mean, mask=offs_m < M)
+
+
+@tc.kernel
+def matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """c = a @ b by broadcasting: a (BM, BK, 1) times b (1, BK, BN) summed over axis 1, in a
+    loop over K (every tile a slice of one 3-D layout: no conversions)."""
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_n = tl.program_id(1) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        offs_k = k0 + tl.arange(0, BK)
+        x = tl.load(a + offs_m[:, None] * K + offs_k[None, :],
+                    mask=(offs_m[:, None] < M) & (offs_k[None, :] < K), other=0.0)
+        y = tl.load(b + offs_k[:, None] * N + offs_n[None, :],
+                    mask=(offs_k[:, None] < K) & (offs_n[None, :] < N), other=0.0)
+        acc += tl.sum(x[:, :, None] * y[None, :, :], axis=1)
+    tl.store(c + offs_m[:, None] * N + offs_n[None, :], acc,
+             mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@tc.kernel
+def subscripts(x, out, BLOCK: tl.constexpr):
+    """``None``, ``:`` and ``...`` in tile subscripts; a 3-D tile reshaped back."""
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x + offs)
+    r = (v[None] + v[..., None]) * 2 + v[None, ...]
+    tl.store(out + offs[:, None] * BLOCK + offs[None, :], r)
+    tl.store(out + BLOCK * BLOCK + offs, tl.reshape(v[:, None, None], BLOCK) + tl.ravel(v.T))

@@ -73,23 +73,39 @@ class Program:
         self.shared: dict = {}  # buffer value -> [array, written, read] since the barrier
 
     def run(self) -> None:
-        for op in self.f.body.blocks[0].ops:
-            if op.name == "func.return":
-                continue
+        self.block(self.f.body.blocks[0])
+
+    def block(self, block) -> list:
+        """Run a block's ops; the operands of its terminator (scf.yield)."""
+        for op in block.ops:
+            if op.name in ("func.return", "scf.yield"):
+                return [self.env[v] for v in op.operands]
             handler = self.HANDLERS.get(op.name)
             ins = [self.env.get(v) for v in op.operands]
             if handler is not None:
-                val = handler(self, op, *ins)
+                vals = handler(self, op, *ins)
             elif op.name in _INT:
-                val = _INT[op.name](*(a.astype(np.int64) for a in ins))
+                vals = _INT[op.name](*(a.astype(np.int64) for a in ins))
             elif op.name in _FLOAT:
-                val = _FLOAT[op.name](*ins)
+                vals = _FLOAT[op.name](*ins)
             else:
                 raise AssertionError(f"the simulator lacks {op.name}")
-            if op.results:
-                t = op.results[0].type
-                self.env[op.results[0]] = val if isinstance(t, MemRefType) else \
-                    val.astype(np_type(t))
+            if not op.results:
+                continue
+            vals = vals if isinstance(vals, list) else [vals]
+            for r, val in zip(op.results, vals, strict=True):
+                self.env[r] = val if isinstance(r.type, MemRefType) else val.astype(
+                    np_type(r.type))
+        return []
+
+    def _for(self, op, lb, ub, step, *init):
+        """scf.for with bounds the same in every thread (scalars of the program)."""
+        carried = list(init)
+        body = op.body.block
+        for i in range(int(lb.item()), int(ub.item()), int(step.item())):
+            self.env.update(zip(body.args, [np.array([[i]]), *carried], strict=True))
+            carried = self.block(body)
+        return carried
 
     def mask(self, op):
         return None if op.mask is None else self.env[op.mask]
@@ -181,10 +197,11 @@ class Program:
         "arith.select": lambda self, op, c, a, b: np.where(c, a, b),
         "arith.extui": lambda self, op, a: a.astype(np.int64),
         "arith.sitofp": lambda self, op, a: a,
+        "arith.bitcast": lambda self, op, a: np.ascontiguousarray(a).view(np_type(op.result.type)),
         "arith.negf": lambda self, op, a: -a,
         "simt.load": _load, "simt.store": _store, "simt.shared_alloc": _alloc,
         "simt.shared_store": _shared_store, "simt.shared_load": _shared_load,
-        "simt.barrier": _barrier, "simt.shuffle_xor": _shuffle_threads,
+        "simt.barrier": _barrier, "scf.for": _for, "simt.shuffle_xor": _shuffle_threads,
         "simt.shuffle_up": _shuffle_threads, "simt.shuffle_down": _shuffle_threads,
     }
 

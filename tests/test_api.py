@@ -208,7 +208,7 @@ def test_cli_reports_compile_errors_without_traceback():
 
 
 @pytest.mark.parametrize("example", ["vector_add", "fused_activation", "masked_shift",
-                                     "histogram"])
+                                     "histogram", "softmax", "layernorm", "cumsum"])
 @pytest.mark.parametrize("backend", ["numpy", "wgsl"])
 def test_examples_run(example, backend):
     r = subprocess.run([sys.executable, f"examples/{example}.py", "--backend", backend],
@@ -220,7 +220,7 @@ def test_examples_run(example, backend):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("example", ["vector_add", "fused_activation", "masked_shift",
-                                     "histogram"])
+                                     "histogram", "softmax", "layernorm", "cumsum"])
 def test_examples_run_on_ptx(example):
     if not tc.backends()["ptx"][0]:
         pytest.skip(tc.backends()["ptx"][1])

@@ -167,6 +167,63 @@ def scalar_sum(x, out, n):
     tl.store(out, s)
 
 
+@tc.kernel
+def strided_fill(x, n, step, BLOCK: tl.constexpr):
+    """A runtime step and no carried values: the loop only stores."""
+    offs = tl.arange(0, BLOCK)
+    for start in range(tl.program_id(0) * BLOCK, n, step):
+        tl.store(x + start + offs, start + offs, mask=start + offs < n)
+
+
+@tc.func
+def clipped_sum(p, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for start in range(0, n, BLOCK):
+        acc += tl.load(p + start + offs, mask=start + offs < n)
+    return acc
+
+
+@tc.kernel
+def flagged(x, flags, out, n, BLOCK: tl.constexpr):
+    """An if on a loaded value (a data-dependent decision), calling a @tc.func loop."""
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    if tl.load(flags + pid) != 0:
+        total = clipped_sum(x, n, BLOCK)
+    else:
+        total = tl.full([BLOCK], -1.0, tl.float32)
+    tl.store(out + pid * BLOCK + offs, total)
+
+
+@tc.kernel
+def first_zero(x, out, n, shift):
+    """A while loop walking a pointer until it reads 0 (each row has one); an if that
+    yields a pointer."""
+    pid = tl.program_id(0)
+    p = x + pid * n
+    if shift > 0:
+        p += shift
+    i = 0
+    while tl.load(p) != 0:
+        p += 1
+        i += 1
+    tl.store(out + pid, i)
+
+
+@tc.kernel
+def store_after(x, out, steps, extra, BLOCK: tl.constexpr):
+    """Stores through a pointer a loop carried and an if yielded: out is written (and
+    copied back from a GPU) though no store names it directly."""
+    offs = tl.arange(0, BLOCK)
+    p = out + offs
+    for _ in range(steps):
+        p += BLOCK
+    if extra > 0:
+        p += extra
+    tl.store(p, tl.load(x + offs))
+
+
 # ---------------------------------------------------------------- helpers
 
 def _serial(kernel, signature, constants) -> bool:
@@ -255,6 +312,31 @@ def test_while_per_program(backend):
         np.testing.assert_array_equal(out, [steps(v) for v in range(1, 41)])
 
 
+@pytest.mark.parametrize("shift", [0, 2])
+def test_while_walking_a_pointer(backend, rng, shift):
+    rows, n = 6, 50
+    x = rng.integers(1, 9, (rows, n)).astype(np.int32)
+    zeros = rng.integers(shift, n, rows)
+    x[np.arange(rows), zeros] = 0
+    out = np.full(rows, -1, np.int32)
+    if launch(first_zero, (rows,), x, out, n, shift, backend=backend):
+        np.testing.assert_array_equal(out, zeros - shift)
+
+
+@pytest.mark.parametrize("steps, extra", [(0, 0), (3, 5)])
+def test_store_through_carried_pointer(backend, rng, steps, extra):
+    x = rng.standard_normal(32).astype(np.float32)
+    out = np.zeros(32 * 4 + 8, np.float32)
+    if launch(store_after, (1,), x, out, steps, extra, backend=backend, BLOCK=32):
+        want = np.zeros_like(out)
+        want[32 * steps + extra:][:32] = x
+        np.testing.assert_array_equal(out, want)
+    ck = tc.compile(store_after, signature={"x": "*f32", "out": "*f32", "steps": "i32",
+                                            "extra": "i32"}, constants={"BLOCK": 32},
+                    backend="numpy")
+    assert [p.written for p in ck.metadata.params] == [False, True, False, False]
+
+
 @pytest.mark.parametrize("limit", [0, 3])
 def test_while_carrying_a_tile(backend, rng, limit):
     x = rng.standard_normal(500).astype(np.float32)
@@ -274,7 +356,32 @@ def test_literal_start_adopts_the_loop_dtype(backend, rng):
         np.testing.assert_allclose(out[0], x.sum(dtype=np.float32), rtol=1e-5)
 
 
+@pytest.mark.parametrize("step", [64, 192])
+def test_loop_with_runtime_step(backend, step):
+    x = np.full(1000, -1, np.int32)
+    if launch(strided_fill, (step // 64,), x, 1000, step, backend=backend, BLOCK=64):
+        np.testing.assert_array_equal(x, np.arange(1000))
+
+
+def test_numpy_rejects_a_non_positive_runtime_step():
+    x = np.zeros(100, np.int32)
+    with pytest.raises(tc.UnsupportedError, match="a loop step must be positive at run time"):
+        strided_fill[(1,)](x, 100, 0, BLOCK=64, backend="numpy")
+
+
 # ---------------------------------------------------------------- if
+
+def test_if_on_a_loaded_value_calling_a_loop(backend, rng):
+    n, block = 77, 32
+    x = rng.standard_normal(n).astype(np.float32)
+    flags = np.array([1, 0, 0, 1, 1], np.int32)
+    out = np.zeros(5 * block, np.float32)
+    if launch(flagged, (5,), x, flags, out, n, backend=backend, BLOCK=block):
+        padded = np.zeros(tc.cdiv(n, block) * block, np.float32)
+        padded[:n] = x
+        sums = padded.reshape(-1, block).sum(axis=0)
+        want = np.stack([sums if f else np.full(block, -1.0) for f in flags]).ravel()
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
 
 @pytest.mark.parametrize("mode", [-2, 1, 3])
 def test_if_elif_else(backend, rng, mode):
@@ -323,6 +430,8 @@ SIG_ROWS = {"x": "*f32", "out": "*f32", "n_rows": "i32", "n_cols": "i32"}
     (collatz, {"out": "*i32", "start": "i32"}, {}, True),
     (branches, {"x": "*f32", "out": "*f32", "n": "i32", "mode": "i32"}, {"BLOCK": 32}, True),
     (scalar_sum, {"x": "*f32", "out": "*f32", "n": "i32"}, {}, False),
+    (flagged, {"x": "*f32", "flags": "*i32", "out": "*f32", "n": "i32"}, {"BLOCK": 32}, True),
+    (strided_fill, {"x": "*i32", "n": "i32", "step": "i32"}, {"BLOCK": 32}, True),
 ])
 def test_numpy_runs_programs_together_when_control_is_uniform(kernel, signature, constants,
                                                               serial):
@@ -464,11 +573,14 @@ def test_device_print_numpy(capsys):
     np.testing.assert_array_equal(x, np.arange(1, 7))
 
 
-def test_device_assert_numpy_names_program_and_line():
-    x = np.arange(10, dtype=np.float32)
-    x[6] = 500.0
+def test_device_assert_numpy_names_program_and_line(monkeypatch):
+    # The disk cache's key holds the kernel's source but not its line in the file, so
+    # an entry from before lines moved would point at the old line.
+    monkeypatch.setenv("TILEC_CACHE", "0")
+    x = np.arange(20, dtype=np.float32)
+    x[10] = 500.0
     with pytest.raises(tc.DeviceAssertionError) as info:
-        debug_ops[(3,)](x, 10, BLOCK=4, backend="numpy")
+        debug_ops[(3,)](x, 20, BLOCK=8, backend="numpy")
     text = str(info.value)
     assert "device assertion failed in program (1, 0, 0) at index (2,): v too big" in text
     assert 'tl.device_assert(v < 100.0, "v too big")' in text
@@ -498,3 +610,16 @@ def test_debug_true_on_gpu_is_unsupported(gpu):
                    debug=True)
     assert "tl.device_print (tile.print) with debug=True" in str(info.value)
     assert 'tl.device_print("v:", v, pid)' in str(info.value)
+
+
+# ---------------------------------------------------------------- PTX text
+
+def test_ptx_text_has_labels_and_branches():
+    ck = tc.compile(collatz, signature={"out": "*i32", "start": "i32"}, backend="ptx")
+    lines = [line.strip() for line in ck.asm["ptx"].splitlines()]
+    labels = [line[:-1] for line in lines if line.startswith("$L__")]
+    assert labels == ["$L__while1", "$L__if2_else", "$L__if2_end", "$L__while1_end"]
+    branches = [line for line in lines if " bra" in f" {line}"]
+    assert any(b.startswith("@!%p") and b.endswith("bra $L__while1_end;") for b in branches)
+    assert "bra.uni $L__while1;" in branches
+    assert ck.asm["cubin"][:4] == b"\x7fELF"

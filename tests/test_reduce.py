@@ -28,6 +28,11 @@ def max_abs(a, b):
     return tl.maximum(tl.abs(a), tl.abs(b))
 
 
+@tc.func
+def add_with_constant(a, b):
+    return a + b * 2.0 - b  # the kernel has a 2.0 too: CSE must keep this one inside
+
+
 @tc.kernel
 def reduce_blocks(x, out, n, OP: tl.constexpr, OTHER: tl.constexpr, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
@@ -55,6 +60,8 @@ def reduce_blocks(x, out, n, OP: tl.constexpr, OTHER: tl.constexpr, BLOCK: tl.co
         r = tl.reduce(v, 0, max_abs)
     elif OP == "keep_dims":
         r = tl.sum(tl.sum(v, axis=None, keep_dims=True))
+    elif OP == "constant_combine":
+        r = tl.reduce(v * 2.0, 0, add_with_constant) / 2.0
     else:
         tl.static_assert(False, "unknown OP")
     tl.store(out + pid, r)
@@ -109,7 +116,7 @@ def recurrence_scan(a, b, out, n, REVERSE: tl.constexpr, BLOCK: tl.constexpr):
 IDENTITY = {"sum": 0, "max": "lowest", "min": "highest", "argmax": "lowest",
             "argmin": "highest", "method_sum": 0, "method_max": "lowest",
             "method_argmax": "lowest", "builtin_combine": "lowest", "max_abs": 0,
-            "keep_dims": 0}
+            "keep_dims": 0, "constant_combine": 0}
 
 
 def identity(op: str, dtype) -> int | float:
@@ -136,7 +143,7 @@ def first_extreme(rows: np.ndarray, op: str) -> np.ndarray:
 
 def reference(op: str, x: np.ndarray, block: int) -> np.ndarray:
     rows = blocks(x, block, identity(op, x.dtype))
-    if op in ("sum", "method_sum", "keep_dims"):
+    if op in ("sum", "method_sum", "keep_dims", "constant_combine"):
         acc = np.int64 if x.dtype.kind in "iub" else np.float64
         return rows.astype(acc).sum(axis=1)
     if op in ("max", "method_max", "builtin_combine"):
@@ -217,7 +224,8 @@ def test_reduce_dtypes(backend, rng, op, dtype):
 
 
 @pytest.mark.parametrize("op", ["method_sum", "method_max", "method_argmax",
-                                "builtin_combine", "max_abs", "keep_dims"])
+                                "builtin_combine", "max_abs", "keep_dims",
+                                "constant_combine"])
 @pytest.mark.parametrize("block,num_warps", [(64, 1), (512, 8)])
 def test_reduce_forms(backend, rng, op, block, num_warps):
     run_reduce(backend, rng, op, np.float32, block, 3 * block - 5, num_warps)
@@ -448,3 +456,121 @@ def test_scan_2d(backend, rng, axis, reverse, bm, bn, num_warps):
         h[idx] = (np.take(a, i, axis).astype(np.int64) * prev + np.take(b, i, axis)) % 2**32
     want = h + np.cumsum(b.astype(np.int64), axis)
     np.testing.assert_array_equal(out, want.astype(np.uint32).view(np.int32))
+
+
+# -- the SIMT lowering, simulated thread by thread (tests/simt_sim.py) ------------------
+
+def simulate(kernel, grid, args, constexprs, num_warps, vector_bits) -> None:
+    """Lower to SIMT IR and run it on the simulator, which also checks that shared memory
+    is written and read with barriers between, and that replicas store equal values."""
+    from compiler import frontend
+    from compiler.context import make_context
+    from compiler.pipeline import _make_pass
+    from tests.simt_sim import run_grid
+
+    specs = kernel.specialize(kernel.bind(args, constexprs))
+    module, _ = frontend.generate(frontend.KernelSource.of(kernel.fn), specs)
+    ctx = make_context()
+    for name in ("canonicalize", "cse", f"assign-layouts{{vector-bits={vector_bits}}}",
+                 "tile-to-simt", "canonicalize", "cse"):
+        _make_pass(name, num_warps).apply(ctx, module)
+        module.verify()
+    names = [n for n in kernel.arg_names if n not in constexprs]
+    arrays = {n: a.reshape(-1) for n, a in zip(names, args) if isinstance(a, np.ndarray)}
+    scalars = {n: a for n, a in zip(names, args) if not isinstance(a, np.ndarray)}
+    run_grid(module, arrays, scalars, grid)
+
+
+@pytest.mark.parametrize("vector_bits", [32, 128])
+@pytest.mark.parametrize("num_warps", [1, 2, 4, 8])
+@pytest.mark.parametrize("block", [1, 8, 64, 1024])
+def test_simulated_1d(rng, block, num_warps, vector_bits):
+    n = 2 * block - 1
+    grid = (-(-n // block),)
+    x = rng.integers(-9, 9, n).astype(np.int32)
+    for op in ("sum", "argmax"):
+        out = np.zeros(grid[0], np.int32)
+        simulate(reduce_blocks, grid, (x, out, n), {"OP": op, "OTHER": identity(op, np.int32),
+                                                    "BLOCK": block}, num_warps, vector_bits)
+        np.testing.assert_array_equal(out, reference(op, x, block))
+    for reverse in (False, True):
+        a, out = rng.integers(-3, 4, n).astype(np.int32), np.zeros(n, np.int32)
+        simulate(recurrence_scan, grid, (a, x, out, n), {"REVERSE": reverse, "BLOCK": block},
+                 num_warps, vector_bits)
+        want = np.zeros(n, np.int64)
+        for start in range(0, n, block):
+            h, idx = 0, range(start, min(start + block, n))
+            for i in reversed(idx) if reverse else idx:
+                h = (int(a[i]) * h + int(x[i])) % 2**32
+                want[i] = h
+        np.testing.assert_array_equal(out, want.astype(np.uint32).view(np.int32))
+
+
+@pytest.mark.parametrize("vector_bits", [32, 128])
+@pytest.mark.parametrize("num_warps", [1, 4, 8])
+@pytest.mark.parametrize("bm,bn", [(16, 64), (64, 16), (4, 128), (32, 2)])
+def test_simulated_2d(rng, bm, bn, num_warps, vector_bits):
+    m, n = bm - 1, max(1, bn - 1)
+    x = rng.integers(-9, 9, (m, n)).astype(np.float32)
+    for axis in (0, 1):
+        out = np.zeros(bn if axis == 0 else bm, np.int32)
+        simulate(reduce_2d, (1,), (x, out, m, n), {"OP": "argmin", "AXIS": axis,
+                                                   "OTHER": float("inf"), "BM": bm, "BN": bn},
+                 num_warps, vector_bits)
+        padded = np.full((bm, bn), np.inf, np.float32)
+        padded[:m, :n] = x
+        np.testing.assert_array_equal(out, np.argmin(padded, axis=axis))
+
+
+# -- in loops, and the WGSL subgroup variant -------------------------------------------
+
+@tc.kernel
+def row_stats(x, out, n_cols, BLOCK: tl.constexpr):
+    """Per row, a sum and a max over column blocks: each iteration reuses the reductions'
+    shared memory, so the loop needs a barrier before writing it again."""
+    row = tl.program_id(0)
+    total = 0.0
+    best = -float("inf")
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        v = tl.load(x + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+        total += tl.sum(tl.where(cols < n_cols, v, 0.0))
+        best = tl.maximum(best, tl.max(v))
+    tl.store(out + 2 * row, total)
+    tl.store(out + 2 * row + 1, best)
+
+
+@pytest.mark.parametrize("num_warps", [1, 4])
+def test_reduce_in_loop(backend, rng, num_warps):
+    x = rng.standard_normal((6, 1500)).astype(np.float32)
+    out = np.zeros(12, np.float32)
+    if launch(row_stats, (6,), x, out, 1500, backend=backend, num_warps=num_warps,
+              BLOCK=256):
+        np.testing.assert_allclose(out[0::2], x.sum(axis=1), rtol=1e-4, atol=1e-4)
+        np.testing.assert_array_equal(out[1::2], x.max(axis=1))
+
+
+def test_wgsl_subgroup_variant_builds():
+    """Where subgroups are exactly 32 wide (NVIDIA) the runtime swaps the shuffles through
+    workgroup memory for subgroupShuffle; lavapipe's are not, so it keeps them here, but
+    the swapped shader must still build."""
+    from compiler.jit import availability
+    if not availability("wgsl")[0]:
+        pytest.skip(availability("wgsl")[1])
+    from backends.wgsl import runtime, unpack_artifact
+    device = runtime.wgsl_device()
+    if "subgroup" not in device.features:
+        pytest.skip("the adapter has no subgroup feature")
+    x = np.zeros(16, np.float32)
+    bound = reduce_blocks.bind((x, x, 16), {"OP": "argmax", "OTHER": 0.0, "BLOCK": 1024})
+    source, facts = unpack_artifact(reduce_blocks.compile_for(bound, "wgsl", 4)._artifact)
+    assert facts["subgroup"] and facts["shared"] > 0
+    swapped = runtime.with_subgroups(device, source, facts)
+    if runtime.subgroups_of_32(device):  # NVIDIA: the runtime swaps in subgroupShuffle
+        assert swapped != source
+    else:  # lavapipe: kept emulated
+        assert swapped == source
+    for emulated, native in facts["subgroup"].items():
+        source = source.replace(emulated, native)
+    assert "subgroupShuffle" in source and "workgroupBarrier" in source
+    runtime.build_pipeline(device, source, facts, frozenset())

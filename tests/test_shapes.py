@@ -19,7 +19,7 @@ from compiler.passes.assign_layouts import AssignLayouts
 from compiler.passes.tile_to_simt import TileToSimt
 from dialects import simt, tile
 from dialects.tile import SliceLayoutAttr
-from tests import shape_kernels as K
+from tests import shape_kernels as SK
 from tests.conftest import launch
 from tests.simt_sim import run_grid
 
@@ -39,7 +39,7 @@ def case_copy(rng, dtype, M=37, N=50, BM=32, BN=64):
     y = np.full((M, N + 5), 7, dtype)
     want = y.copy()
     want[:, :N] = x[:, :N] * 3
-    return K.copy2d, (tc.cdiv(M, BM), tc.cdiv(N, BN)), (x, y, M, N, N + 3, N + 5), \
+    return SK.copy2d, (tc.cdiv(M, BM), tc.cdiv(N, BN)), (x, y, M, N, N + 3, N + 5), \
         {"BM": BM, "BN": BN}, {1: want}
 
 
@@ -48,14 +48,14 @@ def case_outer(rng, op, M=37, N=50, BM=16, BN=32):
     want = {"add": a[:, None] + b[None, :], "mul": a[:, None] * b[None, :],
             "where": np.where(np.arange(M)[:, None] >= np.arange(N)[None, :], a[:, None],
                               b[None, :])}[op]
-    return K.outer, (tc.cdiv(M, BM), tc.cdiv(N, BN)), (a, b, np.zeros((M, N), np.float32),
+    return SK.outer, (tc.cdiv(M, BM), tc.cdiv(N, BN)), (a, b, np.zeros((M, N), np.float32),
                                                          M, N), \
         {"OP": op, "BM": BM, "BN": BN}, {2: want}
 
 
 def case_transpose(rng, how, dtype=np.float32, M=37, N=50, BM=16, BN=32):
     x = _data(rng, (M, N), dtype)
-    return K.transpose, (tc.cdiv(M, BM), tc.cdiv(N, BN)), (x, np.zeros((N, M), dtype), M, N), \
+    return SK.transpose, (tc.cdiv(M, BM), tc.cdiv(N, BN)), (x, np.zeros((N, M), dtype), M, N), \
         {"HOW": how, "BM": BM, "BN": BN}, {1: x.T}
 
 
@@ -66,33 +66,33 @@ def case_shape_ops(rng, n=1000, BM=8, BN=16):
     xp[:n] = x
     tiles = xp.reshape(blocks, BM, BN)
     want = (tiles + np.arange(BM)[None, :, None] * 1000 + tiles[:, :1, :]).reshape(-1)[:n]
-    return K.shape_ops, (blocks,), (x, np.zeros(n, np.float32), n), {"BM": BM, "BN": BN}, \
+    return SK.shape_ops, (blocks,), (x, np.zeros(n, np.float32), n), {"BM": BM, "BN": BN}, \
         {1: want}
 
 
 def case_cube(rng, dtype=np.int32, A=5, B=6, C=7, BA=4, BB=4, BC=4):
     x = _data(rng, (A, B, C), dtype)
     want = (x + np.arange(A, dtype=dtype)[:, None, None]).transpose(2, 0, 1)
-    return K.cube, (tc.cdiv(A, BA), tc.cdiv(B, BB), tc.cdiv(C, BC)), \
+    return SK.cube, (tc.cdiv(A, BA), tc.cdiv(B, BB), tc.cdiv(C, BC)), \
         (x, np.zeros((C, A, B), dtype), A, B, C), {"BA": BA, "BB": BB, "BC": BC}, {1: want}
 
 
 def case_accumulate(rng, M=37, N=50, BM=16, BN=64):
     x = _data(rng, (M, N), np.float32)
-    return K.accumulate, (tc.cdiv(M, BM),), (x, np.zeros((M, N), np.float32), M, N), \
+    return SK.accumulate, (tc.cdiv(M, BM),), (x, np.zeros((M, N), np.float32), M, N), \
         {"BM": BM, "BN": BN}, {1: x + 0.5}
 
 
 def case_pairwise(rng, n=37, BLOCK=64):
     x = _data(rng, n, np.float32)
-    return K.pairwise, (1,), (x, np.zeros((n, n), np.float32), n), {"BLOCK": BLOCK}, \
+    return SK.pairwise, (1,), (x, np.zeros((n, n), np.float32), n), {"BLOCK": BLOCK}, \
         {1: x[:, None] - x[None, :]}
 
 
 def case_broadcast3d(rng, A=5, B=9, C=17, BA=4, BB=8, BC=16):
     xa, yb, zc = (rng.integers(0, 9, k).astype(np.int32) for k in (A, B, C))
     want = xa[:, None, None] * 100 + yb[None, :, None] * 10 + zc[None, None, :]
-    return K.broadcast3d, (tc.cdiv(A, BA), tc.cdiv(B, BB), tc.cdiv(C, BC)), \
+    return SK.broadcast3d, (tc.cdiv(A, BA), tc.cdiv(B, BB), tc.cdiv(C, BC)), \
         (xa, yb, zc, np.zeros((A, B, C), np.int32), A, B, C), \
         {"BA": BA, "BB": BB, "BC": BC}, {3: want}
 
@@ -101,20 +101,36 @@ def case_row_center(rng, M=37, N=50, BM=16, BN=64):
     x = _data(rng, (M, N), np.float32)
     mean = x.mean(axis=1)
     want = np.concatenate([(x - mean[:, None]).reshape(-1), mean])
-    return K.row_center, (tc.cdiv(M, BM),), (x, np.zeros(M * N + M, np.float32), M, N), \
+    return SK.row_center, (tc.cdiv(M, BM),), (x, np.zeros(M * N + M, np.float32), M, N), \
         {"BM": BM, "BN": BN}, {1: want}
+
+
+def case_matmul(rng, M=37, N=29, K=45, BM=16, BN=16, BK=8):
+    a, b = _data(rng, (M, K), np.float32), _data(rng, (K, N), np.float32)
+    return SK.matmul, (tc.cdiv(M, BM), tc.cdiv(N, BN)), \
+        (a, b, np.zeros((M, N), np.float32), M, N, K), {"BM": BM, "BN": BN, "BK": BK}, \
+        {2: a @ b}
+
+
+def case_subscripts(rng, n=32):
+    x = _data(rng, n, np.float32)
+    want = np.concatenate([((x[None, :] + x[:, None]) * 2 + x[None, :]).reshape(-1), 2 * x])
+    return SK.subscripts, (1,), (x, np.zeros(n * n + n, np.float32)), {"BLOCK": n}, {1: want}
 
 
 CASES = {
     **{f"copy-{np.dtype(d).name}": (case_copy, (d,)) for d in DTYPES},
     **{f"outer-{op}": (case_outer, (op,)) for op in ("add", "mul", "where")},
-    **{f"transpose-{how}": (case_transpose, (how,)) for how in ("T", "trans", "permute")},
+    **{f"transpose-{how}": (case_transpose, (how,))
+       for how in ("T", "trans", "permute", "pointers")},
     "transpose-f16": (case_transpose, ("T", np.float16)),
+    "transpose-big": (case_transpose, ("T", np.float32, 150, 100, 128, 64)),  # 3 trips
     "transpose-i32": (case_transpose, ("trans", np.int32)),
     "shape-ops": (case_shape_ops, ()), "cube": (case_cube, ()),
     "cube-f32": (case_cube, (np.float32,)), "accumulate": (case_accumulate, ()),
     "pairwise": (case_pairwise, ()), "broadcast3d": (case_broadcast3d, ()),
-    "row-center": (case_row_center, ()),
+    "row-center": (case_row_center, ()), "matmul": (case_matmul, ()),
+    "subscripts": (case_subscripts, ()),
 }
 
 
@@ -224,8 +240,8 @@ def test_2d_access_width(stride, vec):
     """Rows 16-byte aligned (a stride divisible by 16): 128-bit accesses along rows."""
     x = np.zeros((32, stride), np.float32)
     kernel_args = (x, np.zeros_like(x), 32, 64, stride, stride)
-    specs = K.copy2d.specialize(K.copy2d.bind(kernel_args, {"BM": 32, "BN": 64}))
-    module, _ = frontend.generate(frontend.KernelSource.of(K.copy2d.fn), specs)
+    specs = SK.copy2d.specialize(SK.copy2d.bind(kernel_args, {"BM": 32, "BN": 64}))
+    module, _ = frontend.generate(frontend.KernelSource.of(SK.copy2d.fn), specs)
     ctx = make_context()
     for p in (CanonicalizePass(), CommonSubexpressionElimination(), AssignLayouts(4, 128)):
         p.apply(ctx, module)

@@ -25,7 +25,7 @@ from xdsl.dialects import func, scf
 from xdsl.ir import Block, Operation, SSAValue
 
 from backends.numpy.ops import Impl, np_dtype, shape
-from compiler.errors import DeviceAssertionError
+from compiler.errors import DeviceAssertionError, UnsupportedError
 
 if TYPE_CHECKING:
     from backends.numpy.interpreter import Kernel
@@ -52,13 +52,19 @@ def _slots(kernel: Kernel, block: Block) -> list[int]:
 # -- region ops -------------------------------------------------------------------------
 
 def _for(op: scf.ForOp, kernel: Kernel) -> Impl:
+    from backends.numpy.interpreter import source_loc
+
     body = op.body.block
     steps = kernel.compile_block(body)
     iv, *carried = _slots(kernel, body)
     dt = np_dtype(op.lb.type)
 
     def impl(batch, lb, ub, step, *values) -> tuple:
-        for i in range(_decision(lb), _decision(ub), _decision(step)):
+        stride = _decision(step)
+        if stride <= 0:  # scf.for counts up; the GPU would loop forever or not at all
+            raise UnsupportedError(f"a loop step must be positive at run time, got {stride}",
+                                   source_loc(op))
+        for i in range(_decision(lb), _decision(ub), stride):
             batch.env[iv] = np.full(1, i, dt)
             _bind(batch, carried, values)
             batch.run(steps)

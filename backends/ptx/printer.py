@@ -29,8 +29,8 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from backends.ptx import bf16_bits
 from backends.ptx.print_atomics import emit_atom, emit_atom_loop
-from backends.ptx.print_cross_thread import EMITTERS as CROSS_THREAD
 from backends.ptx.print_control import emit_assign, emit_bra, emit_label, emit_reg
+from backends.ptx.print_cross_thread import EMITTERS as CROSS_THREAD
 from compiler.errors import UnsupportedError
 from dialects import ptx
 from dialects.tile import PtrType, element_type

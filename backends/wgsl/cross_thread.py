@@ -46,7 +46,8 @@ _SUBGROUP = """fn {name}(v: {T}, src: u32, lid: u32) -> {T} {{
   return subgroupShuffle(v, src & 31u);
 }}"""
 
-_SUBGROUP_TYPES = ("i32", "f32")  # bool has no subgroup ops; f16 would need subgroups_f16
+_SUBGROUP_TYPES = ("i32", "f32")
+_BYTES = {"bool": 4, "i32": 4, "f32": 4, "f16": 2}  # bool has no subgroup ops; f16 would need subgroups_f16
 
 
 def ty(elem: str, width: int) -> str:
@@ -77,6 +78,7 @@ def _helper(em: WGSLEmitter, elem: str, width: int) -> str:
     name = "shfl_" + t.replace("<", "").replace(">", "")
     if name not in em.helpers:
         em.helpers[name] = _EMULATED.format(name=name, T=t, threads=threads(em))
+        em.shared += threads(em) * width * _BYTES[elem]
         if elem in _SUBGROUP_TYPES:
             em.subgroup[em.helpers[name]] = _SUBGROUP.format(name=name, T=t)
     return name
@@ -87,6 +89,7 @@ def shared_alloc(em: WGSLEmitter, op: simt.SharedAllocOp) -> None:
     elem = em.elem(t.element_type)
     name = em.fresh(op.result)
     em.helpers[name] = f"var<workgroup> {name}: array<{elem}, {t.get_shape()[0]}>;"
+    em.shared += t.get_shape()[0] * _BYTES[elem]
     em.buffers[op.result] = name
 
 

@@ -259,6 +259,7 @@ class WGSLEmitter:
         self.atomic = atomics.buffer_types(fn)  # buffer -> atomic type; all accesses atomic
         self.exits: list[list[list[str]]] = []  # result variables of the enclosing scf.while
         self.subgroup: dict[str, str] = {}  # helper text -> its subgroup-op version
+        self.shared = 0  # bytes of var<workgroup> arrays
 
     # ------------------------------------------------------------ naming and types
 
@@ -570,7 +571,7 @@ class WGSLEmitter:
         facts = {"name": self.fn.sym_name.data, "entry": "main", "workgroup_size": size,
                  "params": params, "features": sorted(self.features),
                  "uniform": {"binding": nptr, "size": -(-len(fields) // 4) * 16},
-                 "subgroup": self.subgroup}
+                 "subgroup": self.subgroup, "shared": self.shared}
         return "\n".join(out), facts
 
 

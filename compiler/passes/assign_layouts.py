@@ -146,25 +146,37 @@ def _merge_equal_copies(families: list[list[Operation]]) -> None:
                 Rewriter.erase_op(op)
 
 
-def _region_ties(op: Operation) -> list[list[SSAValue]]:
-    """Values of ``scf`` control flow that are one value in different places."""
+def _region_ties(op: Operation) -> list[tuple[SSAValue, ...]]:
+    """Values of ``scf`` control flow that are one value in different places: initial
+    values, block arguments, yielded values and results."""
     def yields(region) -> list[SSAValue]:
         return list(region.block.last_op.operands) if region.blocks else []
 
     if isinstance(op, scf.ForOp):
         body = op.body.block
-        cols = [list(op.operands[3:]), list(body.args[1:]), list(op.results), yields(op.body)]
+        columns = [[op.operands[3:], body.args[1:], op.results, yields(op.body)]]
     elif isinstance(op, scf.IfOp):
-        cols = [list(op.results), yields(op.true_region), yields(op.false_region)]
+        columns = [[op.results, yields(op.true_region), yields(op.false_region)]]
     elif isinstance(op, scf.WhileOp):
         before, after = op.before_region.block, op.after_region.block
-        cols = [list(op.operands), list(before.args), yields(op.after_region),
-                list(before.last_op.operands[1:]), list(after.args), list(op.results)]
-        return [list(t) for t in zip(*cols[:3], strict=False)] + \
-            [list(t) for t in zip(*cols[3:], strict=False)]
+        columns = [[op.operands, before.args, yields(op.after_region)],
+                   [before.last_op.operands[1:], after.args, op.results]]
     else:
         return []
-    return [list(t) for t in zip(*(c for c in cols if c), strict=False)]
+    return [t for cols in columns for t in zip(*(c for c in cols if c), strict=True)]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """A group's layout from the layout of ``other``'s group: its ``#tile.slice`` along
+    ``axis``, or the same layout (``axis`` None)."""
+
+    other: SSAValue
+    axis: int | None
+    forward: bool = False  # from an operand (a reduction): tried after consumers' rules
+
+    def apply(self, layout: Attribute) -> Attribute:
+        return layout if self.axis is None else SliceLayoutAttr(self.axis, layout)
 
 
 _OWN_RULES = (tile.ExpandDimsOp, tile.BroadcastOp, tile.ReshapeOp, tile.TransOp,
@@ -176,9 +188,7 @@ class _Groups:
 
     def __init__(self, f: func.FuncOp):
         self.parent: dict[SSAValue, SSAValue] = {}
-        # group root -> [(rule, other value)]: "slice:<axis>" / "same" from a consumer,
-        # "reduce:<axis>" from an operand
-        self.rules: dict[SSAValue, list[tuple[str, SSAValue]]] = {}
+        self.rules: dict[SSAValue, list[_Rule]] = {}  # by group root
         for op in f.walk():
             self._tie_op(op)
         for op in f.walk():
@@ -213,14 +223,14 @@ class _Groups:
 
     def _derive(self, op: Operation) -> None:
         if isinstance(op, tile.ExpandDimsOp):
-            self._rule(op.src, f"slice:{op.axis.value.data}", op.result)
+            self._rule(op.src, _Rule(op.result, op.axis.value.data))
         elif isinstance(op, tile.BroadcastOp):
-            self._rule(op.src, "same", op.result)
+            self._rule(op.src, _Rule(op.result, None))
         elif isinstance(op, tile.ReduceOp) and _is_tile(op.outs[0]):
-            self._rule(op.outs[0], f"reduce:{op.axis.value.data}", op.srcs[0])
+            self._rule(op.outs[0], _Rule(op.srcs[0], op.axis.value.data, forward=True))
 
-    def _rule(self, v: SSAValue, rule: str, other: SSAValue) -> None:
-        self.rules.setdefault(self.find(v), []).append((rule, other))
+    def _rule(self, v: SSAValue, rule: _Rule) -> None:
+        self.rules.setdefault(self.find(v), []).append(rule)
 
 
 class _Assigner:
@@ -240,9 +250,9 @@ class _Assigner:
             self.layouts[root] = None  # being decided
             found = self.default(v)
             rules = self.groups.rules.get(root, [])
-            for rule, other in sorted(rules, key=lambda r: r[0].startswith("reduce")):
-                if self.layouts.get(self.groups.find(other), 0) is not None:
-                    found = derived(rule, self.layout(other))
+            for rule in sorted(rules, key=lambda r: r.forward):
+                if self.layouts.get(self.groups.find(rule.other), 0) is not None:
+                    found = rule.apply(self.layout(rule.other))
                     break
             self.layouts[root] = found
         layout = self.layouts[root]
@@ -266,12 +276,6 @@ class _Assigner:
         for op in list(self.f.walk()):
             _retype_constant(op)
             _convert_where_needed(op)
-
-
-def derived(rule: str, layout: Attribute) -> Attribute:
-    """The layout a rule gives from the other group's layout."""
-    kind, _, axis = rule.partition(":")
-    return layout if kind == "same" else SliceLayoutAttr(int(axis), layout)
 
 
 def _tile_values(f: func.FuncOp) -> Iterator[SSAValue]:

@@ -245,7 +245,7 @@ class _Emitter:
     # -- shared memory ------------------------------------------------------------------
 
     def exchange(self, values: list[SSAValue], shared: tuple[int, ...], writer: SSAValue | None,
-                 reads: list[SSAValue]) -> list[list[SSAValue]]:
+                 reads: list[SSAValue | int]) -> list[list[SSAValue]]:
         """Through shared memory: threads that differ only in the thread-id bits ``shared``
         (a contiguous run) own one slot of ``values``, written by the one ``writer`` says
         (None: there is one thread per slot); after a barrier, read the slots of the
@@ -267,8 +267,11 @@ class _Emitter:
                                                                lanes)))
                  for buf in buffers] for r in reads]
 
-    def _slot(self, thread: SSAValue, shared: tuple[int, ...]) -> SSAValue:
+    def _slot(self, thread: SSAValue | int, shared: tuple[int, ...]) -> SSAValue:
         """``thread`` with the ``shared`` bits taken out."""
+        if isinstance(thread, int):
+            low, n = (shared[0], len(shared)) if shared else (0, 0)
+            return self.const(thread >> (low + n) << low | thread & ((1 << low) - 1))
         if not shared:
             return thread
         low, n = shared[0], len(shared)
@@ -282,6 +285,16 @@ class _Emitter:
         return self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
             t, list(range(width)))))
 
+    def reads(self, bits: tuple[int, ...], ignored: tuple[int, ...],
+              order: Sequence[int]) -> list[SSAValue | int]:
+        """This thread's id with the ``bits`` (a contiguous run) set to each of ``order``;
+        ints where the id has no bits left but ``ignored`` ones."""
+        low, mask = (bits[0], ((1 << len(bits)) - 1) << bits[0]) if bits else (0, 0)
+        if (1 << self.lo.tid_bits) - 1 == mask | sum(1 << b for b in ignored):
+            return [w << low for w in order]
+        others = self.int_op(arith.AndIOp, self.tid(), ~mask) if mask else self.tid()
+        return [self.int_op(arith.OrIOp, others, w << low) if w else others for w in order]
+
     def _index(self, thread: SSAValue, width: int, lanes: SSAValue | None) -> SSAValue:
         if lanes is None:
             return thread
@@ -294,6 +307,8 @@ class _Emitter:
 def _source_type(lo: _Lowering, op: tile.ReduceOp | tile.ScanOp) -> TensorType:
     """The first operand's tile type (with its layout), as it was before lowering."""
     types = lo.operand_types[op]
+    if not isinstance(types[0].encoding, tile.BlockedLayoutAttr | tile.SliceLayoutAttr):
+        raise CompileError(f"tile-to-simt needs layouts on {op.name} (run assign-layouts)")
     if len({(t.get_shape(), t.encoding) for t in types}) != 1:
         raise CompileError(f"{op.name} operands must have one layout")
     return types[0]
@@ -351,10 +366,8 @@ def _within_thread(e: _Emitter, xs: list[SSAValue],
 def _across_warps(e: _Emitter, xs: list[SSAValue], plan: AxisPlan) -> list[SSAValue]:
     """Every thread combines, in warp order, the partials of the warps along the axis
     (the first lane along the axis of each warp writes them)."""
-    low, n = plan.warp_bits[0], len(plan.warp_bits)
-    others = e.int_op(arith.AndIOp, e.tid(), ~(((1 << n) - 1) << low))
-    reads = [e.int_op(arith.OrIOp, others, w << low) if w else others for w in range(1 << n)]
     lanes = plan.lane_bits
+    reads = e.reads(plan.warp_bits, lanes, range(1 << len(plan.warp_bits)))
     first = e.cmp("eq", e.bits(e.tid(), lanes[0], len(lanes)), 0) if lanes else None
     parts = e.exchange(xs, lanes, first, reads)
     acc = parts[0]
@@ -410,7 +423,7 @@ class _Scan:
         return pos
 
     def prefixes(self, totals: list[SSAValue]) -> tuple[list[SSAValue] | None, Flag]:
-        e, plan = self.e, self.plan
+        plan = self.plan
         prefix: list[SSAValue] | None = None
         has: Flag = False
         incl = totals
@@ -450,13 +463,10 @@ class _Scan:
         """The totals of the warps before this one and of the runs before each run, read
         from what the last lane along the axis (in scan order) of every warp wrote."""
         e, plan = self.e, self.plan
-        warp_mask = sum(1 << b for b in plan.warp_bits)
-        others = e.int_op(arith.AndIOp, e.tid(), ~warp_mask) if warp_mask else e.tid()
         nw = 1 << len(plan.warp_bits)
-        order = range(nw - 1, -1, -1) if self.reverse else range(nw)
-        low = plan.warp_bits[0] if plan.warp_bits else 0
-        reads = [e.int_op(arith.OrIOp, others, w << low) if w else others for w in order]
         lanes = plan.lane_bits
+        reads = e.reads(plan.warp_bits, lanes, range(nw - 1, -1, -1) if self.reverse
+                        else range(nw))
         last = e.cmp("eq", self.position(lanes), (1 << len(lanes)) - 1) if lanes else None
         parts = e.exchange(incl, lanes, last, reads)
         # prefixes[w] combines the totals of the first w warps (in scan order)

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     TensorType,
     VectorType,
+    f32,
     i32,
     i64,
 )
@@ -71,10 +72,10 @@ def weights(op: ShapeOp, src: TensorType) -> tuple[list[int], list[int]]:
                                             strict=True)]
         return out, [0 if s else w for s, w in zip(stretched, out, strict=True)]
     if isinstance(op, tile.TransOp):
-        src = [0] * len(out)
+        back = [0] * len(out)
         for i, d in enumerate(op.permutation):
-            src[d] = out[i]
-        return src, out
+            back[d] = out[i]
+        return back, out
     return strides(src.get_shape()), out
 
 
@@ -124,21 +125,59 @@ def shuffle_mask(src: np.ndarray, dst: np.ndarray) -> list[int] | None:
     return mask
 
 
+SHARED_CHUNK = 4096
+"""Most elements one trip through shared memory moves (16 KiB of 32-bit values: what
+WebGPU guarantees a workgroup); a larger tile moves in several trips."""
+
+
 def _through_shared(lo: _Lowering, op: Operation, value: SSAValue, src: Side, dst: Side,
                     size: int) -> SSAValue:
-    """Store by the operand's numbers, barrier, load by the result's, barrier."""
-    is_bool = element_type(value.type) == IntegerType(1)
-    if is_bool:  # shared memory holds no i1
-        value = lo._emit(ExtUIOp(value, like(value.type, i32)), op)
-    buf = lo._shared_buffer(element_type(value.type), size, op)
-    lo._insert(simt.SharedStoreOp(buf, _index(lo, op, src), value), op)
-    lo._insert(simt.BarrierOp(), op)
-    out = lo._emit(simt.SharedLoadOp(buf, _index(lo, op, dst)), op)
-    lo._insert(simt.BarrierOp(), op)
-    if is_bool:
-        zero = lo._const(0, op, out.type)
-        out = lo._emit(tile.CmpIOp("ne", out, zero), op)
+    """Store by the operand's numbers, barrier, load by the result's, barrier. Tiles of
+    32-bit floats and of bools (which shared memory cannot hold) travel as i32, so a tile
+    and its mask share one buffer."""
+    elem = element_type(value.type)
+    wide = like(value.type, i32)
+    if elem == IntegerType(1):
+        value = lo._emit(ExtUIOp(value, wide), op)
+    elif elem == f32:
+        value = lo._emit(arith.BitcastOp(value, wide), op)
+    trips = -(-size // SHARED_CHUNK)
+    chunk = -(-size // trips)
+    buf = lo._shared_buffer(element_type(value.type), chunk, op)
+    src_at, dst_at = _index(lo, op, src), _index(lo, op, dst)
+    out: SSAValue | None = None
+    for trip in range(trips):
+        store_at, store_mask = _window(lo, op, src_at, trip * chunk, chunk, trips)
+        lo._insert(simt.SharedStoreOp(buf, store_at, value, store_mask), op)
+        lo._insert(simt.BarrierOp(), op)
+        load_at, mine = _window(lo, op, dst_at, trip * chunk, chunk, trips)
+        got = lo._emit(simt.SharedLoadOp(buf, load_at), op)
+        out = got if out is None or mine is None else lo._emit(tile.SelectOp(mine, got, out), op)
+        lo._insert(simt.BarrierOp(), op)
+    assert out is not None
+    if elem == IntegerType(1):
+        return lo._emit(tile.CmpIOp("ne", out, lo._const(0, op, out.type)), op)
+    if elem == f32:
+        return lo._emit(arith.BitcastOp(out, like(out.type, f32)), op)
     return out
+
+
+def _window(lo: _Lowering, op: Operation, at: SSAValue, start: int, chunk: int,
+            trips: int) -> tuple[SSAValue, SSAValue | None]:
+    """Indices into the buffer for the trip that moves numbers ``start .. start + chunk``,
+    and which lanes are in it (None: all, in a single trip); lanes outside read
+    index 0. Thread-id arithmetic only, so in the prologue."""
+    if trips == 1:
+        return at, None
+
+    def const(v: int) -> SSAValue:
+        return lo._prologue_op(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+            at.type, [v])), op)
+    shifted = lo._prologue_op(arith.SubiOp(at, const(start)), op)
+    low = lo._prologue_op(tile.CmpIOp("sge", shifted, const(0)), op)
+    high = lo._prologue_op(tile.CmpIOp("slt", shifted, const(chunk)), op)
+    inside = lo._prologue_op(arith.AndIOp(low, high), op)
+    return lo._prologue_op(tile.SelectOp(inside, shifted, const(0)), op), inside
 
 
 def _index(lo: _Lowering, op: Operation, side: Side) -> SSAValue:
@@ -151,6 +190,7 @@ def _index(lo: _Lowering, op: Operation, side: Side) -> SSAValue:
                 np.zeros(len(maps[0].lanes), np.int64))
     index = lo._prologue_op(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
         vt, lanes.tolist())), op)
+    thread: SSAValue | None = None
     for dm, k in zip(maps, w, strict=True):
         part = lo._thread_part(dm, op) if k else None
         if part is None:
@@ -158,7 +198,8 @@ def _index(lo: _Lowering, op: Operation, side: Side) -> SSAValue:
         if k != 1:
             part = lo._prologue_op(arith.MuliOp(part, lo._prologue_op(
                 arith.ConstantOp.from_int_and_width(k, 32), op)), op)
-        spread = lo._prologue_op(vector.BroadcastOp(part, vt), op)
-        index = lo._prologue_op(arith.AddiOp(index, spread), op)
-    return index
-
+        thread = part if thread is None else lo._prologue_op(arith.AddiOp(thread, part), op)
+    if thread is None:
+        return index
+    return lo._prologue_op(arith.AddiOp(index, lo._prologue_op(
+        vector.BroadcastOp(thread, vt), op)), op)
