@@ -8,8 +8,11 @@ lanes' numbers among the numbers it holds. When every thread finds them at the s
 (always for ``expand_dims`` and ``broadcast``, whose operand layout is the result's or its
 slice) the op is a ``vector.shuffle`` with a constant mask: register renaming, no code.
 Otherwise every thread writes its lanes to shared memory at their numbers and, after a
-barrier, reads the numbers it needs; a second barrier lets the buffer be reused. Pointer
-tiles move their element indices the same way.
+barrier, reads the numbers it needs; a second barrier lets the buffer be reused. Rows of a
+transpose are padded by one element against bank conflicts, f32 and i1 tiles travel as
+i32 (one buffer serves a tile and its mask), and tiles over ``SHARED_CHUNK`` elements move
+in several trips.
+Pointer tiles move their element indices the same way.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-// assign-layouts: one blocked layout per tile shape, and vec on every tile access.
+// assign-layouts on 1-D tiles: one blocked layout per tile shape, and vec on every tile access
+// (2-D tiles, slices and conversions: shape_layouts.mlir).
 // RUN: %opt %s -p assign-layouts | filecheck %s
 // RUN: %opt %s -p 'assign-layouts{num-warps=8 vector-bits=32}' | filecheck %s --check-prefix=W8
 
