@@ -141,3 +141,61 @@ def test_int_expressions(backend, tmp_path_factory, expr, n, block):
     kernel = make_kernel(expr)
     if launch(kernel, (tc.cdiv(n, block),), a, b, c, out, n, backend=backend, BLOCK=block):
         np.testing.assert_array_equal(out, np.asarray(want).astype(np.int32), err_msg=expr)
+
+
+REDUCTIONS = {"sum": np.sum, "max": np.max, "min": np.min}
+
+
+def make_reduce_kernel(expr: str, op: str, axis: int):
+    """A 2-D kernel: load a masked (BM, BN) block of three matrices, apply ``expr``,
+    reduce along ``axis`` with ``op``, store the vector."""
+    name = f"prop_reduce_{next(_counter)}"
+    out_offs = "offs_m" if axis == 1 else "offs_n"
+    out_mask = "offs_m < M" if axis == 1 else "offs_n < N"
+    src = f'''import compiler as tc
+import compiler.language as tl
+
+
+@tc.kernel
+def k(x, y, z, out, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    offs_m = tl.arange(0, BM)
+    offs_n = tl.arange(0, BN)
+    idx = offs_m[:, None] * N + offs_n[None, :]
+    m = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    a = tl.load(x + idx, mask=m, other=0.0)
+    b = tl.load(y + idx, mask=m, other=0.0)
+    c = tl.load(z + idx, mask=m, other=0.0)
+    v = tl.where(m, {expr}, {"0.0" if op == "sum" else ("-1e30" if op == "max" else "1e30")})
+    tl.store(out + {out_offs}, tl.{op}(v, axis={axis}), mask={out_mask})
+'''
+    path = PROP_DIR / f"{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module.k
+
+
+@SETTINGS
+@given(expr=expressions(FLOAT_BINARY, FLOAT_UNARY, ["a", "b", "c"]),
+       op=st.sampled_from(sorted(REDUCTIONS)), axis=st.sampled_from([0, 1]),
+       bm=st.sampled_from([1, 4, 16, 64]), bn=st.sampled_from([1, 8, 32, 128]),
+       data=st.data())
+def test_reduced_expressions_over_random_shapes(backend, tmp_path_factory, expr, op, axis,
+                                                bm, bn, data):
+    _setup(tmp_path_factory)
+    expr, np_expr = expr
+    m_rows = data.draw(st.integers(1, bm))
+    n_cols = data.draw(st.integers(1, bn))
+    rng = np.random.default_rng(m_rows * 1000 + n_cols)
+    a, b, c = (rng.uniform(-2, 2, (m_rows, n_cols)).astype(np.float32) for _ in range(3))
+    out = np.zeros(m_rows if axis == 1 else n_cols, np.float32)
+    kernel = make_reduce_kernel(expr, op, axis)
+    if launch(kernel, (1,), a, b, c, out, m_rows, n_cols, backend=backend, BM=bm, BN=bn):
+        full = numpy_eval(np_expr, a=a.astype(np.float64), b=b.astype(np.float64),
+                          c=c.astype(np.float64))
+        want = REDUCTIONS[op](np.broadcast_to(full, a.shape), axis=axis)
+        scale = max(1.0, float(np.max(np.abs(full))))
+        np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4 * scale * a.shape[axis],
+                                   err_msg=f"{op}(axis={axis}) of {expr}")
