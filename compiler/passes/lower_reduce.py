@@ -364,15 +364,33 @@ def _within_thread(e: _Emitter, xs: list[SSAValue],
 
 
 def _across_warps(e: _Emitter, xs: list[SSAValue], plan: AxisPlan) -> list[SSAValue]:
-    """Every thread combines, in warp order, the partials of the warps along the axis
-    (the first lane along the axis of each warp writes them)."""
-    lanes = plan.lane_bits
-    reads = e.reads(plan.warp_bits, lanes, range(1 << len(plan.warp_bits)))
+    """Combine the partials of the warps along the axis (the first lane along the axis of
+    each warp writes its partial to shared memory)."""
+    lanes, warps = plan.lane_bits, plan.warp_bits
     first = e.cmp("eq", e.bits(e.tid(), lanes[0], len(lanes)), 0) if lanes else None
-    parts = e.exchange(xs, lanes, first, reads)
+    if len(lanes) >= len(warps):
+        return _warp_partials_by_shuffles(e, xs, plan, first)
+    parts = e.exchange(xs, lanes, first, e.reads(warps, lanes, range(1 << len(warps))))
     acc = parts[0]
     for p in parts[1:]:
         acc = e.combine(acc, p)
+    return acc
+
+
+def _warp_partials_by_shuffles(e: _Emitter, xs: list[SSAValue], plan: AxisPlan,
+                               first: SSAValue | None) -> list[SSAValue]:
+    """Each lane along the axis reads one warp's partial (lane i: warp i mod W) and a
+    butterfly of shuffles over those lanes combines them: one shared-memory read per
+    thread and log2(W) shuffles, where reading all W partials costs W reads and W - 1
+    dependent combines (the reduce combiner is associative and commutative)."""
+    lanes, warps = plan.lane_bits, plan.warp_bits
+    warp_mask = ((1 << len(warps)) - 1) << warps[0]
+    which = e.bits(e.tid(), lanes[0], len(warps))
+    others = e.int_op(arith.AndIOp, e.tid(), ~warp_mask)
+    read = e.emit(arith.OrIOp(others, e.int_op(arith.ShLIOp, which, warps[0])))
+    acc = e.exchange(xs, lanes, first, [read])[0]
+    for bit in lanes[:len(warps)]:
+        acc = e.combine(acc, [e.emit(simt.ShuffleXorOp(x, 1 << bit)) for x in acc])
     return acc
 
 
