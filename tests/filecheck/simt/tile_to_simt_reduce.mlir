@@ -1,6 +1,7 @@
 // tile-to-simt of tile.reduce and tile.scan (tests/test_reduce.py runs them): a thread
 // combines its own elements (vector.shuffle picks halves), then its warp's lanes
-// (simt.shuffle_xor), then the warps' partials through shared memory; a scan takes run
+// (simt.shuffle_xor), then the warps' partials: one shared-memory read per lane and a
+// shuffle butterfly over them; a scan takes run
 // totals across lanes with simt.shuffle_up and folds the prefix into its elements.
 // RUN: %opt %s -p 'assign-layouts{num-warps=4},tile-to-simt,canonicalize,cse' | filecheck %s
 // RUN: %opt %s -p 'assign-layouts{num-warps=1},tile-to-simt,canonicalize,cse' | filecheck %s --check-prefix=W1
@@ -32,11 +33,12 @@ func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %o: !tile.ptr<
 // CHECK:         %[[BUF:.*]] = simt.shared_alloc : memref<4xf32, 3 : i32>
 // CHECK-NEXT:    simt.shared_store %[[BUF]][%{{.*}}], %[[W]] mask %{{.*}} : i1 : memref<4xf32, 3 : i32>, i32, f32
 // CHECK-NEXT:    simt.barrier
-// CHECK-NEXT:    %[[R0:.*]] = simt.shared_load %[[BUF]][%{{.*}}] : memref<4xf32, 3 : i32>, i32 -> f32
-// CHECK-COUNT-3: simt.shared_load %[[BUF]]
-// CHECK-NEXT:    arith.addf %[[R0]],
-// CHECK-NEXT:    arith.addf
-// CHECK-NEXT:    %s = arith.addf
+// CHECK:         %[[R0:.*]] = simt.shared_load %[[BUF]][%{{.*}}] : memref<4xf32, 3 : i32>, i32 -> f32
+// CHECK-NOT:     simt.shared_load
+// CHECK-NEXT:    %[[Y1:.*]] = simt.shuffle_xor %[[R0]], 1 : f32
+// CHECK-NEXT:    %[[B1:.*]] = arith.addf %[[R0]], %[[Y1]] : f32
+// CHECK-NEXT:    %[[Y2:.*]] = simt.shuffle_xor %[[B1]], 2 : f32
+// CHECK-NEXT:    %s = arith.addf %[[B1]], %[[Y2]] : f32
 // CHECK-NEXT:    simt.store %o[%{{.*}}], %s
 // W1-LABEL:    func.func @sum(
 // W1-NOT:        simt.shared_alloc
