@@ -19,7 +19,7 @@ def bad_arange(x, BLOCK: tl.constexpr):
 
 @tc.kernel
 def undefined_name(x, BLOCK: tl.constexpr):
-    tl.store(x + tl.arange(0, BLOCK), nope)  # UNDEFINED
+    tl.store(x + tl.arange(0, BLOCK), nope)  # noqa: F821  # UNDEFINED
 
 
 @tc.kernel
