@@ -18,8 +18,9 @@ import numpy as np
 
 import compiler.language as tl
 from compiler import cache
+from compiler import debug as debug_output
 from compiler.errors import BackendUnavailableError, LaunchError, TilecError
-from compiler.kinfo import ArgSpec, KernelInfo
+from compiler.kinfo import ArgSpec, KernelInfo, Param
 
 BACKENDS = ("ptx", "wgsl", "numpy")
 _availability: dict[str, tuple[bool, str]] = {}
@@ -164,7 +165,7 @@ class CompiledKernel:
         return lambda *args, **kwargs: self.run(grid, args, kwargs)
 
     def run(self, grid, args: Sequence[Any], kwargs: dict, verify: bool = False) -> None:
-        params = self.metadata.params
+        params = [p for p in self.metadata.params if p.name != debug_output.PARAM]
         if kwargs:
             raise LaunchError(f"a compiled kernel takes its {len(params)} runtime arguments "
                               f"positionally, got keywords {sorted(kwargs)}")
@@ -179,7 +180,12 @@ class CompiledKernel:
         self.launch(normalize_grid(grid, {}), list(args), verify)
 
     def launch(self, grid: tuple[int, int, int], args: list, verify: bool = False) -> None:
-        if verify:
+        records = self.metadata.extra.get("debug")
+        if records:
+            buf = debug_output.new_buffer()
+            self.launcher(grid, [*args, buf])
+            debug_output.report(buf, records)
+        elif verify:
             from compiler.verify import verified_launch
             verified_launch(self, grid, args)
         else:
@@ -198,6 +204,8 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
     module, params = frontend.generate(src, specs)
     compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug)
     target = compiled.extra.get("arch", backend)
+    if compiled.extra.get("debug"):  # strip-debug added the device_print/assert buffer
+        params = params + [Param(debug_output.PARAM, "i32", True, True)]
     info = KernelInfo(fn.__name__, params, backend, target, num_warps,
                       shared=compiled.extra.get("shared", 0), extra=compiled.extra)
     if key is not None:

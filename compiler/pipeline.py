@@ -18,6 +18,7 @@ from xdsl.printer import Printer
 
 from compiler.context import make_context
 from compiler.passes.registry import get_all_passes
+from compiler.passes.strip_debug import debug_records
 
 # Pass names (with options) per backend, after the frontend.
 _TILE = ["canonicalize", "cse"]
@@ -67,6 +68,7 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
     """Lower a frontend module for ``backend``; return all stages and the final code."""
     ctx = make_context()
     stages = [("frontend", str(module))]
+    records = debug_records(module) if debug and backend != "numpy" else []
     for spec in PIPELINES[backend]:
         p = _make_pass(spec, num_warps, debug)
         p.apply(ctx, module)
@@ -78,6 +80,8 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         if name == "tile-to-simt":
             asm["simt"] = text
     artifact, extra = _codegen(module, backend, asm, stages, arch)
+    if records:
+        extra["debug"] = records
     compiled = Compiled(stages, asm, artifact, extra)
     _dump(compiled, dump)
     return compiled

@@ -603,13 +603,25 @@ def test_debug_ops_stripped_kernel_runs(backend):
         np.testing.assert_array_equal(x, np.arange(300) % 97 + 1)
 
 
-@pytest.mark.parametrize("gpu", ["wgsl", "ptx"])
-def test_debug_true_on_gpu_is_unsupported(gpu):
-    with pytest.raises(tc.UnsupportedError) as info:
-        tc.compile(debug_ops, signature=SIG_DEBUG, constants={"BLOCK": 128}, backend=gpu,
-                   debug=True)
-    assert "tl.device_print (tile.print) with debug=True" in str(info.value)
-    assert 'tl.device_print("v:", v, pid)' in str(info.value)
+def test_debug_true_prints_and_asserts_like_numpy(backend, capsys, monkeypatch):
+    """With debug=True the GPU backends send device_print/device_assert records through a
+    hidden buffer; the host prints them as the NumPy backend does."""
+    monkeypatch.setenv("TILEC_CACHE", "0")  # assert messages name source lines
+    x = np.arange(6, dtype=np.float32)
+    debug_ops[(2,)](x, 6, BLOCK=4, backend="numpy")
+    want = capsys.readouterr().out.splitlines()
+    x = np.arange(6, dtype=np.float32)
+    if not launch(debug_ops, (2,), x, 6, backend=backend, debug=True, BLOCK=4):
+        return
+    assert capsys.readouterr().out.splitlines() == want
+    np.testing.assert_array_equal(x, np.arange(1, 7))
+    x = np.arange(20, dtype=np.float32)
+    x[10] = 500.0
+    with pytest.raises(tc.DeviceAssertionError) as info:
+        launch(debug_ops, (3,), x, 20, backend=backend, debug=True, BLOCK=8)
+    text = str(info.value)
+    assert "device assertion failed in program (1, 0, 0) at index (2,): v too big" in text
+    assert 'tl.device_assert(v < 100.0, "v too big")' in text
 
 
 # ---------------------------------------------------------------- PTX text
