@@ -58,10 +58,6 @@ def _make_pass(spec: str, num_warps: int, debug: bool = False) -> ModulePass:
     return cls(**kwargs)
 
 
-def stage_names(backend: str) -> list[str]:
-    return ["frontend"] + [s.partition("{")[0] for s in PIPELINES[backend]]
-
-
 def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         dump: bool | str | None = None, arch: str = DEFAULT_ARCH,
         debug: bool = False) -> Compiled:

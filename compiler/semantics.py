@@ -51,10 +51,6 @@ class Value:
     shape: tuple[int, ...] = ()
     is_ptr: bool = False
 
-    @property
-    def is_tile(self) -> bool:
-        return bool(self.shape)
-
     def describe(self) -> str:
         base = f"pointer to {self.dtype}" if self.is_ptr else str(self.dtype)
         return f"tile<{'x'.join(map(str, self.shape))}, {base}>" if self.shape else base
@@ -184,10 +180,6 @@ def cast(b: Builder, v: Value, to: tl.dtype) -> Value:
 # ---------------------------------------------------------------- promotion
 
 Operand = Value | bool | int | float
-
-
-def _kind_rank(d: tl.dtype) -> tuple[int, int]:
-    return (1 if d.is_float else 0, d.bits)
 
 
 def promote(a: tl.dtype, b: tl.dtype) -> tl.dtype:

@@ -52,7 +52,7 @@ def _slots(kernel: Kernel, block: Block) -> list[int]:
 # -- region ops -------------------------------------------------------------------------
 
 def _for(op: scf.ForOp, kernel: Kernel) -> Impl:
-    from backends.numpy.interpreter import source_loc
+    from compiler.context import source_loc
 
     body = op.body.block
     steps = kernel.compile_block(body)
@@ -148,7 +148,7 @@ def _print(op: Operation, kernel: Kernel) -> Impl:
 
 
 def _assert(op: Operation, kernel: Kernel) -> Impl:
-    from backends.numpy.interpreter import source_loc
+    from compiler.context import source_loc
 
     message = op.message.data  # pyright: ignore[reportAttributeAccessIssue]
     loc = source_loc(op)

@@ -28,7 +28,6 @@ framework would contribute only the dispatch.
 
 from __future__ import annotations
 
-import linecache
 import math
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -36,12 +35,13 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from backends.numpy import atomics, combine, control, ops, shapes  # noqa: F401 - register ops
 from backends.numpy.ops import Ptr
-from compiler.errors import LaunchError, OutOfBoundsError, SourceLoc, UnsupportedError
+from compiler.context import source_loc
+from compiler.errors import LaunchError, OutOfBoundsError, UnsupportedError
 from compiler.kinfo import KernelInfo, Param
 from compiler.language import dtype_from_str
 from dialects.tile import PtrType
@@ -53,13 +53,6 @@ _BATCH_ELEMENTS = 1 << 22  # elements of the largest tile value over a batch's p
 _ZERO_OFFSET = np.zeros(1, np.int64)
 
 
-def source_loc(op: Operation) -> SourceLoc | None:
-    """The kernel source position of ``op``, if the frontend recorded one."""
-    loc = op.location
-    if not isinstance(loc, FileLineColLoc):
-        return None
-    file, line = loc.filename.data, loc.line.data
-    return SourceLoc(file, line, loc.column.data, linecache.getline(file, line).rstrip("\n"))
 
 
 class Kernel:

@@ -42,7 +42,8 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from backends.wgsl import atomics, cross_thread
 from backends.wgsl.atomics import emit_atomic
-from compiler.errors import SourceLoc, UnsupportedError
+from compiler.context import source_loc
+from compiler.errors import UnsupportedError
 from dialects import simt, tile
 from dialects.tile import PtrType, element_type
 
@@ -286,12 +287,7 @@ class WGSLEmitter:
         raise self.error(f"dtype {d} is not supported by the wgsl backend ({reason})")
 
     def error(self, message: str) -> UnsupportedError:
-        loc = self.op.location
-        if not isinstance(loc, FileLineColLoc):
-            return UnsupportedError(message)
-        file, line = loc.filename.data, loc.line.data
-        return UnsupportedError(message, SourceLoc(file, line, loc.column.data,
-                                                   linecache.getline(file, line)))
+        return UnsupportedError(message, source_loc(self.op))
 
     def define(self, value: SSAValue, names: list[str] | None = None) -> _Val:
         widths = _widths(value.type)

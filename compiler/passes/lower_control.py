@@ -29,8 +29,8 @@ from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from compiler.context import source_loc
 from compiler.errors import CompileError
-from compiler.passes.tile_to_simt import source_loc
 from dialects import arith_shaped, tile
 from dialects.tile import PtrType, element_type, like
 

@@ -17,7 +17,6 @@ express have a recipe method.
 from __future__ import annotations
 
 import functools
-import linecache
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -25,7 +24,6 @@ from xdsl.dialects import arith, func, math, vector
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
-    FileLineColLoc,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -40,7 +38,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from compiler.errors import SourceLoc, UnsupportedError
+from compiler.context import source_loc
+from compiler.errors import UnsupportedError
 from compiler.passes import ptx_control, ptx_cross_thread
 from dialects import ptx, simt, tile
 from dialects.tile import PtrType, element_type, like
@@ -158,13 +157,6 @@ def _ptx_type(dt: str, signed: bool = True) -> str:
     return dt if dt[0] in "fb" else _int_type(dt, signed)
 
 
-def source_loc(op: Operation) -> SourceLoc | None:
-    """The kernel source position an op came from, if the frontend recorded one."""
-    loc = op.location
-    if not isinstance(loc, FileLineColLoc):
-        return None
-    file, line = loc.filename.data, loc.line.data
-    return SourceLoc(file, line, loc.column.data, linecache.getline(file, line))
 
 
 def _unsupported(op: Operation, what: str) -> UnsupportedError:

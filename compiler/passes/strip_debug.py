@@ -31,9 +31,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from compiler.context import source_loc
 from compiler.debug import CAPACITY, HEADER
 from compiler.errors import UnsupportedError
-from compiler.passes.tile_to_simt import source_loc
 from dialects import arith_shaped as casts
 from dialects import tile
 

@@ -13,14 +13,12 @@ index). The kernel must carry ``simt.num_warps`` (set by ``assign-layouts``).
 
 from __future__ import annotations
 
-import linecache
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, vector
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
-    FileLineColLoc,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -32,7 +30,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.errors import CompileError, SourceLoc, UnsupportedError
+from compiler.context import source_loc
+from compiler.errors import CompileError, UnsupportedError
 from compiler.passes.assign_layouts import NUM_WARPS_ATTR, WARP_SIZE
 from compiler.passes.layouts import DimMap, elements_per_thread, ilog2, lane_map
 from compiler.passes.lower_atomic import lower_atomic
@@ -46,13 +45,6 @@ _ELEMENTWISE_PREFIXES = ("arith.", "math.", "scf.")
 _ELEMENTWISE_TILE_OPS = ("tile.cmpi", "tile.cmpf", "tile.select")
 
 
-def source_loc(op: Operation) -> SourceLoc | None:
-    """The user's source position of ``op``, if it has one."""
-    loc = op.location
-    if not isinstance(loc, FileLineColLoc):
-        return None
-    file, line = loc.filename.data, loc.line.data
-    return SourceLoc(file, line, loc.column.data, linecache.getline(file, line))
 
 
 def _layout_of(t: TensorType) -> Attribute:
