@@ -13,13 +13,15 @@ from xdsl.passes import ModulePass
 
 PassFactory = Callable[[], type[ModulePass]]
 
-# tilec's passes: name -> class; the module is the name in snake case (ARCHITECTURE.md).
+# tilec's passes: name -> (package, class). The module is the name in snake case
+# (ARCHITECTURE.md); target-independent passes live in compiler.passes, a target's
+# lowering beside its target.
 _TILEC = {
-    "assign-layouts": "AssignLayouts",
-    "tile-to-simt": "TileToSimt",
-    "simt-to-ptx": "SimtToPtx",
-    "strip-debug": "StripDebug",
-    "lower-control": "LowerControl",
+    "assign-layouts": ("compiler.passes", "AssignLayouts"),
+    "tile-to-simt": ("compiler.passes", "TileToSimt"),
+    "strip-debug": ("compiler.passes", "StripDebug"),
+    "lower-control": ("compiler.passes", "LowerControl"),
+    "simt-to-ptx": ("compiler.passes", "SimtToPtx"),
 }
 
 # The xDSL passes tilec's pipelines reuse: name -> (module, class).
@@ -43,8 +45,8 @@ def _lazy(name: str, module: str, cls: str) -> PassFactory:
 
 def get_tilec_passes() -> dict[str, PassFactory]:
     """tilec's own passes only (what the xDSL universe lacks)."""
-    return {name: _lazy(name, f"compiler.passes.{name.replace('-', '_')}", cls)
-            for name, cls in _TILEC.items()}
+    return {name: _lazy(name, f"{package}.{name.replace('-', '_')}", cls)
+            for name, (package, cls) in _TILEC.items()}
 
 
 def get_all_passes() -> dict[str, PassFactory]:

@@ -1,0 +1,59 @@
+"""The tile dialect: whole tiles as SSA values, the way a kernel author thinks.
+
+Tiles are builtin ranked tensors (``tensor<128xf32>``); elementwise math on them is
+``arith``/``math``. This dialect adds what those lack: program ids, ``range``, ``splat``,
+pointers and pointer arithmetic, masked memory access, shaped comparisons, atomics,
+reductions and scans, shape ops and debugging ops. After ``assign-layouts`` the tensor
+types carry a ``#tile.blocked``/``#tile.slice`` encoding that says how a tile is spread
+over the threads of a program.
+
+One module per op family (``memory``, ``elementwise``, ``atomic``, ``combine``, ``shape``,
+``debug``) and the types and layout attributes (``types``); this module assembles the
+dialect and re-exports every name, so users write ``from dialects import tile`` and
+``tile.LoadOp``.
+"""
+
+from xdsl.ir import Dialect
+
+from dialects.tile.atomic import ATOMIC_KINDS, AtomicCASOp, AtomicRMWOp, check_atomic
+from dialects.tile.combine import ReduceOp, ScanOp, YieldOp, reduced_type
+from dialects.tile.debug import AssertOp, PrintOp
+from dialects.tile.elementwise import CMPF_PREDICATES, CMPI_PREDICATES, CmpFOp, CmpIOp, SelectOp
+from dialects.tile.memory import (
+    AddPtrOp,
+    LoadOp,
+    NumProgramsOp,
+    ProgramIdOp,
+    RangeOp,
+    SplatOp,
+    StoreOp,
+    check_mask,
+    static_shape,
+)
+from dialects.tile.shape import BroadcastOp, ConvertLayoutOp, ExpandDimsOp, ReshapeOp, TransOp
+from dialects.tile.types import (
+    BlockedLayoutAttr,
+    PtrType,
+    SliceLayoutAttr,
+    element_type,
+    i1_like,
+    layout_of,
+    like,
+)
+
+Tile = Dialect(
+    "tile",
+    [PrintOp, AssertOp, ProgramIdOp, NumProgramsOp, RangeOp, SplatOp, AddPtrOp, LoadOp, StoreOp,
+     CmpIOp, CmpFOp, SelectOp, AtomicRMWOp, AtomicCASOp, ReduceOp, ScanOp, YieldOp,
+     ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp],
+    [PtrType, BlockedLayoutAttr, SliceLayoutAttr],
+)
+
+__all__ = [
+    "ATOMIC_KINDS", "CMPF_PREDICATES", "CMPI_PREDICATES", "AddPtrOp", "AssertOp",
+    "AtomicCASOp", "AtomicRMWOp", "BlockedLayoutAttr", "BroadcastOp", "CmpFOp", "CmpIOp",
+    "ConvertLayoutOp", "ExpandDimsOp", "LoadOp", "NumProgramsOp", "PrintOp", "ProgramIdOp",
+    "PtrType", "RangeOp", "ReduceOp", "ReshapeOp", "ScanOp", "SelectOp", "SliceLayoutAttr",
+    "SplatOp", "StoreOp", "Tile", "TransOp", "YieldOp", "check_atomic", "check_mask",
+    "element_type", "i1_like", "layout_of", "like", "reduced_type", "static_shape",
+]

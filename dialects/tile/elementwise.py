@@ -1,0 +1,90 @@
+"""Comparisons and ``select`` on tiles (xDSL's ``arith`` ones accept scalar i1 only)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    StringAttr,
+)
+from xdsl.ir import SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import (
+    Pure,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from dialects.tile.types import (
+    i1_like,
+)
+
+CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+CMPF_PREDICATES = ("oeq", "one", "olt", "ole", "ogt", "oge", "ord",
+                   "ueq", "une", "ult", "ule", "ugt", "uge", "uno")
+
+
+class _CmpOp(IRDLOperation):
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    predicate = prop_def(StringAttr)
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def()
+    assembly_format = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)"
+    traits = traits_def(Pure())
+    PREDICATES: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, predicate: str, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[i1_like(lhs.type)],
+                         properties={"predicate": StringAttr(predicate)})
+
+    def verify_(self) -> None:
+        if self.predicate.data not in self.PREDICATES:
+            raise VerifyException(f"{self.name}: unknown predicate {self.predicate.data!r}")
+        if self.result.type != i1_like(self.lhs.type):
+            raise VerifyException(f"{self.name} result must be i1 shaped like the operands")
+
+
+@irdl_op_definition
+class CmpIOp(_CmpOp):
+    """Integer comparison of scalars, tiles or vectors (xDSL's arith.cmpi is scalar-only)."""
+
+    name = "tile.cmpi"
+    PREDICATES: ClassVar[tuple[str, ...]] = CMPI_PREDICATES
+
+
+@irdl_op_definition
+class CmpFOp(_CmpOp):
+    """Float comparison of scalars, tiles or vectors (xDSL's arith.cmpf is scalar-only)."""
+
+    name = "tile.cmpf"
+    PREDICATES: ClassVar[tuple[str, ...]] = CMPF_PREDICATES
+
+
+@irdl_op_definition
+class SelectOp(IRDLOperation):
+    """Elementwise ``cond ? a : b`` (xDSL's arith.select takes only a scalar condition)."""
+
+    name = "tile.select"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    cond = operand_def()
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(T)
+    assembly_format = "$cond `,` $lhs `,` $rhs attr-dict `:` type($cond) `,` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, cond: SSAValue, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[cond, lhs, rhs], result_types=[lhs.type])
+
+    def verify_(self) -> None:
+        if self.cond.type != i1_like(self.lhs.type):
+            raise VerifyException("tile.select condition must be i1 shaped like the values")

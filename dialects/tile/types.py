@@ -1,0 +1,152 @@
+"""Types and attributes of the tile dialect: the pointer type, the layout encodings that
+``assign-layouts`` puts on tile types, and helpers that read tile types.
+
+The op modules beside this one build on these; ``dialects.tile`` re-exports all of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerType, TensorType, VectorType
+from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+
+@irdl_attr_definition
+class PtrType(ParametrizedAttribute, TypeAttribute):
+    """A pointer into global memory to elements of ``pointee``."""
+
+    name = "tile.ptr"
+    pointee: Attribute
+
+    def __init__(self, pointee: Attribute):
+        super().__init__(pointee)
+
+
+@irdl_attr_definition
+class BlockedLayoutAttr(ParametrizedAttribute):
+    """How a tile is spread over a program's threads (Triton's blocked layout).
+
+    Along each dimension a thread holds ``size_per_thread`` contiguous elements, a warp
+    ``threads_per_warp`` threads and the program ``warps_per_cta`` warps; a tile larger
+    than that footprint wraps around, so a thread holds several such chunks.
+    """
+
+    name = "tile.blocked"
+    size_per_thread: ArrayAttr[IntAttr]
+    threads_per_warp: ArrayAttr[IntAttr]
+    warps_per_cta: ArrayAttr[IntAttr]
+
+    def __init__(self, spt: Sequence[int], tpw: Sequence[int], wpc: Sequence[int]):
+        def arr(v: Sequence[int]) -> ArrayAttr[IntAttr]:
+            return ArrayAttr(IntAttr(x) for x in v)
+
+        super().__init__(arr(spt), arr(tpw), arr(wpc))
+
+    @property
+    def spt(self) -> tuple[int, ...]:
+        return tuple(a.data for a in self.size_per_thread.data)
+
+    @property
+    def tpw(self) -> tuple[int, ...]:
+        return tuple(a.data for a in self.threads_per_warp.data)
+
+    @property
+    def wpc(self) -> tuple[int, ...]:
+        return tuple(a.data for a in self.warps_per_cta.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        def ints() -> ArrayAttr[IntAttr]:
+            items = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, parser.parse_integer)
+            return ArrayAttr(IntAttr(i) for i in items)
+
+        params: list[Attribute] = []
+        with parser.in_angle_brackets():
+            for i, key in enumerate(("spt", "tpw", "wpc")):
+                if i:
+                    parser.parse_punctuation(",")
+                parser.parse_keyword(key)
+                parser.parse_punctuation("=")
+                params.append(ints())
+        return params
+
+    def print_parameters(self, printer: Printer) -> None:
+        fields = zip(("spt", "tpw", "wpc"), (self.spt, self.tpw, self.wpc), strict=True)
+        body = ", ".join(f"{k} = [{', '.join(map(str, v))}]" for k, v in fields)
+        printer.print_string(f"<{body}>")
+
+    def verify(self) -> None:
+        if not len(self.spt) == len(self.tpw) == len(self.wpc):
+            raise VerifyException("blocked layout parameters must have the same rank")
+        for n in self.spt + self.tpw + self.wpc:
+            if n <= 0 or n & (n - 1):
+                raise VerifyException("blocked layout sizes must be powers of two")
+
+
+@irdl_attr_definition
+class SliceLayoutAttr(ParametrizedAttribute):
+    """The layout of ``parent`` with dimension ``dim`` removed: a thread holds the
+    elements whose other coordinates it holds in ``parent`` (so threads that differ only
+    along ``dim`` hold the same elements). Results of reductions along ``dim`` and
+    operands of ``expand_dims`` at ``dim`` have it (Triton's SliceEncoding)."""
+
+    name = "tile.slice"
+    dim: IntAttr
+    parent: Attribute
+
+    def __init__(self, dim: int, parent: Attribute):
+        super().__init__(IntAttr(dim), parent)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            parser.parse_keyword("dim")
+            parser.parse_punctuation("=")
+            dim = parser.parse_integer()
+            parser.parse_punctuation(",")
+            parser.parse_keyword("parent")
+            parser.parse_punctuation("=")
+            parent = parser.parse_attribute()
+        return [IntAttr(dim), parent]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<dim = {self.dim.data}, parent = ")
+        printer.print_attribute(self.parent)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        if not isinstance(self.parent, BlockedLayoutAttr | SliceLayoutAttr):
+            raise VerifyException("tile.slice parent must be a tile layout")
+
+
+def element_type(t: Attribute) -> Attribute:
+    """The scalar type of a tile or scalar type."""
+    return t.element_type if isinstance(t, TensorType | VectorType) else t
+
+
+def like(t: Attribute, elem: Attribute) -> Attribute:
+    """``t`` with its element type replaced by ``elem`` (shape and layout kept)."""
+    if isinstance(t, TensorType):
+        return TensorType(elem, t.get_shape(), t.encoding)
+    if isinstance(t, VectorType):
+        return VectorType(elem, t.get_shape())
+    return elem
+
+
+def i1_like(t: Attribute) -> Attribute:
+    """i1 in the shape of ``t``: scalar, tile (tensor) or per-thread vector."""
+    if isinstance(t, TensorType | VectorType):
+        return like(t, IntegerType(1))
+    return IntegerType(1)
+
+
+def layout_of(t: Attribute) -> Attribute | None:
+    """The layout encoding of a tile type, or None (before ``assign-layouts``)."""
+    enc = t.encoding if isinstance(t, TensorType) else None
+    return enc if isinstance(enc, BlockedLayoutAttr | SliceLayoutAttr) else None
