@@ -1,36 +1,41 @@
 """The ordered, named stages of each backend, and code generation after them.
 
-``--emit``, ``dump_ir``, ``ck.stages`` and ``tilec opt -p`` all see these same names.
+``--emit``, ``dump_ir``, ``ck.stages`` and ``tilec opt -p`` all see these same names. The
+stages up to SIMT IR are shared; a backend adds its own passes and code generation through
+its ``backends/<name>/target.py`` (``compiler.target``), the only part of it seen here.
 """
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.printer import Printer
 
+from compiler import target as targets
 from compiler.context import make_context
 from compiler.passes.registry import get_all_passes
 from compiler.passes.strip_debug import debug_records
 
-# Pass names (with options) per backend, after the frontend.
+# Pass names (with options), after the frontend: every backend runs the tile passes; a
+# SIMT target also drops debugging ops (unless debug=True), turns pointers in scf values
+# into offsets, picks layouts and lowers to per-thread code, then runs its own passes.
 _TILE = ["canonicalize", "cse"]
-_SIMT = ["tile-to-simt", "canonicalize", "cse"]
-# GPU backends: debugging ops off (unless debug=True); pointers in scf values as offsets.
-_GPU = _TILE + ["strip-debug", "lower-control"]
-PIPELINES: dict[str, list[str]] = {
-    "numpy": _TILE,
-    "ptx": _GPU + ["assign-layouts{vector-bits=128}"] + _SIMT + ["simt-to-ptx"],
-    "wgsl": _GPU + ["assign-layouts{vector-bits=32}"] + _SIMT,
-}
+_TO_SIMT = ["strip-debug", "lower-control", "assign-layouts{{vector-bits={bits}}}",
+            "tile-to-simt", "canonicalize", "cse"]
 DEFAULT_ARCH = "sm_90"
+
+
+def passes(backend: str) -> list[str]:
+    """The pass names (with options) a backend's pipeline runs after the frontend."""
+    target = targets.load(backend)
+    if target.INPUT == "tile":
+        return list(_TILE)
+    simt = [spec.format(bits=target.VECTOR_BITS) for spec in _TO_SIMT]
+    return _TILE + simt + list(target.PASSES)
 
 
 @dataclass
@@ -63,9 +68,11 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         debug: bool = False) -> Compiled:
     """Lower a frontend module for ``backend``; return all stages and the final code."""
     ctx = make_context()
+    target = targets.load(backend)
     stages = [("frontend", str(module))]
-    records = debug_records(module) if debug and backend != "numpy" else []
-    for spec in PIPELINES[backend]:
+    # SIMT targets turn debugging ops into records; the NumPy interpreter runs them itself.
+    records = debug_records(module) if debug and target.INPUT == "simt" else []
+    for spec in passes(backend):
         p = _make_pass(spec, num_warps, debug)
         p.apply(ctx, module)
         if verify:
@@ -75,53 +82,14 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
     for name, text in stages:
         if name == "tile-to-simt":
             asm["simt"] = text
-    artifact, extra = _codegen(module, backend, asm, stages, arch)
+    generated = target.generate(module, arch)
+    asm.update(generated.asm)
+    extra = dict(generated.extra)
     if records:
         extra["debug"] = records
-    compiled = Compiled(stages, asm, artifact, extra)
+    compiled = Compiled(stages, asm, generated.artifact, extra)
     _dump(compiled, dump)
     return compiled
-
-
-class _LocationPrinter(Printer):
-    """xDSL 0.74 prints an op's ``loc(...)`` after it and also inside
-    ``print_operation_type``, which custom formats (``scf.while``) call mid-op, where the
-    parser does not take it: only the generic format keeps it there."""
-
-    def print_operation_type(self, op: Operation) -> None:
-        if self.print_generic_format or type(op).print is Operation.print:
-            super().print_operation_type(op)
-        else:
-            self.print_function_type(op.operand_types, op.result_types)
-
-
-def print_with_locations(module: ModuleOp) -> str:
-    """IR text with ``loc(...)`` on every op, so the NumPy backend's errors point at the
-    user's source line."""
-    out = io.StringIO()
-    _LocationPrinter(stream=out, print_debuginfo=True).print_op(module)
-    return out.getvalue()
-
-
-def _codegen(module: ModuleOp, backend: str, asm: dict, stages: list, arch: str):
-    if backend == "numpy":
-        return print_with_locations(module), {}
-    if backend == "ptx":
-        from backends.ptx.assemble import assemble
-        from backends.ptx.printer import print_ptx
-        ptx = print_ptx(module, arch=arch)
-        asm["ptx"] = ptx
-        cubin = assemble(ptx, arch)
-        asm["cubin"] = cubin
-        shared = sum(op.size.value.data for op in module.walk() if op.name == "ptx.shared")
-        return cubin, {"arch": arch, "shared": shared}
-    if backend == "wgsl":
-        from backends.wgsl import make_artifact
-        from backends.wgsl.emit import emit_wgsl
-        text, facts = emit_wgsl(module)
-        asm["wgsl"] = text
-        return make_artifact(text, facts), {"shared": facts["shared"]}
-    raise ValueError(backend)
 
 
 def _dump(compiled: Compiled, dump: bool | str | None) -> None:

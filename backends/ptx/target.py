@@ -1,0 +1,21 @@
+"""The PTX backend as the pipeline sees it: SIMT IR with 128-bit accesses, lowered by
+``simt-to-ptx`` to the ptx dialect, printed to PTX text and assembled by nvJitLink."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp
+
+from backends.ptx.assemble import assemble
+from backends.ptx.printer import print_ptx
+from compiler.target import Generated
+
+INPUT = "simt"
+VECTOR_BITS = 128  # ld/st.global.v4.b32
+PASSES = ("simt-to-ptx",)
+
+
+def generate(module: ModuleOp, arch: str) -> Generated:
+    ptx = print_ptx(module, arch=arch)
+    cubin = assemble(ptx, arch)
+    shared = sum(op.size.value.data for op in module.walk() if op.name == "ptx.shared")
+    return Generated(cubin, {"ptx": ptx, "cubin": cubin}, {"arch": arch, "shared": shared})

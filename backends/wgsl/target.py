@@ -1,0 +1,19 @@
+"""The WGSL backend as the pipeline sees it: SIMT IR with 32-bit accesses (WGSL arrays
+hold scalars), printed to WGSL by the emitter; the artifact carries the binding facts."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp
+
+from backends.wgsl import make_artifact
+from backends.wgsl.emit import emit_wgsl
+from compiler.target import Generated
+
+INPUT = "simt"
+VECTOR_BITS = 32
+PASSES = ()
+
+
+def generate(module: ModuleOp, arch: str) -> Generated:
+    text, facts = emit_wgsl(module)
+    return Generated(make_artifact(text, facts), {"wgsl": text}, {"shared": facts["shared"]})
