@@ -8,7 +8,7 @@ types carry a ``#tile.blocked``/``#tile.slice`` encoding that says how a tile is
 over the threads of a program.
 
 One module per op family (``memory``, ``elementwise``, ``atomic``, ``combine``, ``shape``,
-``debug``) and the types and layout attributes (``types``); this module assembles the
+``dot``, ``debug``) and the types and layout attributes (``types``); this module assembles the
 dialect and re-exports every name, so users write ``from dialects import tile`` and
 ``tile.LoadOp``.
 """
@@ -18,6 +18,7 @@ from xdsl.ir import Dialect
 from dialects.tile.atomic import ATOMIC_KINDS, AtomicCASOp, AtomicRMWOp, check_atomic
 from dialects.tile.combine import ReduceOp, ScanOp, YieldOp, reduced_type
 from dialects.tile.debug import AssertOp, PrintOp
+from dialects.tile.dot import PRECISIONS, DotOp, accumulator_types
 from dialects.tile.elementwise import CMPF_PREDICATES, CMPI_PREDICATES, CmpFOp, CmpIOp, SelectOp
 from dialects.tile.memory import (
     AddPtrOp,
@@ -45,15 +46,16 @@ Tile = Dialect(
     "tile",
     [PrintOp, AssertOp, ProgramIdOp, NumProgramsOp, RangeOp, SplatOp, AddPtrOp, LoadOp, StoreOp,
      CmpIOp, CmpFOp, SelectOp, AtomicRMWOp, AtomicCASOp, ReduceOp, ScanOp, YieldOp,
-     ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp],
+     ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp, DotOp],
     [PtrType, BlockedLayoutAttr, SliceLayoutAttr],
 )
 
 __all__ = [
-    "ATOMIC_KINDS", "CMPF_PREDICATES", "CMPI_PREDICATES", "AddPtrOp", "AssertOp",
+    "ATOMIC_KINDS", "CMPF_PREDICATES", "CMPI_PREDICATES", "PRECISIONS", "AddPtrOp", "AssertOp",
     "AtomicCASOp", "AtomicRMWOp", "BlockedLayoutAttr", "BroadcastOp", "CmpFOp", "CmpIOp",
-    "ConvertLayoutOp", "ExpandDimsOp", "LoadOp", "NumProgramsOp", "PrintOp", "ProgramIdOp",
+    "ConvertLayoutOp", "DotOp", "ExpandDimsOp", "LoadOp", "NumProgramsOp", "PrintOp", "ProgramIdOp",
     "PtrType", "RangeOp", "ReduceOp", "ReshapeOp", "ScanOp", "SelectOp", "SliceLayoutAttr",
-    "SplatOp", "StoreOp", "Tile", "TransOp", "YieldOp", "check_atomic", "check_mask",
+    "SplatOp", "StoreOp", "Tile", "TransOp", "YieldOp", "accumulator_types", "check_atomic",
+    "check_mask",
     "element_type", "i1_like", "layout_of", "like", "reduced_type", "static_shape",
 ]
