@@ -22,9 +22,9 @@ from compiler.context import make_context, parse_module
 from compiler.errors import CompileError
 from compiler.passes.assign_layouts import AssignLayouts, blocked_layout
 from compiler.passes.axis_info import AxisInfoAnalysis
-from compiler.passes.layouts import element_ids, num_threads
+from compiler.passes.layouts import element_ids, elements_per_thread, lane_map, num_threads
 from compiler.passes.lower_shapes import shuffle_mask, strides
-from compiler.passes.tile_to_simt import TileToSimt, elements_per_thread, lane_map
+from compiler.passes.tile_to_simt import TileToSimt
 from dialects import simt, tile
 from dialects.tile import BlockedLayoutAttr, SliceLayoutAttr
 from tests.simt_sim import Program

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from backends.numpy import Launcher, availability, run
-from backends.numpy import interpreter as interp
+from backends.numpy import kernel as interp
 from compiler.context import parse_module
 from compiler.errors import LaunchError, OutOfBoundsError, UnsupportedError
 from compiler.kinfo import KernelInfo, Param

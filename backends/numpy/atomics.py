@@ -23,7 +23,7 @@ from xdsl.dialects import func
 from xdsl.ir import Operation
 
 from backends.numpy import ops
-from backends.numpy.ops import Ptr
+from backends.numpy.kernel import BUILDERS, SERIAL_CHECKS, Impl, Ptr, np_dtype
 
 Combine = Callable[..., np.ndarray]  # (current memory, *operands) -> new memory
 
@@ -100,8 +100,8 @@ def apply(batch, op: Operation, ptr: Ptr, combine: Combine, operands: tuple[np.n
     return old
 
 
-def _atomic_rmw(op: Operation) -> ops.Impl:
-    is_float = ops.np_dtype(op.val.type).kind == "f"
+def _atomic_rmw(op: Operation) -> Impl:
+    is_float = np_dtype(op.val.type).kind == "f"
     combine = _combine(op.kind.data, is_float)
 
     def impl(batch, ptr: Ptr, val: np.ndarray, mask: np.ndarray | None = None) -> tuple:
@@ -109,12 +109,12 @@ def _atomic_rmw(op: Operation) -> ops.Impl:
     return impl
 
 
-def _atomic_cas(op: Operation) -> ops.Impl:
+def _atomic_cas(op: Operation) -> Impl:
     def impl(batch, ptr: Ptr, cmp: np.ndarray, val: np.ndarray,
              mask: np.ndarray | None = None) -> tuple:
         return (apply(batch, op, ptr, _cas, (cmp, val), mask),)
     return impl
 
 
-BUILDERS: dict[str, ops.Builder] = {"tile.atomic_rmw": _atomic_rmw,
-                                    "tile.atomic_cas": _atomic_cas}
+BUILDERS.update({"tile.atomic_rmw": _atomic_rmw, "tile.atomic_cas": _atomic_cas})
+SERIAL_CHECKS.append(needs_serial)

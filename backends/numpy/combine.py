@@ -1,4 +1,4 @@
-"""The NumPy meaning of ``tile.reduce`` and ``tile.scan`` (registered into ``ops.BUILDERS``).
+"""The NumPy meaning of ``tile.reduce`` and ``tile.scan`` (registered into ``kernel.BUILDERS``).
 
 The combiner region runs on whole arrays, so a reduction or scan of n elements costs
 log2(n) evaluations of the region, each on every program and element at once:
@@ -8,7 +8,7 @@ log2(n) evaluations of the region, each on every program and element at once:
 - scan: Hillis-Steele, ``x[i] = combine(x[i - s], x[i])`` for s = 1, 2, 4, ...;
   ``reverse`` flips, scans and flips back.
 
-Operands carry the program axis first (see ``interpreter.py``), so ``axis`` of the op is
+Operands carry the program axis first (see ``kernel.py``), so ``axis`` of the op is
 array axis ``axis + 1``.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from xdsl.ir import SSAValue
 
-from backends.numpy import ops
+from backends.numpy.kernel import BUILDERS, Impl
 from compiler.errors import UnsupportedError
 from dialects import tile
 
@@ -30,7 +30,7 @@ class Combiner:
     def __init__(self, op: tile.ReduceOp | tile.ScanOp):
         block = op.combiner.block
         slots: dict[SSAValue, int] = {a: i for i, a in enumerate(block.args)}
-        self.steps: list[tuple[ops.Impl, list[int], list[int]]] = []
+        self.steps: list[tuple[Impl, list[int], list[int]]] = []
         self.out: list[int] = []
         for inner in block.ops:
             if isinstance(inner, tile.YieldOp):
@@ -39,7 +39,7 @@ class Combiner:
             if inner.regions or any(v not in slots for v in inner.operands):
                 raise UnsupportedError(f"{op.name}: the numpy backend runs combiners of "
                                        f"straight-line ops on their own arguments only")
-            builder = ops.BUILDERS.get(inner.name)
+            builder = BUILDERS.get(inner.name)
             if builder is None:
                 raise UnsupportedError(f"{inner.name} is not supported by the numpy backend")
             outs = [slots.setdefault(r, len(slots)) for r in inner.results]
@@ -62,7 +62,7 @@ def _part(x: np.ndarray, axis: int, start: int, stop: int | None, step: int = 1)
     return x[tuple(index)]
 
 
-def _reduce(op: tile.ReduceOp) -> ops.Impl:
+def _reduce(op: tile.ReduceOp) -> Impl:
     combine, axis = Combiner(op), op.axis.value.data + 1
 
     def impl(batch: Any, *xs: np.ndarray) -> tuple:
@@ -78,7 +78,7 @@ def _reduce(op: tile.ReduceOp) -> ops.Impl:
     return impl
 
 
-def _scan(op: tile.ScanOp) -> ops.Impl:
+def _scan(op: tile.ScanOp) -> Impl:
     combine, axis, reverse = Combiner(op), op.axis.value.data + 1, op.is_reverse
 
     def impl(batch: Any, *xs: np.ndarray) -> tuple:
@@ -94,4 +94,4 @@ def _scan(op: tile.ScanOp) -> ops.Impl:
     return impl
 
 
-ops.BUILDERS.update({"tile.reduce": _reduce, "tile.scan": _scan})
+BUILDERS.update({"tile.reduce": _reduce, "tile.scan": _scan})

@@ -17,20 +17,15 @@ kernel with any control decision on a varying value runs one program at a time.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import func, scf
 from xdsl.ir import Block, Operation, SSAValue
 
-from backends.numpy.ops import Impl, np_dtype, shape
+from backends.numpy.kernel import KERNEL_BUILDERS, SERIAL_CHECKS, Impl, Kernel, np_dtype, shape
+from compiler.context import source_loc
 from compiler.errors import DeviceAssertionError, UnsupportedError
-
-if TYPE_CHECKING:
-    from backends.numpy.interpreter import Kernel
-
-RegionBuilder = Callable[[Operation, "Kernel"], Impl]
 
 
 def _decision(x: np.ndarray) -> Any:
@@ -52,8 +47,6 @@ def _slots(kernel: Kernel, block: Block) -> list[int]:
 # -- region ops -------------------------------------------------------------------------
 
 def _for(op: scf.ForOp, kernel: Kernel) -> Impl:
-    from compiler.context import source_loc
-
     body = op.body.block
     steps = kernel.compile_block(body)
     iv, *carried = _slots(kernel, body)
@@ -148,8 +141,6 @@ def _print(op: Operation, kernel: Kernel) -> Impl:
 
 
 def _assert(op: Operation, kernel: Kernel) -> Impl:
-    from compiler.context import source_loc
-
     message = op.message.data  # pyright: ignore[reportAttributeAccessIssue]
     loc = source_loc(op)
 
@@ -168,11 +159,11 @@ def _assert(op: Operation, kernel: Kernel) -> Impl:
     return impl
 
 
-BUILDERS: dict[str, RegionBuilder] = {
+KERNEL_BUILDERS.update({
     "scf.for": _for, "scf.if": _if, "scf.while": _while,
     "scf.yield": _terminator, "scf.condition": _terminator,
     "tile.print": _print, "tile.assert": _assert,
-}
+})
 
 
 # -- which kernels run one program at a time -------------------------------------------
@@ -243,3 +234,6 @@ def needs_serial(fn: func.FuncOp) -> bool:
         return False
     varying = varying_values(fn)
     return any(v in varying for v in decisions)
+
+
+SERIAL_CHECKS.append(needs_serial)

@@ -1,13 +1,14 @@
 """What each tile-IR op means, in NumPy: the reference semantics of tilec.
 
-Every value carries a leading program axis (see ``interpreter.py``): a scalar is an array
+Every value carries a leading program axis (see ``kernel.py``): a scalar is an array
 of shape ``(L,)``, a tile ``(L, *shape)``, with ``L`` the number of programs run together
 or 1 for a value that is the same in every program. Integers are stored signless, as the
 signed NumPy type of their width (i1 as bool); unsigned ops view them as unsigned.
 
-``BUILDERS`` maps an op name to a builder that reads the op's types and attributes once and
-returns its implementation ``impl(batch, *operands) -> tuple of results``. ``batch`` is the
-``interpreter.Batch`` being run (program ids, memory).
+This module registers into ``kernel.BUILDERS``, which maps an op name to a builder that
+reads the op's types and attributes once and returns its implementation
+``impl(batch, *operands) -> tuple of results``. ``batch`` is the ``kernel.Batch`` being run
+(program ids, memory).
 
 Semantics the NumPy backend defines (CONTRIBUTING.md leaves them open):
 
@@ -25,73 +26,20 @@ Semantics the NumPy backend defines (CONTRIBUTING.md leaves them open):
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    DenseIntOrFPElementsAttr,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
-    TensorType,
-)
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+from xdsl.ir import Operation
 
+from backends.numpy.kernel import BUILDERS, Builder, Impl, Ptr, np_dtype, shape
 from compiler.errors import UnsupportedError
-from dialects.tile import PtrType, element_type
-
-Impl = Callable[..., tuple]
-Builder = Callable[[Operation], Impl]
-
-
-class Ptr(NamedTuple):
-    """Pointers into kernel argument ``buf``: int64 element offsets, program axis first."""
-
-    buf: int
-    off: np.ndarray
-
 
 # -- types ------------------------------------------------------------------------------
 
-_INTS = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
-_FLOATS = {Float16Type: np.float16, Float32Type: np.float32, Float64Type: np.float64}
 _UNSIGNED = {np.dtype(np.bool_): np.uint8, np.dtype(np.int8): np.uint8,
              np.dtype(np.int16): np.uint16, np.dtype(np.int32): np.uint32,
              np.dtype(np.int64): np.uint64}
-
-
-def bfloat16() -> np.dtype:
-    """ml_dtypes' bfloat16; NumPy alone has none."""
-    try:
-        import ml_dtypes
-    except ImportError:
-        raise UnsupportedError(
-            "dtype bf16 needs the ml_dtypes package on the numpy backend") from None
-    return np.dtype(ml_dtypes.bfloat16)
-
-
-def np_dtype(t: Attribute) -> np.dtype:
-    """The NumPy dtype holding values of scalar or tile type ``t`` (pointers: the pointee)."""
-    t = element_type(t)
-    if isinstance(t, PtrType):
-        t = t.pointee
-    if isinstance(t, IntegerType) and t.width.data in _INTS:
-        return np.dtype(_INTS[t.width.data])
-    if isinstance(t, IndexType):
-        return np.dtype(np.int64)
-    if type(t) in _FLOATS:
-        return np.dtype(_FLOATS[type(t)])
-    if isinstance(t, BFloat16Type):
-        return bfloat16()
-    raise UnsupportedError(f"type {t} is not supported by the numpy backend")
-
-
-def shape(t: Attribute) -> tuple[int, ...]:
-    """The tile shape of ``t`` (``()`` for a scalar)."""
-    return tuple(t.get_shape()) if isinstance(t, TensorType) else ()
 
 
 def _width(dt: np.dtype) -> int:
@@ -374,7 +322,7 @@ def _store(op: Operation) -> Impl:
     return impl
 
 
-BUILDERS: dict[str, Builder] = {
+BUILDERS.update({
     **{name: _int_binary(fn, read) for name, (fn, read) in _INT_BINARY.items()},
     **{name: _elementwise(fn) for name, fn in _FLOAT_BINARY.items()},
     **{name: _elementwise(fn) for name, fn in _UNARY.items()},
@@ -384,4 +332,4 @@ BUILDERS: dict[str, Builder] = {
     "arith.constant": _constant, "tile.range": _range, "tile.splat": _splat,
     "tile.addptr": _addptr, "tile.program_id": _program_id,
     "tile.num_programs": _num_programs, "tile.load": _load, "tile.store": _store,
-}
+})

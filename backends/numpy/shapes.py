@@ -1,7 +1,7 @@
 """The NumPy meaning of the shape ops ``tile.expand_dims``, ``broadcast``, ``reshape``,
-``trans`` and ``convert_layout`` (registered into ``ops.BUILDERS``).
+``trans`` and ``convert_layout`` (registered into ``kernel.BUILDERS``).
 
-Values carry the program axis first (see ``interpreter.py``), so tile dimension ``d`` is
+Values carry the program axis first (see ``kernel.py``), so tile dimension ``d`` is
 array axis ``d + 1``. Pointer tiles rearrange their offsets the same way. A layout is
 not a value's meaning, so ``convert_layout`` returns its operand.
 """
@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 from xdsl.ir import Operation
 
-from backends.numpy import ops
-from backends.numpy.ops import Ptr
+from backends.numpy.kernel import BUILDERS, Builder, Impl, Ptr, shape
 from dialects import tile
 
 Rearrange = Callable[[np.ndarray], np.ndarray]
@@ -27,12 +26,12 @@ def _expand_dims(op: tile.ExpandDimsOp) -> Rearrange:
 
 
 def _broadcast(op: tile.BroadcastOp) -> Rearrange:
-    tile_shape = ops.shape(op.result.type)
+    tile_shape = shape(op.result.type)
     return lambda a: np.broadcast_to(a, (len(a), *tile_shape))
 
 
 def _reshape(op: tile.ReshapeOp) -> Rearrange:
-    tile_shape = ops.shape(op.result.type)
+    tile_shape = shape(op.result.type)
     return lambda a: a.reshape(len(a), *tile_shape)
 
 
@@ -45,14 +44,14 @@ def _same(_op: Operation) -> Rearrange:
     return lambda a: a
 
 
-def _builder(make: Callable[[Any], Rearrange]) -> ops.Builder:
-    def build(op: Operation) -> ops.Impl:
+def _builder(make: Callable[[Any], Rearrange]) -> Builder:
+    def build(op: Operation) -> Impl:
         fn = make(op)
         return lambda _, x: (Ptr(x.buf, fn(x.off)) if isinstance(x, Ptr) else fn(x),)
     return build
 
 
-ops.BUILDERS.update({
+BUILDERS.update({
     "tile.expand_dims": _builder(_expand_dims), "tile.broadcast": _builder(_broadcast),
     "tile.reshape": _builder(_reshape), "tile.trans": _builder(_trans),
     "tile.convert_layout": _builder(_same),

@@ -13,7 +13,6 @@ the owner's old value too (masked-off elements return 0 everywhere).
 from __future__ import annotations
 
 from math import prod
-from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects import arith, func, vector
@@ -22,30 +21,29 @@ from xdsl.ir import Attribute, SSAValue
 
 from compiler.errors import UnsupportedError
 from compiler.passes.layouts import element_ids, ilog2, lane_map
+from compiler.passes.simt_lowering import Lowering, lowers
 from dialects import simt, tile
 from dialects.tile import element_type, i1_like
-
-if TYPE_CHECKING:
-    from compiler.passes.tile_to_simt import _Lowering
 
 AtomicOp = tile.AtomicRMWOp | tile.AtomicCASOp
 
 
-def lower_atomic(lo: _Lowering, op: AtomicOp) -> None:
-    """Replace ``op`` by its SIMT atomic (the ``_HANDLERS`` entry of tile-to-simt)."""
-    base, index = lo._access(op)
+@lowers(tile.AtomicRMWOp, tile.AtomicCASOp)
+def lower_atomic(lo: Lowering, op: AtomicOp) -> None:
+    """Replace ``op`` by its SIMT atomic (registered with tile-to-simt)."""
+    base, index = lo.access(op)
     owner = _owner_mask(lo, op, index.type)
     mask = op.mask
     if owner is not None:
-        mask = owner if mask is None else lo._emit(arith.AndIOp(mask, owner), op)
+        mask = owner if mask is None else lo.emit(arith.AndIOp(mask, owner), op)
     if isinstance(op, tile.AtomicRMWOp):
         new = simt.AtomicRMWOp(op.kind.data, base, index, op.val, mask)
     else:
         new = simt.AtomicCASOp(base, index, op.cmp, op.val, mask)
-    old = lo._emit(new, op)
+    old = lo.emit(new, op)
     if owner is not None and op.result.first_use is not None:
         old = _share(lo, op, old, owner)
-    lo._replace(op, old)
+    lo.replace(op, old)
 
 
 def _strides(shape: tuple[int, ...]) -> list[int]:
@@ -68,7 +66,7 @@ def owners(layout: Attribute, shape: tuple[int, ...]) -> tuple[int, tuple[bool, 
     return bits, tuple(bool(x) for x in lanes)
 
 
-def _owner_mask(lo: _Lowering, op: AtomicOp, index_type: Attribute) -> SSAValue | None:
+def _owner_mask(lo: Lowering, op: AtomicOp, index_type: Attribute) -> SSAValue | None:
     """i1 in the index's shape: this thread performs the lane's atomic; None: always."""
     t = op.result.type
     if isinstance(t, TensorType):
@@ -77,51 +75,51 @@ def _owner_mask(lo: _Lowering, op: AtomicOp, index_type: Attribute) -> SSAValue 
         bits, lanes = (1 << lo.tid_bits) - 1, (True,)  # a scalar: thread 0 alone
     parts = []
     if bits:
-        held = lo._emit(arith.AndIOp(lo._tid(op), lo._const(bits, op)), op)
-        mine = lo._emit(tile.CmpIOp("eq", held, lo._const(0, op)), op)
+        held = lo.emit(arith.AndIOp(lo.thread_id(op), lo.const(bits, op)), op)
+        mine = lo.emit(tile.CmpIOp("eq", held, lo.const(0, op)), op)
         if isinstance(index_type, VectorType):
-            mine = lo._emit(vector.BroadcastOp(mine, i1_like(index_type)), op)
+            mine = lo.emit(vector.BroadcastOp(mine, i1_like(index_type)), op)
         parts.append(mine)
     if not all(lanes):
         first = DenseIntOrFPElementsAttr.from_list(i1_like(index_type), [-int(x) for x in lanes])
-        parts.append(lo._emit(arith.ConstantOp(first), op))
+        parts.append(lo.emit(arith.ConstantOp(first), op))
     if len(parts) == 2:
-        return lo._emit(arith.AndIOp(*parts), op)
+        return lo.emit(arith.AndIOp(*parts), op)
     return parts[0] if parts else None
 
 
-def _share(lo: _Lowering, op: AtomicOp, old: SSAValue, owner: SSAValue) -> SSAValue:
+def _share(lo: Lowering, op: AtomicOp, old: SSAValue, owner: SSAValue) -> SSAValue:
     """Every holder's copy of the owners' old values, through shared memory."""
     t = op.result.type
     size = prod(t.get_shape()) if isinstance(t, TensorType) else 1
-    buf = lo._prologue_op(simt.SharedAllocOp(element_type(t), size), op)
+    buf = lo.prologue_op(simt.SharedAllocOp(element_type(t), size), op)
     at = _element_index(lo, op, old.type)
     if not isinstance(op.parent_op(), func.FuncOp):
-        lo._insert(simt.BarrierOp(), op)  # an earlier iteration may still be reading buf
-    lo._insert(simt.SharedStoreOp(buf, at, old, owner), op)
-    lo._insert(simt.BarrierOp(), op)
-    return lo._emit(simt.SharedLoadOp(buf, at), op)
+        lo.insert(simt.BarrierOp(), op)  # an earlier iteration may still be reading buf
+    lo.insert(simt.SharedStoreOp(buf, at, old, owner), op)
+    lo.insert(simt.BarrierOp(), op)
+    return lo.emit(simt.SharedLoadOp(buf, at), op)
 
 
-def _element_index(lo: _Lowering, op: AtomicOp, per_thread: Attribute) -> SSAValue:
+def _element_index(lo: Lowering, op: AtomicOp, per_thread: Attribute) -> SSAValue:
     """The row-major index in the tile of each lane's element (0 for a scalar)."""
     t = op.result.type
     if not isinstance(t, TensorType):
-        return lo._const(0, op)
+        return lo.const(0, op)
     shape = t.get_shape()
     lanes = np.zeros(per_thread.get_shape()[0], np.int64)
     base: SSAValue | None = None
     for dm, stride in zip(lane_map(t.encoding, shape), _strides(shape), strict=True):
         lanes += np.asarray(dm.lanes) * stride
-        part = lo._thread_part(dm, op)
+        part = lo.thread_part(dm, op)
         if part is None:
             continue
         if stride != 1:
-            part = lo._emit(arith.MuliOp(part, lo._const(stride, op)), op)
-        base = part if base is None else lo._emit(arith.AddiOp(base, part), op)
+            part = lo.emit(arith.MuliOp(part, lo.const(stride, op)), op)
+        base = part if base is None else lo.emit(arith.AddiOp(base, part), op)
     vt = VectorType(i32, per_thread.get_shape())
-    offsets = lo._emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+    offsets = lo.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
         vt, lanes.tolist())), op)
     if base is None:
         return offsets
-    return lo._emit(arith.AddiOp(lo._emit(vector.BroadcastOp(base, vt), op), offsets), op)
+    return lo.emit(arith.AddiOp(lo.emit(vector.BroadcastOp(base, vt), op), offsets), op)

@@ -33,7 +33,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, func, vector
 from xdsl.dialects.builtin import (
@@ -49,11 +48,9 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from compiler.errors import CompileError, UnsupportedError
 from compiler.passes.layouts import WARP_SIZE, DimMap, ilog2, lane_map, per_thread_shape
+from compiler.passes.simt_lowering import Lowering, lowers
 from dialects import simt, tile
 from dialects.tile import element_type
-
-if TYPE_CHECKING:
-    from compiler.passes.tile_to_simt import _Lowering
 
 Flag = SSAValue | bool  # an i1 (scalar or per lane) or a value known when compiling
 _LANE_BITS = ilog2(WARP_SIZE)
@@ -128,19 +125,19 @@ def axis_plan(layout: Attribute, shape: Sequence[int], axis: int) -> AxisPlan:
 class _Emitter:
     """Builds SIMT ops before ``op`` and applies its combiner to per-thread values."""
 
-    def __init__(self, lo: _Lowering, op: tile.ReduceOp | tile.ScanOp):
+    def __init__(self, lo: Lowering, op: tile.ReduceOp | tile.ScanOp):
         self.lo, self.op = lo, op
         self.block = op.combiner.block
         self.in_loop = not isinstance(op.parent_op(), func.FuncOp)
 
     def emit(self, new: Operation) -> SSAValue:
-        return self.lo._emit(new, self.op)
+        return self.lo.emit(new, self.op)
 
     def const(self, value: int) -> SSAValue:
-        return self.lo._const(value, self.op)
+        return self.lo.const(value, self.op)
 
     def tid(self) -> SSAValue:
-        return self.lo._tid(self.op)
+        return self.lo.thread_id(self.op)
 
     def int_op(self, cls: type[Operation], x: SSAValue, c: int) -> SSAValue:
         return self.emit(cls(x, self.const(c)))
@@ -228,7 +225,7 @@ class _Emitter:
         new = type(inner).create(operands=operands, result_types=types,
                                  properties=dict(inner.properties),
                                  attributes=dict(inner.attributes))
-        self.lo._insert(new, self.op)
+        self.lo.insert(new, self.op)
         return new.results
 
     def fold(self, prefix: list[SSAValue], has_prefix: Flag, xs: list[SSAValue],
@@ -255,14 +252,14 @@ class _Emitter:
         lanes = self._lane_offsets(width) if isinstance(t, VectorType) else None
         slots = (1 << self.lo.tid_bits) >> len(shared)
         if self.in_loop:  # the previous iteration may still be reading the buffers
-            self.lo._insert(simt.BarrierOp(), self.op)
+            self.lo.insert(simt.BarrierOp(), self.op)
         mine = self._index(self._slot(self.tid(), shared), width, lanes)
         mask = None if writer is None else self.spread(writer, mine)
         buffers = []
         for v in values:
             buffers.append(self.emit(simt.SharedAllocOp(element_type(v.type), slots * width)))
-            self.lo._insert(simt.SharedStoreOp(buffers[-1], mine, v, mask), self.op)
-        self.lo._insert(simt.BarrierOp(), self.op)
+            self.lo.insert(simt.SharedStoreOp(buffers[-1], mine, v, mask), self.op)
+        self.lo.insert(simt.BarrierOp(), self.op)
         return [[self.emit(simt.SharedLoadOp(buf, self._index(self._slot(r, shared), width,
                                                                lanes)))
                  for buf in buffers] for r in reads]
@@ -304,7 +301,7 @@ class _Emitter:
 
 # -- reduce -----------------------------------------------------------------------------
 
-def _source_type(lo: _Lowering, op: tile.ReduceOp | tile.ScanOp) -> TensorType:
+def _source_type(lo: Lowering, op: tile.ReduceOp | tile.ScanOp) -> TensorType:
     """The first operand's tile type (with its layout), as it was before lowering."""
     types = lo.operand_types[op]
     if not isinstance(types[0].encoding, tile.BlockedLayoutAttr | tile.SliceLayoutAttr):
@@ -314,8 +311,9 @@ def _source_type(lo: _Lowering, op: tile.ReduceOp | tile.ScanOp) -> TensorType:
     return types[0]
 
 
-def lower_reduce(lo: _Lowering, op: tile.ReduceOp) -> None:
-    """Replace ``op`` (the ``_HANDLERS`` entry of tile-to-simt)."""
+@lowers(tile.ReduceOp)
+def lower_reduce(lo: Lowering, op: tile.ReduceOp) -> None:
+    """Replace ``op`` (registered with tile-to-simt)."""
     src_type = _source_type(lo, op)
     axis = op.axis.value.data
     layout = src_type.encoding
@@ -396,8 +394,9 @@ def _warp_partials_by_shuffles(e: _Emitter, xs: list[SSAValue], plan: AxisPlan,
 
 # -- scan -------------------------------------------------------------------------------
 
-def lower_scan(lo: _Lowering, op: tile.ScanOp) -> None:
-    """Replace ``op`` (the ``_HANDLERS`` entry of tile-to-simt)."""
+@lowers(tile.ScanOp)
+def lower_scan(lo: Lowering, op: tile.ScanOp) -> None:
+    """Replace ``op`` (registered with tile-to-simt)."""
     src_type = _source_type(lo, op)
     if [r.type for r in op.outs] != lo.operand_types[op]:
         raise CompileError("tile.scan results must have the operand layout")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import prod
-from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects import arith, vector
@@ -36,12 +35,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from compiler.passes.layouts import element_ids, lane_map
+from compiler.passes.simt_lowering import Lowering, lowers
 from dialects import simt, tile
 from dialects.arith_shaped import ExtUIOp
 from dialects.tile import PtrType, element_type, like
-
-if TYPE_CHECKING:
-    from compiler.passes.tile_to_simt import _Lowering
 
 ShapeOp = (tile.ExpandDimsOp | tile.BroadcastOp | tile.ReshapeOp | tile.TransOp
            | tile.ConvertLayoutOp)
@@ -82,18 +79,20 @@ def weights(op: ShapeOp, src: TensorType) -> tuple[list[int], list[int]]:
     return strides(src.get_shape()), out
 
 
-def lower_shape(lo: _Lowering, op: ShapeOp) -> None:
-    """Replace ``op`` by its data movement (the ``_HANDLERS`` entry of tile-to-simt)."""
-    src_t, dst_t = lo.src_types[op], op.result.type
+@lowers(tile.ExpandDimsOp, tile.BroadcastOp, tile.ReshapeOp, tile.TransOp,
+        tile.ConvertLayoutOp)
+def lower_shape(lo: Lowering, op: ShapeOp) -> None:
+    """Replace ``op`` by its data movement (registered with tile-to-simt)."""
+    src_t, dst_t = lo.operand_types[op][0], op.result.type
     src_w, dst_w = weights(op, src_t)
     if isinstance(element_type(src_t), PtrType):
-        base, idx = lo._trace(op.src, op)
+        base, idx = lo.trace(op.src, op)
         if idx is not None:
             idx = _move(lo, op, idx, (like(src_t, i32), src_w), (like(dst_t, i32), dst_w))
         lo.ptrs[op.result] = (base, idx)
         lo.dead.append(op)
         return
-    lo._replace(op, _move(lo, op, op.src, (src_t, src_w), (dst_t, dst_w)))
+    lo.replace(op, _move(lo, op, op.src, (src_t, src_w), (dst_t, dst_w)))
 
 
 Side = tuple[TensorType, Sequence[int]]  # a tile type and the weights of its coordinates
@@ -104,7 +103,7 @@ def _ids(side: Side) -> np.ndarray:
     return element_ids(t.encoding, t.get_shape(), w)
 
 
-def _move(lo: _Lowering, op: Operation, value: SSAValue, src: Side, dst: Side) -> SSAValue:
+def _move(lo: Lowering, op: Operation, value: SSAValue, src: Side, dst: Side) -> SSAValue:
     dst_ids = _ids(dst)
     mask = shuffle_mask(_ids(src), dst_ids)
     if mask is None:
@@ -112,7 +111,7 @@ def _move(lo: _Lowering, op: Operation, value: SSAValue, src: Side, dst: Side) -
     if mask == list(range(value.type.get_shape()[0])):
         return value
     rtype = VectorType(element_type(value.type), [len(mask)])
-    return lo._emit(vector.ShuffleOp(value, value, DenseArrayBase.from_list(i64, mask),
+    return lo.emit(vector.ShuffleOp(value, value, DenseArrayBase.from_list(i64, mask),
                                      result_type=rtype), op)
 
 
@@ -133,7 +132,7 @@ SHARED_CHUNK = 4096
 WebGPU guarantees a workgroup); a larger tile moves in several trips."""
 
 
-def _through_shared(lo: _Lowering, op: Operation, value: SSAValue, src: Side, dst: Side,
+def _through_shared(lo: Lowering, op: Operation, value: SSAValue, src: Side, dst: Side,
                     size: int) -> SSAValue:
     """Store by the operand's numbers, barrier, load by the result's, barrier. Tiles of
     32-bit floats and of bools (which shared memory cannot hold) travel as i32, so a tile
@@ -141,31 +140,31 @@ def _through_shared(lo: _Lowering, op: Operation, value: SSAValue, src: Side, ds
     elem = element_type(value.type)
     wide = like(value.type, i32)
     if elem == IntegerType(1):
-        value = lo._emit(ExtUIOp(value, wide), op)
+        value = lo.emit(ExtUIOp(value, wide), op)
     elif elem == f32:
-        value = lo._emit(arith.BitcastOp(value, wide), op)
+        value = lo.emit(arith.BitcastOp(value, wide), op)
     trips = -(-size // SHARED_CHUNK)
     chunk = -(-size // trips)
-    buf = lo._shared_buffer(element_type(value.type), chunk, op)
+    buf = lo.shared_buffer(element_type(value.type), chunk, op)
     src_at, dst_at = _index(lo, op, src), _index(lo, op, dst)
     out: SSAValue | None = None
     for trip in range(trips):
         store_at, store_mask = _window(lo, op, src_at, trip * chunk, chunk, trips)
-        lo._insert(simt.SharedStoreOp(buf, store_at, value, store_mask), op)
-        lo._insert(simt.BarrierOp(), op)
+        lo.insert(simt.SharedStoreOp(buf, store_at, value, store_mask), op)
+        lo.insert(simt.BarrierOp(), op)
         load_at, mine = _window(lo, op, dst_at, trip * chunk, chunk, trips)
-        got = lo._emit(simt.SharedLoadOp(buf, load_at), op)
-        out = got if out is None or mine is None else lo._emit(tile.SelectOp(mine, got, out), op)
-        lo._insert(simt.BarrierOp(), op)
+        got = lo.emit(simt.SharedLoadOp(buf, load_at), op)
+        out = got if out is None or mine is None else lo.emit(tile.SelectOp(mine, got, out), op)
+        lo.insert(simt.BarrierOp(), op)
     assert out is not None
     if elem == IntegerType(1):
-        return lo._emit(tile.CmpIOp("ne", out, lo._const(0, op, out.type)), op)
+        return lo.emit(tile.CmpIOp("ne", out, lo.const(0, op, out.type)), op)
     if elem == f32:
-        return lo._emit(arith.BitcastOp(out, like(out.type, f32)), op)
+        return lo.emit(arith.BitcastOp(out, like(out.type, f32)), op)
     return out
 
 
-def _window(lo: _Lowering, op: Operation, at: SSAValue, start: int, chunk: int,
+def _window(lo: Lowering, op: Operation, at: SSAValue, start: int, chunk: int,
             trips: int) -> tuple[SSAValue, SSAValue | None]:
     """Indices into the buffer for the trip that moves numbers ``start .. start + chunk``,
     and which lanes are in it (None: all, in a single trip); lanes outside read
@@ -174,16 +173,16 @@ def _window(lo: _Lowering, op: Operation, at: SSAValue, start: int, chunk: int,
         return at, None
 
     def const(v: int) -> SSAValue:
-        return lo._prologue_op(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+        return lo.prologue_op(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
             at.type, [v])), op)
-    shifted = lo._prologue_op(arith.SubiOp(at, const(start)), op)
-    low = lo._prologue_op(tile.CmpIOp("sge", shifted, const(0)), op)
-    high = lo._prologue_op(tile.CmpIOp("slt", shifted, const(chunk)), op)
-    inside = lo._prologue_op(arith.AndIOp(low, high), op)
-    return lo._prologue_op(tile.SelectOp(inside, shifted, const(0)), op), inside
+    shifted = lo.prologue_op(arith.SubiOp(at, const(start)), op)
+    low = lo.prologue_op(tile.CmpIOp("sge", shifted, const(0)), op)
+    high = lo.prologue_op(tile.CmpIOp("slt", shifted, const(chunk)), op)
+    inside = lo.prologue_op(arith.AndIOp(low, high), op)
+    return lo.prologue_op(tile.SelectOp(inside, shifted, const(0)), op), inside
 
 
-def _index(lo: _Lowering, op: Operation, side: Side) -> SSAValue:
+def _index(lo: Lowering, op: Operation, side: Side) -> SSAValue:
     """Each lane's element number as a ``vector<K x i32>``: thread-id arithmetic (in the
     kernel's prologue, it depends on nothing else) plus per-lane constants."""
     t, w = side
@@ -191,18 +190,18 @@ def _index(lo: _Lowering, op: Operation, side: Side) -> SSAValue:
     vt = VectorType(i32, [len(maps[0].lanes)])
     lanes = sum((np.asarray(dm.lanes) * k for dm, k in zip(maps, w, strict=True)),
                 np.zeros(len(maps[0].lanes), np.int64))
-    index = lo._prologue_op(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+    index = lo.prologue_op(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
         vt, lanes.tolist())), op)
     thread: SSAValue | None = None
     for dm, k in zip(maps, w, strict=True):
-        part = lo._thread_part(dm, op) if k else None
+        part = lo.thread_part(dm, op) if k else None
         if part is None:
             continue
         if k != 1:
-            part = lo._prologue_op(arith.MuliOp(part, lo._prologue_op(
+            part = lo.prologue_op(arith.MuliOp(part, lo.prologue_op(
                 arith.ConstantOp.from_int_and_width(k, 32), op)), op)
-        thread = part if thread is None else lo._prologue_op(arith.AddiOp(thread, part), op)
+        thread = part if thread is None else lo.prologue_op(arith.AddiOp(thread, part), op)
     if thread is None:
         return index
-    return lo._prologue_op(arith.AddiOp(index, lo._prologue_op(
+    return lo.prologue_op(arith.AddiOp(index, lo.prologue_op(
         vector.BroadcastOp(thread, vt), op)), op)

@@ -1,0 +1,350 @@
+"""The core of the NumPy backend's interpreter: ``Kernel`` runs a tile-IR kernel on the
+user's NumPy arrays, in place, with the op meanings registered in its tables.
+
+Input: a ``builtin.module`` holding one ``func.func`` of tile, arith and math ops (tile IR,
+with or without layouts). Output: the kernel's stores, written into the argument arrays.
+
+All programs of the grid run at once: every SSA value has a leading program axis whose
+length is the number of programs in the batch, or 1 when the value is the same in every
+program (constants, ranges, arguments); NumPy broadcasting widens those for free. A scalar
+is an array ``(L,)``, a tile ``(L, *shape)``, a pointer ``Ptr(argument index, int64
+element offsets)``. Huge grids run in batches of programs so memory stays bounded;
+``serial=True`` runs one program at a time, the fallback for ops whose effect depends on
+the order of programs (atomics, data-dependent control flow).
+
+The kernel is compiled once into a flat list of steps ``(impl, operand slots, result
+slots, slots dead after it)`` over a list of SSA values, so a launch is a tight loop. Region
+ops (scf.for, scf.if, scf.while) fit the same scheme: slots are numbered over the whole
+function and liveness already counts uses inside nested regions, so their builders compile
+the nested blocks with ``Kernel.compile_block`` and their impls run them with ``Batch.run``
+on the same environment.
+
+Why not xDSL's ``Interpreter``: measured with xdsl 0.74 on a 17-op kernel, its dispatch costs
+~6 us per op against ~0.5 us for this loop, and its impls would re-read types and attributes
+on every run. That is noise when the grid runs at once, but the one-program-at-a-time
+fallback runs the op list once per program (1024 programs: ~110 ms of dispatch alone), and
+none of xDSL's arith/scf implementations apply to values with a program axis, so the
+framework would contribute only the dispatch.
+
+Each op's meaning is registered by the feature modules (``ops``, ``atomics``, ``combine``,
+``shapes``, ``control``; ``interpreter`` imports them all): ``BUILDERS`` maps an op name
+to a builder that reads the op's types and attributes once and returns its implementation
+``impl(batch, *operands) -> tuple of results``; ``KERNEL_BUILDERS`` holds the builders that
+also need the ``Kernel`` (region ops compile their blocks with it); ``SERIAL_CHECKS`` holds
+the tests of whether a kernel must run one program at a time. This module also holds how
+values are stored (``Ptr``, ``np_dtype``, ``shape``) and how the user's arguments are bound.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any, NamedTuple
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from compiler.context import source_loc
+from compiler.errors import LaunchError, OutOfBoundsError, UnsupportedError
+from compiler.kinfo import KernelInfo, Param
+from compiler.language import dtype_from_str
+from dialects.tile import PtrType, element_type
+
+Impl = Callable[..., tuple]
+Builder = Callable[[Operation], Impl]
+KernelBuilder = Callable[[Operation, "Kernel"], Impl]
+Step = tuple[Impl, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+Binder = Callable[[Any], tuple[Any, np.ndarray | None]]
+
+# What each op means, filled in by the feature modules (see the module docstring).
+BUILDERS: dict[str, Builder] = {}
+KERNEL_BUILDERS: dict[str, KernelBuilder] = {}
+SERIAL_CHECKS: list[Callable[[func.FuncOp], bool]] = []
+
+_BATCH_ELEMENTS = 1 << 22  # elements of the largest tile value over a batch's programs
+_ZERO_OFFSET = np.zeros(1, np.int64)
+
+
+# -- values -------------------------------------------------------------------------------
+
+class Ptr(NamedTuple):
+    """Pointers into kernel argument ``buf``: int64 element offsets, program axis first."""
+
+    buf: int
+    off: np.ndarray
+
+
+_INTS = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+_FLOATS = {Float16Type: np.float16, Float32Type: np.float32, Float64Type: np.float64}
+
+
+def bfloat16() -> np.dtype:
+    """ml_dtypes' bfloat16; NumPy alone has none."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise UnsupportedError(
+            "dtype bf16 needs the ml_dtypes package on the numpy backend") from None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def np_dtype(t: Attribute) -> np.dtype:
+    """The NumPy dtype holding values of scalar or tile type ``t`` (pointers: the pointee)."""
+    t = element_type(t)
+    if isinstance(t, PtrType):
+        t = t.pointee
+    if isinstance(t, IntegerType) and t.width.data in _INTS:
+        return np.dtype(_INTS[t.width.data])
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if type(t) in _FLOATS:
+        return np.dtype(_FLOATS[type(t)])
+    if isinstance(t, BFloat16Type):
+        return bfloat16()
+    raise UnsupportedError(f"type {t} is not supported by the numpy backend")
+
+
+def shape(t: Attribute) -> tuple[int, ...]:
+    """The tile shape of ``t`` (``()`` for a scalar)."""
+    return tuple(t.get_shape()) if isinstance(t, TensorType) else ()
+
+
+# -- compiling and running ------------------------------------------------------------------
+
+class Kernel:
+    """A tile-IR kernel compiled to NumPy steps; ``launch`` runs it."""
+
+    def __init__(self, module: ModuleOp, info: KernelInfo):
+        fn = _kernel_func(module)
+        args = fn.body.block.args
+        if len(args) != len(info.params):
+            raise ValueError(f"kernel {info.name}: {len(info.params)} params for "
+                             f"{len(args)} IR arguments")
+        self.info = info
+        self._slots: dict[SSAValue, int] = {}
+        self.arg_slots = [self.slot(a) for a in args]
+        self.binders = [_binder(i, p, a.type, fn)
+                        for i, (p, a) in enumerate(zip(info.params, args, strict=True))]
+        with np.errstate(all="ignore"):  # constants such as 1e10 : f16 overflow on purpose
+            self.steps = self.compile_block(fn.body.block)
+        self.batch = max(1, _BATCH_ELEMENTS // _largest_tile(fn))
+        # memory effects depend on program order, or control flow on the program
+        self.serial = any(needs_serial(fn) for needs_serial in SERIAL_CHECKS)
+
+    def slot(self, value: SSAValue) -> int:
+        return self._slots.setdefault(value, len(self._slots))
+
+    def compile_block(self, block: Block) -> list[Step]:
+        """Steps for ``block``'s ops. Each step also drops the values defined in this block
+        that it uses last: freeing them early bounds memory and lets the allocator reuse
+        big buffers instead of faulting in fresh pages."""
+        body = [op for op in block.ops if op.name != "func.return"]  # kernels return nothing
+        last_use: dict[int, int] = {}
+        for i, op in enumerate(body):
+            for r in op.results:
+                last_use[self.slot(r)] = i
+            # Uses inside nested regions count as uses by the op that holds them.
+            for inner in op.walk():
+                for v in inner.operands:
+                    last_use[self.slot(v)] = i
+        local = {self.slot(r) for op in body for r in op.results}
+        dead: list[list[int]] = [[] for _ in body]
+        for slot, i in last_use.items():
+            if slot in local:
+                dead[i].append(slot)
+        return [(_build(op, self), tuple(self.slot(v) for v in op.operands),
+                 tuple(self.slot(r) for r in op.results), tuple(d))
+                for op, d in zip(body, dead, strict=True)]
+
+    def launch(self, grid: Sequence[int], args: Sequence[Any], serial: bool = False) -> None:
+        """Run the grid on ``args`` (NumPy arrays are written in place)."""
+        grid = _check_grid(grid)
+        if len(args) != len(self.binders):
+            raise LaunchError(f"kernel {self.info.name} takes {len(self.binders)} arguments, "
+                              f"got {len(args)}")
+        with np.errstate(all="ignore"):  # NaN, inf and wrapping are the semantics, not news
+            bound = [bind(a) for bind, a in zip(self.binders, args, strict=True)]
+            bufs = [buf for _, buf in bound]
+            pids = _program_ids(grid)
+            num_programs = tuple(np.full(1, g, np.int32) for g in grid)
+            step = 1 if serial or self.serial else self.batch
+            for start in range(0, pids.shape[1], step):
+                env: list[Any] = [None] * len(self._slots)
+                for slot, (value, _) in zip(self.arg_slots, bound, strict=True):
+                    env[slot] = value
+                batch = Batch(self.info.params, bufs, pids[:, start:start + step],
+                              num_programs, env)
+                batch.run(self.steps)
+
+
+class Batch:
+    """Programs run together: their ids, the launch's arrays and the SSA values."""
+
+    def __init__(self, params: list[Param], bufs: list[np.ndarray | None], pid: np.ndarray,
+                 num_programs: tuple[np.ndarray, ...], env: list[Any]):
+        self.params = params
+        self.bufs = bufs  # flat views of the argument arrays (None for scalars)
+        self.pid = pid  # (3, L) int32: program ids along each grid axis
+        self.num_programs = num_programs
+        self.env = env
+        self.yielded: tuple = ()  # operands of the last scf.yield / scf.condition run
+
+    def run(self, steps: list[Step]) -> None:
+        env = self.env
+        for impl, ins, outs, dead in steps:
+            results = impl(self, *[env[i] for i in ins])
+            for slot, value in zip(outs, results, strict=True):
+                env[slot] = value
+            for slot in dead:
+                env[slot] = None
+
+    def load(self, op: Operation, ptr: Ptr, mask: np.ndarray | None,
+             other: np.ndarray) -> np.ndarray:
+        """Gather; ``other`` where ``mask`` is false."""
+        mem = self.bufs[ptr.buf]
+        if mask is None or mask.all():  # the common full tile skips two passes
+            self._check(op, "load", ptr.buf, ptr.off, None)
+            return np.take(mem, ptr.off)
+        off = np.where(mask, ptr.off, 0)
+        self._check(op, "load", ptr.buf, off, mask)
+        values = np.take(mem, off) if mem.size else np.zeros(off.shape, mem.dtype)
+        return np.where(mask, values, other)
+
+    def store(self, op: Operation, ptr: Ptr, value: np.ndarray, mask: np.ndarray | None) -> None:
+        """Scatter where ``mask`` is true. Offsets are flattened program-major and NumPy
+        assigns repeated indices in order, so where programs overlap the later one wins."""
+        mem = self.bufs[ptr.buf]
+        if mask is None or mask.all():
+            off, value = np.broadcast_arrays(ptr.off, value)
+            self._check(op, "store", ptr.buf, off, None)
+            mem[off.ravel()] = value.ravel()
+            return
+        off, value, mask = np.broadcast_arrays(ptr.off, value, mask)
+        self._check(op, "store", ptr.buf, np.where(mask, off, 0), mask)
+        mem[off[mask]] = value[mask]
+
+    def _check(self, op: Operation, access: str, buf: int, off: np.ndarray,
+               mask: np.ndarray | None) -> None:
+        """Raise if an active access falls outside its array; masked-off lanes hold 0."""
+        n = self.bufs[buf].size
+        bad = off.view(np.uint64) >= n  # negative offsets read as huge
+        if mask is not None and n == 0:
+            bad &= mask
+        if bad.any():
+            raise self._out_of_bounds(op, access, buf, off, bad)
+
+    def _out_of_bounds(self, op: Operation, access: str, buf: int, off: np.ndarray,
+                       bad: np.ndarray) -> OutOfBoundsError:
+        k = int(np.argmax(bad))  # the first bad element, program-major
+        # A value without a program axis (length 1) is accessed alike by every program.
+        row = k // bad[0].size if len(bad) > 1 else 0
+        pid = tuple(int(p[row]) for p in self.pid)
+        offset = int(off.reshape(-1)[k])
+        name, n = self.params[buf].name, self.bufs[buf].size
+        return OutOfBoundsError(
+            f"out-of-bounds {access} of {name}[{offset}] (array length {n}) in program {pid}",
+            source_loc(op))
+
+
+def _kernel_func(module: ModuleOp) -> func.FuncOp:
+    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    if len(funcs) != 1:
+        raise ValueError(f"expected one func.func in the module, found {len(funcs)}")
+    return funcs[0]
+
+
+def _build(op: Operation, kernel: Kernel) -> Impl:
+    if op.name in KERNEL_BUILDERS:  # region ops compile their blocks with the kernel
+        return KERNEL_BUILDERS[op.name](op, kernel)
+    builder = BUILDERS.get(op.name)
+    try:
+        if builder is None:
+            raise UnsupportedError(f"{op.name} is not supported by the numpy backend")
+        return builder(op)
+    except UnsupportedError as e:
+        raise UnsupportedError(e.message, e.loc or source_loc(op)) from None
+
+
+def _largest_tile(fn: func.FuncOp) -> int:
+    return max((math.prod(shape(r.type)) for op in fn.walk() for r in op.results),
+               default=1)
+
+
+def _check_grid(grid: Sequence[int]) -> tuple[int, int, int]:
+    g = tuple(grid) + (1,) * (3 - len(grid))
+    if len(g) != 3 or not all(isinstance(x, int | np.integer) and x > 0 for x in g):
+        raise LaunchError(f"grid must be 1 to 3 positive integers, got {tuple(grid)}")
+    return int(g[0]), int(g[1]), int(g[2])
+
+
+def _program_ids(grid: tuple[int, int, int]) -> np.ndarray:
+    """(3, P) int32: program p is (p % gx, (p // gx) % gy, p // (gx * gy))."""
+    gx, gy, gz = grid
+    p = np.arange(gx * gy * gz, dtype=np.int64)
+    return np.stack([p % gx, p // gx % gy, p // (gx * gy)]).astype(np.int32)
+
+
+# -- arguments ------------------------------------------------------------------------
+
+def _binder(index: int, param: Param, arg_type: Attribute, fn: func.FuncOp) -> Binder:
+    """How to turn the user's value for ``param`` into (SSA value, flat array or None)."""
+    try:
+        storage = np_dtype(arg_type)
+        user = dtype_from_str(param.dtype).numpy or bfloat16()
+    except UnsupportedError as e:
+        raise UnsupportedError(e.message, source_loc(fn)) from None
+    if param.is_ptr != isinstance(arg_type, PtrType) or user.itemsize != storage.itemsize:
+        raise ValueError(f"param {param.name} ({param.dtype}) does not match IR type {arg_type}")
+    if param.is_ptr:
+        return partial(_bind_array, index, param, user, storage)
+    return partial(_bind_scalar, param, user, storage)
+
+
+def _type_name(v: Any) -> str:
+    return f"{type(v).__module__}.{type(v).__qualname__}".removeprefix("builtins.")
+
+
+def _bind_array(index: int, param: Param, user: np.dtype, storage: np.dtype,
+                a: Any) -> tuple[Ptr, np.ndarray]:
+    name = param.name
+    if not isinstance(a, np.ndarray):
+        raise LaunchError(f"argument '{name}': the numpy backend takes NumPy arrays, "
+                          f"got {_type_name(a)}")
+    if a.dtype != user:
+        raise LaunchError(f"argument '{name}' has dtype {a.dtype}, expected {param.dtype}")
+    if not (a.flags.c_contiguous or a.flags.f_contiguous):
+        raise LaunchError(f"argument '{name}' is not contiguous")
+    if param.written and not a.flags.writeable:
+        raise LaunchError(f"argument '{name}' is read-only but the kernel writes it")
+    # Memory order ("A") keeps this a view, so the kernel writes the user's array.
+    return Ptr(index, _ZERO_OFFSET), a.reshape(-1, order="A").view(storage)
+
+
+_SCALAR_TYPES = {"f": (int, float, np.integer, np.floating), "i": (int, np.integer),
+                 "u": (int, np.integer), "b": (bool, np.bool_)}
+
+
+def _bind_scalar(param: Param, user: np.dtype, storage: np.dtype,
+                 v: Any) -> tuple[np.ndarray, None]:
+    kind = dtype_from_str(param.dtype).kind
+    if not isinstance(v, _SCALAR_TYPES[kind]):
+        raise LaunchError(f"argument '{param.name}' expects a {param.dtype} scalar, "
+                          f"got {_type_name(v)}")
+    if kind in "iu":
+        info = np.iinfo(user)
+        if not info.min <= int(v) <= info.max:
+            raise LaunchError(f"argument '{param.name}' = {v} does not fit {param.dtype}")
+        v = int(v)
+    return np.array([v], user).view(storage), None

@@ -1,0 +1,293 @@
+"""The core of tile-to-simt: ``Lowering``, which rewrites one kernel in place, and the
+table of per-op lowerings it dispatches on.
+
+``Lowering`` holds the per-kernel state (the thread-id arithmetic built once at the top of
+the kernel, the (argument, index) each pointer traces to, the shared buffers) and the
+helpers that build SIMT ops in front of the op being lowered. ``HANDLERS`` maps a tile-IR
+op class to its lowering ``handler(lowering, op)``; ``@lowers(OpClass, ...)`` registers
+one. This module lowers ``tile.range``, ``tile.splat``, ``tile.addptr``, ``tile.load``,
+``tile.store``, tile constants and elementwise ops (any op without a handler); the feature
+modules ``lower_atomic``, ``lower_reduce`` and ``lower_shapes`` register theirs, and the
+pass (``tile_to_simt``) imports them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from xdsl.dialects import arith, func, vector
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+    VectorType,
+    i32,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from compiler.context import source_loc
+from compiler.errors import CompileError, UnsupportedError
+from compiler.passes.assign_layouts import NUM_WARPS_ATTR, WARP_SIZE
+from compiler.passes.layouts import DimMap, elements_per_thread, ilog2, lane_map
+from dialects import simt, tile
+from dialects.tile import BlockedLayoutAttr, PtrType, SliceLayoutAttr, element_type, like
+
+Handler = Callable[["Lowering", Any], None]
+H = TypeVar("H", bound=Handler)
+
+# op class -> its lowering; ops without one are lowered as elementwise (Lowering._generic)
+HANDLERS: dict[type[Operation], Handler] = {}
+
+
+def lowers(*op_types: type[Operation]) -> Callable[[H], H]:
+    """Register the decorated function as the lowering of ``op_types``."""
+    def register(handler: H) -> H:
+        for op_type in op_types:
+            HANDLERS[op_type] = handler
+        return handler
+    return register
+
+
+# Ops that act on each element alone, so the same op on per-thread vectors is correct.
+_ELEMENTWISE_PREFIXES = ("arith.", "math.", "scf.")
+_ELEMENTWISE_TILE_OPS = ("tile.cmpi", "tile.cmpf", "tile.select")
+
+
+def _layout_of(t: TensorType) -> Attribute:
+    if not isinstance(t.encoding, BlockedLayoutAttr | SliceLayoutAttr):
+        raise CompileError(f"tile-to-simt needs layouts on tiles (run assign-layouts): {t}")
+    return t.encoding
+
+
+def vector_type(t: TensorType) -> VectorType:
+    """The type of the part of a tile that one thread owns."""
+    return VectorType(t.element_type, [elements_per_thread(_layout_of(t), t.get_shape())])
+
+
+def per_thread_type(t: Attribute) -> Attribute:
+    """``vector_type`` of a tile type; scalars stay."""
+    return vector_type(t) if isinstance(t, TensorType) else t
+
+
+def _is_tile_type(t: Attribute) -> bool:
+    return isinstance(t, TensorType | VectorType)
+
+
+def _vec(op: tile.LoadOp | tile.StoreOp) -> int:
+    return 1 if op.vec is None else op.vec.value.data
+
+
+class Lowering:
+    """Rewrites one kernel in place, in program order."""
+
+    def __init__(self, f: func.FuncOp):
+        num_warps = f.attributes.get(NUM_WARPS_ATTR)
+        if not isinstance(num_warps, IntegerAttr):
+            raise CompileError(f"tile-to-simt needs {NUM_WARPS_ATTR} (run assign-layouts)")
+        self.f = f
+        self.tid_bits = ilog2(WARP_SIZE * num_warps.value.data)
+        self._tid: SSAValue | None = None
+        self.prologue: Operation | None = None  # last op of the thread-id arithmetic
+        self.thread_parts: dict[DimMap, SSAValue | None] = {}
+        entry = f.body.blocks[0]
+        self.ptrs: dict[SSAValue, tuple[SSAValue, SSAValue | None]] = {
+            a: (a, None) for a in entry.args if isinstance(a.type, PtrType)}
+        self.dead: list[Operation] = []
+        self.shared: dict[Attribute, SSAValue] = {}  # element type -> data-movement buffer
+
+    def run(self) -> None:
+        ops = list(self.f.body.walk())
+        # operand tile types (with layouts), before rewriting earlier ops replaces them
+        self.operand_types: dict[Operation, list[Attribute]] = {
+            op: [v.type for v in op.operands] for op in ops}
+        for op in ops:
+            handler = HANDLERS.get(type(op), Lowering._generic)
+            handler(self, op)
+        for op in reversed(self.dead):
+            Rewriter.erase_op(op)
+
+    # -- building -------------------------------------------------------------------------
+
+    def emit(self, new: Operation, before: Operation) -> SSAValue:
+        """Insert ``new`` before ``before``, with its source location; its result."""
+        self.insert(new, before)
+        return new.results[0]
+
+    def insert(self, new: Operation, before: Operation) -> None:
+        new.location = before.location
+        Rewriter.insert_op(new, InsertPoint.before(before))
+
+    def const(self, value: int, before: Operation, t: Attribute = i32) -> SSAValue:
+        if isinstance(t, VectorType):
+            return self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value])),
+                              before)
+        return self.emit(arith.ConstantOp(IntegerAttr(value, t)), before)
+
+    def replace(self, op: Operation, value: SSAValue) -> None:
+        op.results[0].replace_all_uses_with(value)
+        Rewriter.erase_op(op)
+
+    def shared_buffer(self, elem: Attribute, size: int, loc_op: Operation) -> SSAValue:
+        """The shared buffer for moving ``elem`` tiles, at least ``size`` elements: one per
+        element type, as large as its largest use (each use ends in a barrier)."""
+        buf = self.shared.get(elem)
+        if buf is None:
+            buf = self.prologue_op(simt.SharedAllocOp(elem, size), loc_op)
+        elif buf.type.get_shape()[0] < size:  # pyright: ignore[reportAttributeAccessIssue]
+            bigger = simt.SharedAllocOp(elem, size).result.type
+            buf = Rewriter.replace_value_with_new_type(buf, bigger)
+        self.shared[elem] = buf
+        return buf
+
+    # -- thread ids -----------------------------------------------------------------------
+
+    def prologue_op(self, new: Operation, loc_op: Operation) -> SSAValue:
+        """Append to the thread-id arithmetic at the top of the kernel (it dominates all)."""
+        new.location = loc_op.location
+        if self.prologue is None:
+            point = InsertPoint.at_start(self.f.body.blocks[0])
+        else:
+            point = InsertPoint.after(self.prologue)
+        Rewriter.insert_op(new, point)
+        self.prologue = new
+        return new.results[0]
+
+    def thread_part(self, dm: DimMap, loc_op: Operation) -> SSAValue | None:
+        """``dm.thread_part(simt.thread_id)`` as i32 ops, built once per kernel; None is 0."""
+        if dm not in self.thread_parts:
+            self.thread_parts[dm] = self._build_thread_part(dm, loc_op)
+        return self.thread_parts[dm]
+
+    def _build_thread_part(self, dm: DimMap, loc_op: Operation) -> SSAValue | None:
+        if not dm.fields:
+            return None
+        tid = self.thread_id(loc_op)
+
+        def binop(cls: type[arith.SignlessIntegerBinaryOperation], x: SSAValue, c: int):
+            return self.prologue_op(cls(x, self.prologue_op(
+                arith.ConstantOp(IntegerAttr(c, i32)), loc_op)), loc_op)
+
+        part: SSAValue | None = None
+        for shift, width, pos in dm.fields:
+            x = binop(arith.ShRUIOp, tid, shift) if shift else tid
+            if shift + width < self.tid_bits:
+                x = binop(arith.AndIOp, x, (1 << width) - 1)
+            x = binop(arith.ShLIOp, x, pos) if pos else x
+            part = x if part is None else self.prologue_op(arith.AddiOp(part, x), loc_op)
+        assert part is not None
+        if dm.spt > 1:
+            part = binop(arith.MuliOp, part, dm.spt)
+        return binop(arith.AndIOp, part, dm.size - 1) if dm.wraps else part
+
+    def thread_id(self, loc_op: Operation) -> SSAValue:
+        """``simt.thread_id``, built once per kernel."""
+        if self._tid is None:
+            self._tid = self.prologue_op(simt.ThreadIdOp(), loc_op)
+        return self._tid
+
+    # -- handlers -------------------------------------------------------------------------
+
+    @lowers(tile.RangeOp)
+    def _range(self, op: tile.RangeOp) -> None:
+        t = op.result.type
+        (dm,) = lane_map(_layout_of(t), t.get_shape())
+        vt = vector_type(t)
+        part = self.thread_part(dm, op)
+        spread = None if part is None else self.emit(vector.BroadcastOp(part, vt), op)
+        start = op.start.value.data
+        lanes = self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+            vt, [start + lane for lane in dm.lanes])), op)
+        self.replace(op, lanes if spread is None else self.emit(arith.AddiOp(spread, lanes), op))
+
+    @lowers(tile.SplatOp)
+    def _splat(self, op: tile.SplatOp) -> None:
+        if isinstance(op.value.type, PtrType):
+            base, idx = self.trace(op.value, op)
+            if idx is not None:
+                idx = self.emit(vector.BroadcastOp(idx, self._index_type(op.result)), op)
+            self.ptrs[op.result] = (base, idx)
+            self.dead.append(op)
+            return
+        vt = vector_type(op.result.type)
+        self.replace(op, self.emit(vector.BroadcastOp(op.value, vt), op))
+
+    @lowers(tile.AddPtrOp)
+    def _addptr(self, op: tile.AddPtrOp) -> None:
+        base, idx = self.trace(op.ptr, op)
+        off = self._to_i32(op.offset, op)
+        if isinstance(op.ptr.type, TensorType) and not _is_tile_type(off.type):
+            off = self.emit(vector.BroadcastOp(off, self._index_type(op.ptr)), op)
+        self.ptrs[op.result] = (base, off if idx is None else self.emit(
+            arith.AddiOp(idx, off), op))
+        self.dead.append(op)
+
+    @lowers(tile.LoadOp)
+    def _load(self, op: tile.LoadOp) -> None:
+        base, idx = self.access(op)
+        new = simt.LoadOp(base, idx, op.mask, op.other, _vec(op))
+        self.replace(op, self.emit(new, op))
+
+    @lowers(tile.StoreOp)
+    def _store(self, op: tile.StoreOp) -> None:
+        base, idx = self.access(op)
+        self.insert(simt.StoreOp(base, idx, op.value, op.mask, _vec(op)), op)
+        Rewriter.erase_op(op)
+
+    @lowers(arith.ConstantOp)
+    def _constant(self, op: arith.ConstantOp) -> None:
+        attr = op.value
+        if not isinstance(attr, DenseIntOrFPElementsAttr) or not isinstance(
+                attr.type, TensorType):
+            return
+        if not attr.is_splat():
+            raise UnsupportedError("tile constants must have one value", source_loc(op))
+        vt = vector_type(attr.type)
+        value = next(iter(attr.iter_values()))
+        new = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(vt, [value]))
+        self.replace(op, self.emit(new, op))
+
+    def _generic(self, op: Operation) -> None:
+        """Ops that compute per element keep their form; only the types change."""
+        types = [v.type for v in (*op.operands, *op.results)]
+        if any(isinstance(element_type(t), PtrType) for t in types):
+            raise CompileError(f"{op.name}: cannot trace this pointer to a kernel argument "
+                               "(a pointer must be an argument plus offsets)", source_loc(op))
+        if not any(map(_is_tile_type, types)):
+            return
+        if not (op.name.startswith(_ELEMENTWISE_PREFIXES) or op.name in _ELEMENTWISE_TILE_OPS):
+            raise UnsupportedError(f"tile-to-simt cannot lower {op.name}", source_loc(op))
+        for res in op.results:
+            Rewriter.replace_value_with_new_type(res, per_thread_type(res.type))
+        for arg in (a for r in op.regions for b in r.blocks for a in b.args):
+            Rewriter.replace_value_with_new_type(arg, per_thread_type(arg.type))
+
+    # -- pointers -------------------------------------------------------------------------
+
+    def trace(self, ptr: SSAValue, user: Operation) -> tuple[SSAValue, SSAValue | None]:
+        """(kernel argument, i32 index or None for 0) of a pointer value."""
+        found = self.ptrs.get(ptr)
+        if found is None:
+            raise CompileError(f"{user.name}: cannot trace this pointer to a kernel "
+                               "argument", source_loc(user))
+        return found
+
+    def _index_type(self, ptrs: SSAValue) -> Attribute:
+        """i32 indices in the per-thread shape of ``ptrs`` (scalar or vector)."""
+        return per_thread_type(like(ptrs.type, i32))
+
+    def _to_i32(self, off: SSAValue, op: Operation) -> SSAValue:
+        et = element_type(off.type)
+        assert isinstance(et, IntegerType)
+        if et.width.data == 32:
+            return off
+        cast = arith.TruncIOp if et.width.data > 32 else arith.ExtSIOp
+        return self.emit(cast(off, like(off.type, i32)), op)
+
+    def access(self, op: tile.LoadOp | tile.StoreOp) -> tuple[SSAValue, SSAValue]:
+        base, idx = self.trace(op.ptr, op)
+        if idx is None:
+            idx = self.const(0, op, self._index_type(op.ptr))
+        return base, idx
