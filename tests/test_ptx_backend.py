@@ -13,10 +13,10 @@ from xdsl.parser import Parser
 import backends.ptx as ptx_backend
 from backends.ptx.assemble import assemble
 from backends.ptx.printer import print_ptx
+from backends.ptx.simt_to_ptx import SimtToPtx
 from compiler.context import make_context
 from compiler.errors import CompileError, LaunchError, UnsupportedError
 from compiler.kinfo import KernelInfo, Param
-from compiler.passes.simt_to_ptx import SimtToPtx
 from dialects import simt
 from dialects.ptx import PTX
 from dialects.tile import PtrType

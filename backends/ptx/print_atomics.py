@@ -1,5 +1,5 @@
 """PTX text of the ptx dialect's atomics (``ptx.atom``, ``ptx.atom_loop``), one lane at a
-time, for ``printer.KernelPrinter``.
+time, for ``print_core.KernelPrinter``.
 
 A guarded atomic first zeroes its result, so guarded-off lanes (masked-off elements and
 replicas) return 0. ``ptx.atom_loop`` is a compare-and-swap retry loop per lane, with
@@ -8,13 +8,9 @@ labels and scratch registers numbered per kernel by the printer's register count
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from backends.ptx.print_core import KernelPrinter, emits
 from dialects import ptx
 from dialects.tile import element_type
-
-if TYPE_CHECKING:
-    from backends.ptx.printer import KernelPrinter
 
 
 def _scratch(p: KernelPrinter, like: str) -> str:
@@ -32,6 +28,7 @@ def _guard(p: KernelPrinter, op: ptx.AtomOp | ptx.AtomLoopOp, i: int, d: str) ->
     return f"@{p.lane(op.pred, i)} "
 
 
+@emits(ptx.AtomOp)
 def emit_atom(p: KernelPrinter, op: ptx.AtomOp) -> None:
     for i, d in enumerate(p.reg(op.result)):
         guard = _guard(p, op, i, d)
@@ -39,6 +36,7 @@ def emit_atom(p: KernelPrinter, op: ptx.AtomOp) -> None:
         p.line(f"{guard}{op.opcode.data} {d}, [{p.lane(op.addr, i)}], {args}")
 
 
+@emits(ptx.AtomLoopOp)
 def emit_atom_loop(p: KernelPrinter, op: ptx.AtomLoopOp) -> None:
     """``d = *a; do { seen = cas(a, d, combine(d, v)); retry = seen != d; d = seen }
     while (retry)``, comparing bit patterns (so NaN and -0.0 terminate)."""

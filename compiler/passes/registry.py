@@ -21,7 +21,7 @@ _TILEC = {
     "tile-to-simt": ("compiler.passes", "TileToSimt"),
     "strip-debug": ("compiler.passes", "StripDebug"),
     "lower-control": ("compiler.passes", "LowerControl"),
-    "simt-to-ptx": ("compiler.passes", "SimtToPtx"),
+    "simt-to-ptx": ("backends.ptx", "SimtToPtx"),
 }
 
 # The xDSL passes tilec's pipelines reuse: name -> (module, class).

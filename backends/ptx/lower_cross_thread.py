@@ -11,17 +11,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from xdsl.dialects import vector
 from xdsl.dialects.builtin import IntegerType, i32
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 
+from backends.ptx.lower_core import BYTES, Lowering, dtype, lowers
 from dialects import ptx, simt
 from dialects.tile import like
-
-if TYPE_CHECKING:
-    from compiler.passes.simt_to_ptx import _Lowering
 
 ShuffleOp = simt.ShuffleXorOp | simt.ShuffleUpOp | simt.ShuffleDownOp
 
@@ -29,52 +25,50 @@ ShuffleOp = simt.ShuffleXorOp | simt.ShuffleUpOp | simt.ShuffleDownOp
 # above, 0 from below; lanes without a source keep their own value).
 _SHFL = {simt.ShuffleXorOp: ("bfly", 31), simt.ShuffleUpOp: ("up", 0),
          simt.ShuffleDownOp: ("down", 31)}
-_SIZES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4,
-          "f64": 8}
 I8 = IntegerType(8)
 
 
-def _dtype(t: Attribute) -> str:
-    from compiler.passes.simt_to_ptx import _dtype as dtype  # that module imports this one
-    return dtype(t)
-
-
-def shared_alloc(lo: _Lowering, op: simt.SharedAllocOp) -> SSAValue:
+@lowers(simt.SharedAllocOp)
+def shared_alloc(lo: Lowering, op: simt.SharedAllocOp) -> SSAValue:
     t = op.result.type
-    return lo.value(ptx.SharedOp(t.get_shape()[0] * _SIZES[_dtype(t.element_type)]))
+    return lo.value(ptx.SharedOp(t.get_shape()[0] * BYTES[dtype(t.element_type)]))
 
 
-def _address(lo: _Lowering, buffer: SSAValue, index: SSAValue) -> SSAValue:
+def _address(lo: Lowering, buffer: SSAValue, index: SSAValue) -> SSAValue:
     """``base + index * size`` per lane of the index."""
-    size = _SIZES[_dtype(buffer.type.element_type)]  # pyright: ignore[reportAttributeAccessIssue]
+    size = BYTES[dtype(buffer.type.element_type)]  # pyright: ignore[reportAttributeAccessIssue]
     idx = lo.values[index]
     return lo.inst("mad.lo.s32", [idx, lo.const(size, "i32"), lo.values[buffer]],
                    like(idx.type, i32))
 
 
-def shared_load(lo: _Lowering, op: simt.SharedLoadOp) -> SSAValue:
+@lowers(simt.SharedLoadOp)
+def shared_load(lo: Lowering, op: simt.SharedLoadOp) -> SSAValue:
     addr, rtype = _address(lo, op.buffer, op.index), op.result.type
-    if _dtype(rtype) != "i1":
+    if dtype(rtype) != "i1":
         return lo.value(ptx.LdSharedOp(addr, rtype))
     raw = lo.value(ptx.LdSharedOp(addr, like(rtype, I8)))
     return lo.inst("setp.ne.u16", [raw, lo.const(0, "i8")], rtype)
 
 
-def shared_store(lo: _Lowering, op: simt.SharedStoreOp) -> None:
+@lowers(simt.SharedStoreOp)
+def shared_store(lo: Lowering, op: simt.SharedStoreOp) -> None:
     addr, value = _address(lo, op.buffer, op.index), lo.values[op.value]
-    if _dtype(value.type) == "i1":
+    if dtype(value.type) == "i1":
         value = lo.select(value, lo.const(1, "i8"), lo.const(0, "i8"))
     pred = None if op.mask is None else lo.values[op.mask]
     lo.emit(ptx.StSharedOp(addr, value, pred))
 
 
-def barrier(lo: _Lowering, _op: simt.BarrierOp) -> None:
+@lowers(simt.BarrierOp)
+def barrier(lo: Lowering, _op: simt.BarrierOp) -> None:
     lo.emit(ptx.BarOp())
 
 
-def shuffle(lo: _Lowering, op: ShuffleOp) -> SSAValue:
+@lowers(simt.ShuffleXorOp, simt.ShuffleUpOp, simt.ShuffleDownOp)
+def shuffle(lo: Lowering, op: ShuffleOp) -> SSAValue:
     v = lo.values[op.value]
-    dt = _dtype(v.type)
+    dt = dtype(v.type)
     amount = (op.mask if isinstance(op, simt.ShuffleXorOp) else op.delta).value.data
     if dt in ("i32", "f32"):
         return _shfl(lo, op, v, amount)
@@ -88,16 +82,16 @@ def shuffle(lo: _Lowering, op: ShuffleOp) -> SSAValue:
     return lo.inst("cvt.u16.u32", [moved], v.type)
 
 
-def _shfl(lo: _Lowering, op: ShuffleOp, v: SSAValue, amount: int) -> SSAValue:
+def _shfl(lo: Lowering, op: ShuffleOp, v: SSAValue, amount: int) -> SSAValue:
     mode, clamp = _SHFL[type(op)]
     args = [v, lo.const(amount, "i32"), lo.const(clamp, "i32"), lo.const(-1, "i32")]
     return lo.inst(f"shfl.sync.{mode}.b32", args, v.type)
 
 
-def _shuffle_64(lo: _Lowering, op: ShuffleOp, v: SSAValue, amount: int) -> SSAValue:
+def _shuffle_64(lo: Lowering, op: ShuffleOp, v: SSAValue, amount: int) -> SSAValue:
     """Two 32-bit shuffles of the halves of the bit pattern."""
     bits_t, half_t = like(v.type, IntegerType(64)), like(v.type, i32)
-    bits = lo.inst("mov.b64", [v], bits_t) if _dtype(v.type) == "f64" else v
+    bits = lo.inst("mov.b64", [v], bits_t) if dtype(v.type) == "f64" else v
     low = lo.inst("cvt.u32.u64", [bits], half_t)
     high = lo.inst("cvt.u32.u64", [lo.inst("shr.u64", [bits, lo.const(32, "i32")], bits_t)],
                    half_t)
@@ -105,18 +99,12 @@ def _shuffle_64(lo: _Lowering, op: ShuffleOp, v: SSAValue, amount: int) -> SSAVa
                  for h in (low, high))
     high = lo.inst("shl.b64", [high, lo.const(32, "i32")], bits_t)
     out = lo.inst("or.b64", [high, low], bits_t)
-    return lo.inst("mov.b64", [out], v.type) if _dtype(v.type) == "f64" else out
+    return lo.inst("mov.b64", [out], v.type) if dtype(v.type) == "f64" else out
 
 
-def extract(lo: _Lowering, op: vector.ExtractOp) -> SSAValue:
+@lowers(vector.ExtractOp)
+def extract(lo: Lowering, op: vector.ExtractOp) -> SSAValue:
     """One lane of a vector: its register, renamed."""
     (pos,) = op.static_position.get_values()
     return lo.value(ptx.LanesOp(lo.values[op.vector], [pos], op.result.type))
 
-
-HANDLERS = {
-    vector.ExtractOp: extract,
-    simt.SharedAllocOp: shared_alloc, simt.SharedLoadOp: shared_load,
-    simt.SharedStoreOp: shared_store, simt.BarrierOp: barrier,
-    simt.ShuffleXorOp: shuffle, simt.ShuffleUpOp: shuffle, simt.ShuffleDownOp: shuffle,
-}

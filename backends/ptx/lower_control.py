@@ -6,38 +6,35 @@ and a branch back; an ``if`` branches around its regions. The values SSA passes 
 block arguments and results (the induction variable, loop-carried values, an ``if``'s
 results) live in ``ptx.reg`` registers instead, written by ``ptx.assign`` where a region
 yields; a ``vector<K x T>`` value is K registers, moved lane by lane. Region bodies are
-lowered by the pass's ``_Lowering`` into the kernel's one block, so labels and branches
-keep program order.
+lowered by ``Lowering`` into the kernel's one block, so labels and branches keep program
+order.
 
 The moves of one yield are a parallel copy: a yielded value may alias (be, or be lanes
 of) a register written by the same yield (``a, b = b, a``), so such values are copied to
-fresh registers first. The constants and offsets ``_Lowering`` memoizes are forgotten
+fresh registers first. The constants and offsets ``Lowering`` memoizes are forgotten
 at the end of each region: a register set inside a branch is not set on other paths.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from backends.ptx.lower_core import Lowering, lowers
 from dialects import ptx
 from dialects.tile import element_type
 
-if TYPE_CHECKING:
-    from compiler.passes.simt_to_ptx import _Lowering
 
-
-def _labels(lo: _Lowering, kind: str, *suffixes: str) -> list[str]:
+def _labels(lo: Lowering, kind: str, *suffixes: str) -> list[str]:
     """Fresh labels for one construct, numbered per kernel."""
     lo.labels += 1
     return [f"$L__{kind}{lo.labels}{s}" for s in suffixes]
 
 
-def _regs(lo: _Lowering, types: Sequence[Attribute]) -> list[SSAValue]:
+def _regs(lo: Lowering, types: Sequence[Attribute]) -> list[SSAValue]:
     return [lo.value(ptx.RegOp(t)) for t in types]
 
 
@@ -48,7 +45,7 @@ def _root(v: SSAValue) -> SSAValue:
     return v
 
 
-def _assign(lo: _Lowering, regs: Sequence[SSAValue], values: Sequence[SSAValue]) -> None:
+def _assign(lo: Lowering, regs: Sequence[SSAValue], values: Sequence[SSAValue]) -> None:
     """``regs = values`` as a parallel copy."""
     targets = set(regs)
     moves = []
@@ -63,7 +60,7 @@ def _assign(lo: _Lowering, regs: Sequence[SSAValue], values: Sequence[SSAValue])
         lo.emit(ptx.AssignOp(reg, v))
 
 
-def _region(lo: _Lowering, block: Block, args: Sequence[SSAValue]) -> Operation:
+def _region(lo: Lowering, block: Block, args: Sequence[SSAValue]) -> Operation:
     """Lower ``block`` but its terminator, its arguments read from ``args``; the
     terminator, with ``lo.location`` at it."""
     for arg, v in zip(block.args, args, strict=True):
@@ -74,22 +71,23 @@ def _region(lo: _Lowering, block: Block, args: Sequence[SSAValue]) -> Operation:
     for op in block.ops:
         if op is not end:
             lo.location = op.location
-            lo._lower(op)
+            lo.lower(op)
     lo.memo = memo
     lo.location = end.location
     return end
 
 
-def _operands(lo: _Lowering, values: Sequence[SSAValue]) -> list[SSAValue]:
+def _operands(lo: Lowering, values: Sequence[SSAValue]) -> list[SSAValue]:
     return [lo.values[v] for v in values]
 
 
-def _bind(lo: _Lowering, results: Sequence[SSAValue], regs: Sequence[SSAValue]) -> None:
+def _bind(lo: Lowering, results: Sequence[SSAValue], regs: Sequence[SSAValue]) -> None:
     for res, reg in zip(results, regs, strict=True):
         lo.values[res] = reg
 
 
-def lower_for(lo: _Lowering, op: scf.ForOp) -> None:
+@lowers(scf.ForOp)
+def lower_for(lo: Lowering, op: scf.ForOp) -> None:
     """``iv = lb; head: if iv >= ub goto end; body; iv += step; goto head; end:``
     (signed, as ``scf.for`` compares)."""
     head, end = _labels(lo, "for", "", "_end")
@@ -108,7 +106,8 @@ def lower_for(lo: _Lowering, op: scf.ForOp) -> None:
     _bind(lo, op.results, regs[1:])
 
 
-def lower_if(lo: _Lowering, op: scf.IfOp) -> None:
+@lowers(scf.IfOp)
+def lower_if(lo: Lowering, op: scf.IfOp) -> None:
     """``if !cond goto else; then; goto end; else: else; end:``."""
     other, end = _labels(lo, "if", "_else", "_end")
     regs = _regs(lo, [r.type for r in op.results])
@@ -125,7 +124,8 @@ def lower_if(lo: _Lowering, op: scf.IfOp) -> None:
     _bind(lo, op.results, regs)
 
 
-def lower_while(lo: _Lowering, op: scf.WhileOp) -> None:
+@lowers(scf.WhileOp)
+def lower_while(lo: Lowering, op: scf.WhileOp) -> None:
     """``head: before; results = args; if !cond goto end; after; goto head; end:``."""
     head, end = _labels(lo, "while", "", "_end")
     before, after = op.before_region.block, op.after_region.block
@@ -143,5 +143,3 @@ def lower_while(lo: _Lowering, op: scf.WhileOp) -> None:
     lo.emit(ptx.LabelOp(end))
     _bind(lo, op.results, results)
 
-
-HANDLERS = {scf.ForOp: lower_for, scf.IfOp: lower_if, scf.WhileOp: lower_while}
