@@ -1,4 +1,4 @@
-"""WGSL of the SIMT atomics (``simt.atomic_rmw``/``simt.atomic_cas``), for ``emit.py``.
+"""WGSL of the SIMT atomics (``simt.atomic_rmw``/``simt.atomic_cas``).
 
 A WGSL buffer used atomically must be declared ``array<atomic<i32>>`` or
 ``array<atomic<u32>>``, and then every access to it is atomic: plain loads and stores
@@ -13,16 +13,12 @@ spuriously: it retries until it either exchanged or saw other bits.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from xdsl.dialects.builtin import Float32Type
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import SSAValue
 
+from backends.wgsl.core import WGSLEmitter, handles, ty
 from dialects import simt
-
-if TYPE_CHECKING:
-    from backends.wgsl.emit import WGSLEmitter
 
 AtomicOp = simt.AtomicRMWOp | simt.AtomicCASOp
 
@@ -111,6 +107,7 @@ def _helper(em: WGSLEmitter, op: AtomicOp, elem: str) -> str:
     return name
 
 
+@handles(simt.AtomicRMWOp, simt.AtomicCASOp)
 def emit_atomic(em: WGSLEmitter, op: AtomicOp) -> None:
     """One helper call per lane, guarded by the mask; masked-off lanes keep 0."""
     out = em.define(op.result)
@@ -119,8 +116,8 @@ def emit_atomic(em: WGSLEmitter, op: AtomicOp) -> None:
     operands = [em.vals[v] for v in ((op.cmp, op.val) if _kind(op) == "cas" else (op.val,))]
     mask = em.vals[op.mask] if op.mask is not None else None
     for c, w in enumerate(out.widths):
-        ty = out.elem if w == 1 else f"vec{w}<{out.elem}>"
-        em.line(f"var {out.names[c]}: {ty} = {ty}();")
+        t = ty(out.elem, w)
+        em.line(f"var {out.names[c]}: {t} = {t}();")
         for j in range(4 * c, 4 * c + w):
             args = ", ".join([index.lane(j)] + [v.lane(j) for v in operands])
             em.guarded(mask, j, [f"{out.lane(j)} = {fn}({args});"])

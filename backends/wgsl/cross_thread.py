@@ -1,4 +1,4 @@
-"""WGSL of the SIMT ops that move data between lanes and threads, for ``emit.py``.
+"""WGSL of the SIMT ops that move data between lanes and threads.
 
 - ``vector.shuffle``/``vector.extract``: lane picks, spelled as vector constructors;
 - ``simt.shared_alloc``: a module-scope ``var<workgroup>`` array; ``shared_load``/
@@ -14,16 +14,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from xdsl.dialects import vector
 from xdsl.dialects.builtin import VectorType
 from xdsl.ir import Attribute, Operation
 
+from backends.wgsl.core import WGSLEmitter, handles, ty
 from dialects import simt
-
-if TYPE_CHECKING:
-    from backends.wgsl.emit import WGSLEmitter
 
 # The thread whose value a shuffle reads, from this thread's ``lid`` (u32) and operand.
 _SOURCE = {
@@ -50,19 +46,11 @@ _SUBGROUP_TYPES = ("i32", "f32")
 _BYTES = {"bool": 4, "i32": 4, "f32": 4, "f16": 2}  # bool has no subgroup ops; f16 would need subgroups_f16
 
 
-def ty(elem: str, width: int) -> str:
-    return elem if width == 1 else f"vec{width}<{elem}>"
-
-
-def lane_count(t: Attribute) -> int:
+def _lane_count(t: Attribute) -> int:
     return t.get_shape()[0] if isinstance(t, VectorType) else 1
 
 
-def threads(em: WGSLEmitter) -> int:
-    warps = em.fn.attributes.get("simt.num_warps")
-    return 32 * (warps.value.data if warps is not None else 4)  # pyright: ignore
-
-
+@handles(simt.ShuffleXorOp, simt.ShuffleUpOp, simt.ShuffleDownOp)
 def shuffle(em: WGSLEmitter, op: Operation) -> None:
     n = next(iter(op.properties.values())).value.data  # the mask or the delta
     src = em.fresh(op.results[0])
@@ -77,13 +65,14 @@ def _helper(em: WGSLEmitter, elem: str, width: int) -> str:
     t = ty(elem, width)
     name = "shfl_" + t.replace("<", "").replace(">", "")
     if name not in em.helpers:
-        em.helpers[name] = _EMULATED.format(name=name, T=t, threads=threads(em))
-        em.shared += threads(em) * width * _BYTES[elem]
+        em.helpers[name] = _EMULATED.format(name=name, T=t, threads=em.threads())
+        em.shared += em.threads() * width * _BYTES[elem]
         if elem in _SUBGROUP_TYPES:
             em.subgroup[em.helpers[name]] = _SUBGROUP.format(name=name, T=t)
     return name
 
 
+@handles(simt.SharedAllocOp)
 def shared_alloc(em: WGSLEmitter, op: simt.SharedAllocOp) -> None:
     t = op.result.type
     elem = em.elem(t.element_type)
@@ -93,6 +82,7 @@ def shared_alloc(em: WGSLEmitter, op: simt.SharedAllocOp) -> None:
     em.buffers[op.result] = name
 
 
+@handles(simt.SharedLoadOp)
 def shared_load(em: WGSLEmitter, op: simt.SharedLoadOp) -> None:
     buf, index = em.buffers[op.buffer], em.vals[op.index]
     out = em.define(op.result)
@@ -101,6 +91,7 @@ def shared_load(em: WGSLEmitter, op: simt.SharedLoadOp) -> None:
         em.line(f"let {out.names[c]} = {lanes if w == 1 else f'{ty(out.elem, w)}({lanes})'};")
 
 
+@handles(simt.SharedStoreOp)
 def shared_store(em: WGSLEmitter, op: simt.SharedStoreOp) -> None:
     buf, index, value = em.buffers[op.buffer], em.vals[op.index], em.vals[op.value]
     mask = em.vals[op.mask] if op.mask is not None else None
@@ -108,28 +99,24 @@ def shared_store(em: WGSLEmitter, op: simt.SharedStoreOp) -> None:
         em.guarded(mask, j, [f"{buf}[{index.lane(j)}] = {value.lane(j)};"])
 
 
+@handles(simt.BarrierOp)
 def barrier(em: WGSLEmitter, _op: simt.BarrierOp) -> None:
     em.line("workgroupBarrier();")
 
 
+@handles(vector.ExtractOp)
 def extract(em: WGSLEmitter, op: vector.ExtractOp) -> None:
     (pos,) = op.static_position.get_values()
     em.define(op.result, [em.vals[op.vector].lane(pos)])
 
 
+@handles(vector.ShuffleOp)
 def shuffle_lanes(em: WGSLEmitter, op: vector.ShuffleOp) -> None:
     first, second = em.vals[op.v1], em.vals[op.v2]
-    n = lane_count(op.v1.type)
+    n = _lane_count(op.v1.type)
     picks = [first.lane(i) if i < n else second.lane(i - n) for i in op.mask.get_values()]
     out = em.define(op.result)
     for c, w in enumerate(out.widths):
         lanes = ", ".join(picks[4 * c:4 * c + w])
         em.line(f"let {out.names[c]} = {lanes if w == 1 else f'{ty(out.elem, w)}({lanes})'};")
 
-
-METHODS = {
-    vector.ExtractOp: extract, vector.ShuffleOp: shuffle_lanes,
-    simt.SharedAllocOp: shared_alloc, simt.SharedLoadOp: shared_load,
-    simt.SharedStoreOp: shared_store, simt.BarrierOp: barrier,
-    simt.ShuffleXorOp: shuffle, simt.ShuffleUpOp: shuffle, simt.ShuffleDownOp: shuffle,
-}

@@ -1,0 +1,289 @@
+"""The WGSL emitter's core: ``WGSLEmitter``, its expression table and its handler table.
+
+WGSL is structured, so the text is printed straight from SIMT IR, one op at a time
+(``WGSLEmitter.block``). An op is looked up first in ``HANDLERS``, filled by the feature
+modules through ``@handles(OpClass, ...)``; any other op is elementwise and spelled by
+the expression table (C-style infix operators with WGSL overrides). A thread's
+``vector<K x T>`` value becomes ceil(K / 4) locals of type ``vec4<T>`` (the last one
+narrower), on which WGSL's operators and builtins already work lane-wise (``Val``).
+
+This module imports no feature module; ``emit.py`` imports them all, so the table is
+full when it emits.
+"""
+
+from __future__ import annotations
+
+import linecache
+import math as pymath
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+from xdsl.dialects import arith, func, math, scf
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    Float16Type,
+    Float32Type,
+    IndexType,
+    IntegerType,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from backends.wgsl.helpers import HELPERS
+from compiler.context import source_loc
+from compiler.errors import UnsupportedError
+from dialects import tile
+from dialects.tile import element_type
+
+# ---------------------------------------------------------------- expression tables
+
+_C_STYLE: dict[type[Operation], str] = {
+    arith.AddiOp: "{a} + {b}", arith.AddfOp: "{a} + {b}",
+    arith.SubiOp: "{a} - {b}", arith.SubfOp: "{a} - {b}",
+    arith.MuliOp: "{a} * {b}", arith.MulfOp: "{a} * {b}",
+    arith.DivSIOp: "{a} / {b}", arith.DivfOp: "{a} / {b}", arith.RemSIOp: "{a} % {b}",
+    arith.AndIOp: "{a} & {b}", arith.OrIOp: "{a} | {b}", arith.XOrIOp: "{a} ^ {b}",
+    arith.ShLIOp: "{a} << {b}", arith.ShRSIOp: "{a} >> {b}", arith.NegfOp: "-{a}",
+    arith.SelectOp: "{a} ? {b} : {c}",
+}
+"""Operators WGSL shares with C; operands are always names, literals or calls."""
+
+_WGSL: dict[type[Operation], str] = _C_STYLE | {
+    # division by zero and shifts by 32 or more: the NumPy backend's answers, not WGSL's
+    arith.DivSIOp: "{divsi}({a}, {b})", arith.RemSIOp: "{remsi}({a}, {b})",
+    arith.DivUIOp: "{divui}({a}, {b})", arith.RemUIOp: "{remui}({a}, {b})",
+    arith.ShLIOp: "{shli}({a}, {b})", arith.ShRUIOp: "{shrui}({a}, {b})",
+    arith.ShRSIOp: "{a} >> min(bitcast<{U}>({b}), {U}(31u))",  # sign fill from 31 on
+    arith.MaxSIOp: "max({a}, {b})", arith.MinSIOp: "min({a}, {b})",
+    arith.MaxUIOp: "bitcast<{T}>(max(bitcast<{U}>({a}), bitcast<{U}>({b})))",
+    arith.MinUIOp: "bitcast<{T}>(min(bitcast<{U}>({a}), bitcast<{U}>({b})))",
+    arith.MaximumfOp: "{maximumf}({a}, {b})", arith.MinimumfOp: "{minimumf}({a}, {b})",
+    arith.SelectOp: "select({c}, {b}, {a})", tile.SelectOp: "select({c}, {b}, {a})",
+    arith.SIToFPOp: "{T}({a})", arith.UIToFPOp: "{T}(bitcast<{U}>({a}))",
+    arith.FPToSIOp: "{fptosi}({a})", arith.FPToUIOp: "{fptoui}({a})",
+    arith.ExtFOp: "{T}({a})", arith.TruncFOp: "{T}({a})",
+    arith.ExtUIOp: "{T}({a})", arith.ExtSIOp: "-{T}({a})",  # from i1 only (i32 is widest)
+    arith.TruncIOp: "({a} & {S}(1)) != {S}(0)", arith.BitcastOp: "bitcast<{T}>({a})",
+    arith.IndexCastOp: "{a}",  # index is i32 here
+    math.ExpOp: "exp({a})", math.Exp2Op: "exp2({a})", math.LogOp: "log({a})",
+    math.Log2Op: "log2({a})", math.SqrtOp: "sqrt({a})", math.RsqrtOp: "inverseSqrt({a})",
+    math.SinOp: "sin({a})", math.CosOp: "cos({a})", math.AbsFOp: "abs({a})",
+    math.AbsIOp: "abs({a})", math.FloorOp: "floor({a})", math.CeilOp: "ceil({a})",
+    math.TruncOp: "trunc({a})", math.FmaOp: "fma({a}, {b}, {c})", math.PowFOp: "{powf}({a}, {b})",
+}
+
+_BOOL: dict[type[Operation], str] = {
+    arith.XOrIOp: "{a} != {b}", arith.UIToFPOp: "{T}({a})",
+    arith.SIToFPOp: "select({T}(0.0), {T}(-1.0), {a})",  # a true i1 is -1 when signed
+}
+"""Overrides where the first operand is i1: a WGSL ``bool``, which has no ``^``."""
+
+# ---------------------------------------------------------------- handler table
+
+Handler = Callable[["WGSLEmitter", Any], None]
+
+HANDLERS: dict[type[Operation], Handler] = {}
+"""Op class -> the function that prints it; subclasses use their base's entry."""
+
+
+def handles(*ops: type[Operation]) -> Callable[[Handler], Handler]:
+    """Register the decorated ``fn(emitter, op)`` as the handler of ``ops``."""
+
+    def register(fn: Handler) -> Handler:
+        for op in ops:
+            HANDLERS[op] = fn
+        return fn
+
+    return register
+
+
+def _lookup(table: dict, op: Operation):
+    for cls in type(op).__mro__:  # subclasses (dialects/arith_shaped.py) use the base's entry
+        if cls in table:
+            return table[cls]
+    return None
+
+
+# ---------------------------------------------------------------- values
+
+
+def ty(elem: str, width: int) -> str:
+    """The WGSL type of a chunk of ``width`` lanes."""
+    return elem if width == 1 else f"vec{width}<{elem}>"
+
+
+def widths(t: Attribute) -> list[int]:
+    """The lane counts of the chunks of a value of type ``t``."""
+    k = pymath.prod(t.get_shape()) if isinstance(t, VectorType) else 1
+    return [min(4, k - i) for i in range(0, k, 4)]
+
+
+class Subst(dict):
+    """Template keys of one chunk; any other key is a helper of the operand type."""
+
+    def __init__(self, emitter: WGSLEmitter, elem: str, width: int, **keys: str):
+        super().__init__(T=ty(elem, width), U=ty("u32", width), I=ty("i32", width),
+                         F=ty("f32", width), B=ty("bool", width))
+        self.update(keys)
+        self.emitter, self.elem, self.width = emitter, elem, width
+
+    def __missing__(self, key: str) -> str:
+        return self.emitter.helper(key, self.elem, self.width)
+
+
+class Val:
+    """How an SSA value is spelled: one WGSL expression per chunk of up to 4 lanes."""
+
+    def __init__(self, names: list[str], widths: list[int], elem: str):
+        self.names, self.widths, self.elem = names, widths, elem
+
+    def chunk(self, c: int) -> str:
+        return self.names[c if len(self.names) > 1 else 0]  # a scalar serves every chunk
+
+    def lane(self, j: int) -> str:
+        name, w = self.names[j // 4], self.widths[j // 4]
+        return name if w == 1 else f"{name}[{j % 4}]"
+
+
+# ---------------------------------------------------------------- the emitter
+
+
+class WGSLEmitter:
+    """Prints one SIMT kernel as WGSL; all naming state lives on the instance.
+
+    ``atomic`` maps each buffer an atomic uses to its WGSL atomic type
+    (``atomics.buffer_types``): every access to such a buffer is atomic.
+    """
+
+    def __init__(self, fn: func.FuncOp, atomic: dict[SSAValue, str]):
+        self.fn = fn
+        self.vals: dict[SSAValue, Val] = {}
+        self.buffers: dict[SSAValue, str] = {}
+        self.helpers: dict[str, str] = {}
+        self.features: set[str] = set()
+        self.lines: list[str] = []
+        self.counter = 0
+        self.depth = 1
+        self.op: Operation = fn
+        self.loc: tuple[str, int] | None = None
+        self.atomic = atomic
+        self.exits: list[list[list[str]]] = []  # result variables of the enclosing scf.while
+        self.subgroup: dict[str, str] = {}  # helper text -> its subgroup-op version
+        self.shared = 0  # bytes of var<workgroup> arrays
+
+    # ------------------------------------------------------------ naming and types
+
+    def fresh(self, value: SSAValue) -> str:
+        """A unique local name; the trailing ``_<n>`` keeps it clear of WGSL keywords."""
+        hint = re.sub(r"[^A-Za-z0-9_]", "_", value.name_hint or "")
+        hint = re.sub(r"(_\d+)+$", "", hint.lstrip("_")) or "v"
+        self.counter += 1
+        return f"{hint}_{self.counter - 1}"
+
+    def elem(self, t: Attribute) -> str:
+        """The WGSL scalar type of a (vector) type, or UnsupportedError naming the dtype."""
+        e = element_type(t)
+        if isinstance(e, IntegerType) and e.width.data in (1, 32) or isinstance(e, IndexType):
+            return "bool" if isinstance(e, IntegerType) and e.width.data == 1 else "i32"
+        if isinstance(e, Float16Type):
+            self.features.add("shader-f16")
+            return "f16"
+        if isinstance(e, Float32Type):
+            return "f32"
+        d = str(e)  # the short dtype name: i8, f64, bf16...
+        reason = "WGSL has no 64-bit types" if d.endswith("64") else \
+            "WGSL has no bfloat16" if d == "bf16" else f"WGSL has no {d} arithmetic"
+        raise self.error(f"dtype {d} is not supported by the wgsl backend ({reason})")
+
+    def error(self, message: str) -> UnsupportedError:
+        return UnsupportedError(message, source_loc(self.op))
+
+    def define(self, value: SSAValue, names: list[str] | None = None) -> Val:
+        chunks = widths(value.type)
+        if names is None:
+            base = self.fresh(value)
+            names = [base] if len(chunks) == 1 else [f"{base}_{c}" for c in range(len(chunks))]
+        self.vals[value] = Val(names, chunks, self.elem(value.type))
+        return self.vals[value]
+
+    def helper(self, kind: str, elem: str, width: int) -> str:
+        if kind not in HELPERS:
+            raise KeyError(kind)
+        name = f"{kind}_{elem if width == 1 else f'v{width}{elem}'}"
+        if name not in self.helpers:
+            text = HELPERS[kind].format_map(Subst(self, elem, width, name=name))
+            self.helpers[name] = text  # after its own helpers, which format_map added
+        return name
+
+    def threads(self) -> int:
+        """The workgroup size: 32 invocations per warp of ``simt.num_warps``."""
+        warps = self.fn.attributes.get("simt.num_warps")
+        return 32 * (warps.value.data if warps is not None else 4)  # pyright: ignore
+
+    # ------------------------------------------------------------ text
+
+    def line(self, text: str) -> None:
+        self.lines.append("  " * self.depth + text)
+
+    def note_location(self, op: Operation) -> None:
+        """A ``// file:line`` comment (with the source line) whenever the line changes."""
+        loc = op.location
+        if not isinstance(loc, FileLineColLoc) or isinstance(op, scf.YieldOp | func.ReturnOp):
+            return
+        key = (loc.filename.data, loc.line.data)
+        if key != self.loc:
+            self.loc = key
+            src = linecache.getline(key[0], key[1]).strip()
+            self.line(f"// {os.path.basename(key[0])}:{key[1]}" + (f": {src}" if src else ""))
+
+    def guarded(self, mask: Val | None, lane: int, stmts: list[str]) -> None:
+        """``stmts`` under ``if`` on the mask's ``lane`` (or plain, with no mask)."""
+        if mask is None:
+            for s in stmts:
+                self.line(s)
+        elif len(stmts) == 1:
+            self.line(f"if ({mask.lane(lane)}) {{ {stmts[0]} }}")
+        else:
+            self.line(f"if ({mask.lane(lane)}) {{")
+            for s in stmts:
+                self.line(f"  {s}")
+            self.line("}")
+
+    def assign(self, targets: list[list[str]], values) -> None:
+        for names, v in zip(targets, values, strict=True):
+            for c, name in enumerate(names):
+                self.line(f"{name} = {self.vals[v].chunk(c)};")
+
+    # ------------------------------------------------------------ ops
+
+    def block(self, block: Block, targets: list[list[str]] | None = None) -> None:
+        """The block's ops; its ``scf.yield`` assigns ``targets`` (the region's results)."""
+        for op in block.ops:
+            self.op = op
+            self.note_location(op)
+            if isinstance(op, scf.YieldOp):
+                self.assign(targets or [], op.operands)
+                continue
+            handler = _lookup(HANDLERS, op)
+            if handler is not None:
+                handler(self, op)
+            else:
+                self.elementwise(op, self.template(op))
+
+    def template(self, op: Operation) -> str:
+        is_bool = bool(op.operands) and self.vals[op.operands[0]].elem == "bool"
+        template = (_lookup(_BOOL, op) if is_bool else None) or _lookup(_WGSL, op)
+        if template is None:
+            raise self.error(f"{op.name} is not supported by the wgsl backend")
+        return template
+
+    def elementwise(self, op: Operation, template: str) -> None:
+        out = self.define(op.results[0])
+        src = self.vals[op.operands[0]] if op.operands else out
+        for c, w in enumerate(out.widths):
+            ops = {k: self.vals[v].chunk(c) for k, v in zip("abc", op.operands)}
+            subst = Subst(self, src.elem, w, S=ty(src.elem, w), **ops)
+            subst["T"] = ty(out.elem, w)
+            self.line(f"let {out.names[c]} = {template.format_map(subst)};")

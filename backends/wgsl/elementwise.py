@@ -1,0 +1,84 @@
+"""WGSL of the elementwise ops one expression template does not cover.
+
+- ``arith.constant``: literals, a splat spelled inline where used;
+- ``vector.broadcast``: a scalar repeated in every chunk;
+- ``tile.cmpi``/``tile.cmpf``: a template per predicate.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+
+from backends.wgsl.core import WGSLEmitter, handles, ty, widths
+from dialects import tile
+
+_CMPI = {"eq": "{a} == {b}", "ne": "{a} != {b}", "slt": "{a} < {b}", "sle": "{a} <= {b}",
+         "sgt": "{a} > {b}", "sge": "{a} >= {b}"} | {
+    p: "bitcast<{U}>({a}) OP bitcast<{U}>({b})".replace("OP", o)
+    for p, o in (("ult", "<"), ("ule", "<="), ("ugt", ">"), ("uge", ">="))}
+
+# WGSL lets a compiler assume no NaN at run time, so NaN is tested on the bit pattern;
+# the IEEE ordered comparisons are already false on NaN.
+_UNO = "{isnan}({a}) | {isnan}({b})"
+_CMPF = {"oeq": "{a} == {b}", "olt": "{a} < {b}", "ole": "{a} <= {b}", "ogt": "{a} > {b}",
+         "oge": "{a} >= {b}", "one": f"({{a}} != {{b}}) & !({_UNO})", "ord": f"!({_UNO})",
+         "uno": _UNO} | {
+    p: f"({{a}} {o} {{b}}) | {_UNO}"
+    for p, o in (("ueq", "=="), ("une", "!="), ("ult", "<"), ("ule", "<="), ("ugt", ">"),
+                 ("uge", ">="))}
+
+
+def _literal(x: float, elem: str) -> str:
+    """A WGSL literal that is also an atomic operand (negatives in parentheses)."""
+    if elem == "bool":
+        return "true" if x else "false"
+    if elem == "i32":
+        x = (int(x) + 2**31) % 2**32 - 2**31
+        return "i32(-2147483648)" if x == -2**31 else f"({x}i)" if x < 0 else f"{x}i"
+    with np.errstate(over="ignore"):
+        v = np.float16(x) if elem == "f16" else np.float32(x)
+    if not np.isfinite(v):  # no literal for these; the constant folds in the compiler
+        bits = struct.unpack("<I", struct.pack("<f", float(v)))[0]
+        return f"{elem}(bitcast<f32>(0x{bits:08x}u))"
+    s = str(v)
+    s += "" if ("." in s or "e" in s) else ".0"
+    s += "h" if elem == "f16" else "f"
+    return f"({s})" if s.startswith("-") else s
+
+
+@handles(tile.CmpIOp, tile.CmpFOp)
+def cmp(em: WGSLEmitter, op: tile.CmpIOp | tile.CmpFOp) -> None:
+    table = _CMPF if isinstance(op, tile.CmpFOp) else _CMPI
+    if op.predicate.data not in table:
+        raise em.error(f"{op.name} {op.predicate.data} is not supported by the wgsl backend")
+    em.elementwise(op, table[op.predicate.data])
+
+
+@handles(arith.ConstantOp)
+def constant(em: WGSLEmitter, op: arith.ConstantOp) -> None:
+    elem = em.elem(op.result.type)
+    attr = op.value
+    values = attr.get_values() if isinstance(attr, DenseIntOrFPElementsAttr) else \
+        [attr.value.data]
+    lits = [_literal(v, elem) for v in values]
+    chunks = widths(op.result.type)
+    if len(set(lits)) == 1:  # splat: spelled inline where used
+        em.define(op.result, [lits[0] if w == 1 else f"{ty(elem, w)}({lits[0]})"
+                              for w in chunks])
+        return
+    out = em.define(op.result)
+    for c, w in enumerate(chunks):
+        lanes = ", ".join(lits[4 * c:4 * c + w])
+        em.line(f"let {out.names[c]} = {ty(elem, w)}({lanes});")
+
+
+@handles(vector.BroadcastOp)
+def broadcast(em: WGSLEmitter, op: vector.BroadcastOp) -> None:
+    s = em.vals[op.source].chunk(0)
+    elem = em.elem(op.vector.type)
+    em.define(op.vector, [s if w == 1 else f"{ty(elem, w)}({s})"
+                          for w in widths(op.vector.type)])

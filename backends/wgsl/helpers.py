@@ -1,0 +1,74 @@
+"""WGSL helper functions that give the NumPy backend's answers where WGSL's own differ.
+
+``HELPERS`` maps a helper kind to its text, a ``str.format`` template (``{name}`` and the
+type keys of ``core.Subst``; any other key names a helper it calls). The emitter defines
+one function per (kind, type) a kernel uses (``WGSLEmitter.helper``).
+"""
+
+HELPERS = {
+    # WGSL gives x / 0 = x and x % 0 = 0; the NumPy backend (like PTX) -1 and x
+    "divsi": """fn {name}(a: {T}, b: {T}) -> {T} {{
+  return select(a / b, {T}(-1), b == {T}(0));
+}}""",
+    # a - b * (a / b) rather than WGSL's %: NVIDIA's Vulkan driver returned wrong signed
+    # remainders for negative operands (seen on an H200, driver 580)
+    "remsi": """fn {name}(a: {T}, b: {T}) -> {T} {{
+  let q = select(a / b, {T}(0), b == {T}(0));
+  return a - b * q;
+}}""",
+    "divui": """fn {name}(a: {T}, b: {T}) -> {T} {{
+  return select(bitcast<{T}>(bitcast<{U}>(a) / bitcast<{U}>(b)), {T}(-1), b == {T}(0));
+}}""",
+    "remui": """fn {name}(a: {T}, b: {T}) -> {T} {{
+  return select(bitcast<{T}>(bitcast<{U}>(a) % bitcast<{U}>(b)), a, b == {T}(0));
+}}""",
+    # WGSL takes a shift amount modulo 32; from 32 on the NumPy backend (like PTX) gives 0
+    "shli": """fn {name}(a: {T}, b: {T}) -> {T} {{
+  let s = bitcast<{U}>(b);
+  return select(a << s, {T}(0), s >= {U}(32u));
+}}""",
+    "shrui": """fn {name}(a: {T}, b: {T}) -> {T} {{
+  let s = bitcast<{U}>(b);
+  return select(bitcast<{T}>(bitcast<{U}>(a) >> s), {T}(0), s >= {U}(32u));
+}}""",
+    "isnan": """fn {name}(x: {T}) -> {B} {{
+  return (bitcast<{U}>({F}(x)) & {U}(0x7fffffffu)) > {U}(0x7f800000u);
+}}""",
+    # WGSL's max/min may return either operand on NaN or on -0.0 vs +0.0; maximumf
+    # propagates NaN (a + b) and orders -0.0 below +0.0, decided on the sign bits since
+    # a driver may fold float sign tricks such as -(-a - b) (NVIDIA's did)
+    "maximumf": """fn {name}(a: {T}, b: {T}) -> {T} {{
+  let zeros = (a == {T}(0.0)) & (b == {T}(0.0));
+  let both = {T}(bitcast<{F}>(bitcast<{U}>({F}(a)) & bitcast<{U}>({F}(b))));
+  return select(select(max(a, b), both, zeros), a + b, {isnan}(a) | {isnan}(b));
+}}""",
+    "minimumf": """fn {name}(a: {T}, b: {T}) -> {T} {{
+  let zeros = (a == {T}(0.0)) & (b == {T}(0.0));
+  let both = {T}(bitcast<{F}>(bitcast<{U}>({F}(a)) | bitcast<{U}>({F}(b))));
+  return select(select(min(a, b), both, zeros), a + b, {isnan}(a) | {isnan}(b));
+}}""",
+    # the NumPy backend's convention: saturate, NaN -> 0 (WGSL's i32() leaves both open)
+    "fptosi": """fn {name}(v: {T}) -> {I} {{
+  let x = {F}(v);
+  let t = {I}(clamp(x, {F}(-2147483648.0), {F}(2147483520.0)));
+  return select(select(t, {I}(2147483647), x >= {F}(2147483648.0)), {I}(0), {isnan}(v));
+}}""",
+    "fptoui": """fn {name}(v: {T}) -> {I} {{
+  let x = {F}(v);
+  let t = {U}(clamp(x, {F}(0.0), {F}(4294967040.0)));
+  let s = select(t, {U}(4294967295u), x >= {F}(4294967296.0));
+  return bitcast<{I}>(select(s, {U}(0u), {isnan}(v)));
+}}""",
+    # WGSL's pow is exp2(b * log2(a)), undefined for a < 0: give C pow's sign and NaN
+    # (in f32 for f16, whose exp2/log2 would lose several bits)
+    "powf": """fn {name}(a: {T}, b: {T}) -> {T} {{
+  let p = {T}(pow(abs({F}(a)), {F}(b)));
+  let whole = trunc(b) == b;
+  let odd = whole & (abs(b - {T}(2.0) * trunc(b * {T}(0.5))) == {T}(1.0));
+  let negative = a < {T}(0.0);
+  let r = select(p, -p, negative & odd);
+  let nan = {T}({F}(bitcast<f32>(0x7fc00000u)));
+  return select(select(r, nan, negative & !whole), {T}(1.0), b == {T}(0.0));
+}}""",
+}
+"""Helper functions, one per (name, type) a kernel uses; ``{T}`` is the operand type."""

@@ -1,0 +1,110 @@
+"""WGSL of the kernel itself: bindings, the uniform struct, the entry point, program ids.
+
+Bindings: pointer parameter i (in order among pointers) is ``@binding(i)``, an
+``array<T>`` that is ``read_write`` only when the kernel stores through it; the scalars and
+the grid go in one uniform struct at the next binding. The runtime may fold a grid of
+more than 65,535 programs along axis 0 into dispatch x and y (``fold_x`` programs per
+row, ``fold_n`` rows per program row of axis 1); the entry point rebuilds the program ids
+and returns at once in the padding programs.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.ir import SSAValue
+
+from backends.wgsl.core import WGSLEmitter, handles
+from dialects import simt, tile
+from dialects.tile import PtrType
+
+GRID_FIELDS = ("grid_x", "grid_y", "grid_z", "fold_x", "fold_n")
+"""The first u32 words of the uniform struct, written by the runtime on every launch."""
+
+_STORAGE_REASON = {"i1": "bool arrays need packing into u32, which is not implemented",
+                   "i8": "WGSL has no 8-bit integers", "i16": "WGSL has no 16-bit integers"}
+_UNIFORM_TYPE = {"i32": "i32", "f32": "f32", "f16": "f32", "bool": "u32"}
+_FROM_UNIFORM = {"i32": "{}", "f32": "{}", "f16": "f16({})", "bool": "{} != 0u"}
+
+_ENTRY = """@compute @workgroup_size({size})
+fn main(@builtin(workgroup_id) wg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {{
+  // axis 0 may be folded into dispatch x and y (over 65,535 programs)
+  let pid_x = wg.x + args.fold_x * (wg.y % args.fold_n);
+  if (pid_x >= args.grid_x) {{
+    return;  // a padding program of the folded dispatch
+  }}"""
+
+
+@handles(tile.ProgramIdOp)
+def program_id(em: WGSLEmitter, op: tile.ProgramIdOp) -> None:
+    axis = op.axis.value.data
+    em.define(op.result, [("i32(pid_x)", "i32(wg.y / args.fold_n)", "i32(wg.z)")[axis]])
+
+
+@handles(tile.NumProgramsOp)
+def num_programs(em: WGSLEmitter, op: tile.NumProgramsOp) -> None:
+    em.define(op.result, [f"i32(args.{GRID_FIELDS[op.axis.value.data]})"])
+
+
+@handles(simt.ThreadIdOp)
+def thread_id(em: WGSLEmitter, op: simt.ThreadIdOp) -> None:
+    em.define(op.result, ["i32(lid)"])
+
+
+@handles(func.ReturnOp)
+def return_(_em: WGSLEmitter, _op: func.ReturnOp) -> None:
+    """Nothing: the entry point's closing brace returns."""
+
+
+def _signature(em: WGSLEmitter) -> tuple[list[str], list[str], list[dict], int]:
+    """Binding declarations, uniform fields, per-parameter facts, pointer count."""
+    stored = {op.base for op in em.fn.walk() if isinstance(op, simt.StoreOp)}
+    stored |= em.atomic.keys()
+    decls, fields, facts = [], [f"{f}: u32," for f in GRID_FIELDS], []
+    nptr = 0
+    for arg in em.fn.body.block.args:
+        if isinstance(arg.type, PtrType):
+            facts.append(_pointer(em, arg, nptr, arg in stored, decls))
+            nptr += 1
+            continue
+        elem, name = em.elem(arg.type), em.fresh(arg)
+        fields.append(f"{name}: {_UNIFORM_TYPE[elem]},")
+        em.line(f"let {name} = {_FROM_UNIFORM[elem].format(f'args.{name}')};")
+        em.define(arg, [name])
+        facts.append({"kind": "scalar", "offset": 4 * (len(fields) - 1),
+                      "type": _UNIFORM_TYPE[elem]})
+    return decls, fields, facts, nptr
+
+
+def _pointer(em: WGSLEmitter, arg: SSAValue, binding: int, written: bool,
+             decls: list[str]) -> dict:
+    pointee = arg.type.pointee
+    d = str(pointee)
+    if d in _STORAGE_REASON:
+        raise em.error(f"dtype {d} arrays are not supported by the wgsl backend "
+                       f"({_STORAGE_REASON[d]})")
+    elem, name = em.elem(pointee), em.fresh(arg)
+    em.buffers[arg] = name
+    access = "read_write" if written else "read"
+    item = f"atomic<{em.atomic[arg]}>" if arg in em.atomic else elem
+    decls.append(f"@group(0) @binding({binding}) var<storage, {access}> {name}: "
+                 f"array<{item}>;")
+    return {"kind": "ptr", "binding": binding, "dtype": elem, "access": access}
+
+
+def emit_kernel(em: WGSLEmitter) -> tuple[str, dict]:
+    """The whole WGSL module of ``em``'s kernel and its facts (see ``emit.emit_wgsl``)."""
+    decls, fields, params, nptr = _signature(em)
+    em.block(em.fn.body.block)
+    size = em.threads()
+    out = [f"// tilec kernel {em.fn.sym_name.data} (SIMT IR -> WGSL)"]
+    out += ["enable f16;"] if "shader-f16" in em.features else []
+    out += ["", "struct Args {"] + [f"  {f}" for f in fields] + ["}", ""] + decls
+    out += [f"@group(0) @binding({nptr}) var<uniform> args: Args;", ""]
+    out += [h + "\n" for h in em.helpers.values()]
+    out += _ENTRY.format(size=size).splitlines() + em.lines + ["}", ""]
+    facts = {"name": em.fn.sym_name.data, "entry": "main", "workgroup_size": size,
+             "params": params, "features": sorted(em.features),
+             "uniform": {"binding": nptr, "size": -(-len(fields) // 4) * 16},
+             "subgroup": em.subgroup, "shared": em.shared}
+    return "\n".join(out), facts

@@ -1,0 +1,69 @@
+"""WGSL of global memory access: ``simt.load``/``simt.store`` on the kernel's buffers.
+
+A pointer parameter is a storage ``array<T>`` (``kernel.py`` declares it) indexed by
+element. A masked access is an ``if`` per run of ``vec`` lanes that share one mask value;
+a masked load starts from ``other`` (or zero) so masked-off lanes read nothing. Buffers
+an atomic uses go through ``atomicLoad``/``atomicStore`` (``atomics.py``).
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import SSAValue
+
+from backends.wgsl import atomics
+from backends.wgsl.core import WGSLEmitter, handles, ty
+from dialects import simt
+
+
+def _groups(op: simt.LoadOp | simt.StoreOp, c: int, w: int) -> list[list[int]]:
+    """Lanes of chunk c in runs that share one mask value (``vec`` of the access)."""
+    lanes = range(4 * c, 4 * c + w)
+    return [[j for j in lanes if j // op.width == g]
+            for g in sorted({j // op.width for j in lanes})]
+
+
+def _read(em: WGSLEmitter, base: SSAValue, index: str, elem: str) -> str:
+    buf = em.buffers[base]
+    if base in em.atomic:
+        return atomics.read(buf, em.atomic[base], elem, index)
+    return f"{buf}[{index}]"
+
+
+def _write(em: WGSLEmitter, base: SSAValue, index: str, value: str, elem: str) -> str:
+    buf = em.buffers[base]
+    if base in em.atomic:
+        return atomics.write(buf, em.atomic[base], elem, index, value)
+    return f"{buf}[{index}] = {value};"
+
+
+@handles(simt.LoadOp)
+def load(em: WGSLEmitter, op: simt.LoadOp) -> None:
+    index = em.vals[op.index]
+    out = em.define(op.result)
+    types = [ty(out.elem, w) for w in out.widths]
+    if op.mask is None:
+        for c, w in enumerate(out.widths):
+            lanes = ", ".join(_read(em, op.base, index.lane(j), out.elem)
+                              for j in range(4 * c, 4 * c + w))
+            em.line(f"let {out.names[c]} = {lanes if w == 1 else f'{types[c]}({lanes})'};")
+        return
+    mask = em.vals[op.mask]
+    other = em.vals[op.other] if op.other is not None else None
+    for c, w in enumerate(out.widths):
+        init = other.chunk(c) if other else f"{types[c]}()"
+        em.line(f"var {out.names[c]}: {types[c]} = {init};")  # masked-off lanes: no read
+        for group in _groups(op, c, w):
+            em.guarded(mask, group[0], [
+                f"{out.lane(j)} = {_read(em, op.base, index.lane(j), out.elem)};"
+                for j in group])
+
+
+@handles(simt.StoreOp)
+def store(em: WGSLEmitter, op: simt.StoreOp) -> None:
+    index, value = em.vals[op.index], em.vals[op.value]
+    mask = em.vals[op.mask] if op.mask is not None else None
+    for c, w in enumerate(value.widths):
+        for group in _groups(op, c, w):
+            em.guarded(mask, group[0], [
+                _write(em, op.base, index.lane(j), value.lane(j), value.elem)
+                for j in group])
