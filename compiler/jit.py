@@ -2,6 +2,8 @@
 
 The launch path imports no xDSL: a kernel found in the memory or disk cache launches
 without loading the compiler. Compiling imports ``compiler.frontend``/``pipeline`` lazily.
+``TileFunction`` (``@tc.func``) lives in ``compiler.source``, which the frontend imports
+instead of this module.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from compiler import cache
 from compiler import debug as debug_output
 from compiler.errors import BackendUnavailableError, LaunchError, TilecError
 from compiler.kinfo import ArgSpec, KernelInfo, Param
+from compiler.source import KernelSource, TileFunction
 
 BACKENDS = ("ptx", "wgsl", "numpy")
 _availability: dict[str, tuple[bool, str]] = {}
@@ -200,8 +203,7 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
             info = KernelInfo.from_json(hit["info"])
             return CompiledKernel(info, hit["artifact"], hit["asm"], hit["stages"])
     from compiler import frontend, pipeline
-    src = frontend.KernelSource.of(fn)
-    module, params = frontend.generate(src, specs)
+    module, params = frontend.generate(KernelSource.of(fn), specs)
     compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug)
     target = compiled.extra.get("arch", backend)
     if compiled.extra.get("debug"):  # strip-debug added the device_print/assert buffer
@@ -369,25 +371,6 @@ def _fast_grid(grid: Any) -> tuple[int, int, int] | None:
 def _is_constexpr(annotation: Any) -> bool:
     return annotation is tl.constexpr or isinstance(annotation, tl.constexpr) or (
         isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr")
-
-
-class TileFunction:
-    """A ``@tc.func`` helper: inlined into the kernels (and functions) that call it."""
-
-    def __init__(self, fn: Callable):
-        self.fn = fn
-        self.__name__ = fn.__name__
-        self.__doc__ = fn.__doc__
-        self._source = None
-
-    def kernel_source(self):
-        if self._source is None:
-            from compiler.frontend import KernelSource
-            self._source = KernelSource.of(self.fn)
-        return self._source
-
-    def __call__(self, *args, **kwargs):
-        raise TilecError(f"{self.__name__} is a @tc.func: call it from a kernel")
 
 
 def func(fn: Callable) -> TileFunction:

@@ -1,8 +1,8 @@
-"""Frontend control flow: ``for``/``while``/``if`` -> ``scf``, ``tl.static_range``
-unrolling, and the debugging builtins ``tl.device_print``/``tl.device_assert``.
+"""Control flow of the code generator: ``for``/``while``/``if`` -> ``scf``, and
+``tl.static_range`` unrolling.
 
-``ControlFlowMixin`` is a base of ``CodeGenerator`` (compiler/frontend.py) and uses its
-``visit``, ``scope``, builder ``b`` and ``_fail``.
+``ControlFlow`` is a base of ``CodeGenerator`` (``compiler.frontend.codegen``) and uses
+its ``visit``, ``scope``, builder ``b``, ``_fail`` and ``const_int``.
 
 Loop-carried variables are found the way Triton finds them: the body is generated once
 into a scratch block (a dry run) and thrown away; the names it rebinds that existed
@@ -26,9 +26,8 @@ from xdsl.dialects import scf
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 import compiler.language as tl
-from compiler import semantics as S
-from compiler.semantics import Value
-from dialects import tile
+from compiler.frontend import operators as ops
+from compiler.frontend.values import Value, constant, ir_type, literal_dtype, root_name, value_type
 
 _NUMBER = (bool, int, float)
 _MAX_DRY_RUNS = 4  # each may turn more Python numbers into carried scalars
@@ -57,7 +56,7 @@ class Sig(NamedTuple):
         return Sig(v.dtype, v.shape, v.is_ptr)
 
     def ir_type(self) -> Attribute:
-        return S.value_type(self.dtype, self.shape, self.is_ptr)
+        return value_type(self.dtype, self.shape, self.is_ptr)
 
     def describe(self) -> str:
         return Value(None, *self).describe()  # pyright: ignore[reportArgumentType]
@@ -67,8 +66,8 @@ def _describe(v: Any) -> str:
     return v.describe() if isinstance(v, Value) else f"the Python {type(v).__name__} {v!r}"
 
 
-class ControlFlowMixin:
-    """``visit_For``, ``visit_While``, ``visit_If`` and the debugging builtins."""
+class ControlFlow:
+    """``visit_For``, ``visit_While`` and ``visit_If``."""
 
     # ------------------------------------------------------------------ helpers
 
@@ -114,7 +113,7 @@ class ControlFlowMixin:
                                   f"{type(start).__name__}) inside a loop")
         if isinstance(end, Value) and not end.shape and not end.is_ptr:
             return Sig(end.dtype)
-        return Sig(S.literal_dtype(start))
+        return Sig(literal_dtype(start))
 
     def _loop_carried(self, body: Sequence[ast.stmt],
                       bind: dict[str, tl.dtype]) -> dict[str, Sig]:
@@ -127,8 +126,8 @@ class ControlFlowMixin:
             with self._in_block(prelude):
                 for _ in range(_MAX_DRY_RUNS):
                     stand = {n: before[n] if isinstance(before[n], Value) else
-                             S.constant(self.b, before[n], sig.dtype) for n, sig in sigs.items()}
-                    stand |= {n: S.constant(self.b, 0, d) for n, d in bind.items()}
+                             constant(self.b, before[n], sig.dtype) for n, sig in sigs.items()}
+                    stand |= {n: constant(self.b, 0, d) for n, d in bind.items()}
                     after = self._dry_run(body, before | stand)
                     new = {n: self._start_sig(n, before[n], after[n])
                            for n, v in (before | stand).items()
@@ -151,13 +150,13 @@ class ControlFlowMixin:
     def _starts(self, sigs: dict[str, Sig]) -> dict[str, Value]:
         """The carried variables' values before the loop, as typed Values."""
         return {n: self.scope[n] if isinstance(self.scope[n], Value) else
-                S.constant(self.b, self.scope[n], sig.dtype) for n, sig in sigs.items()}
+                constant(self.b, self.scope[n], sig.dtype) for n, sig in sigs.items()}
 
     def _carry_out(self, sig: Sig, end: Any) -> Value:
         """``end`` (a Value of type ``sig`` or a Python number) as a Value of ``sig``."""
         if isinstance(end, Value):
             return end
-        return S.materialize(self.b, end, sig.dtype, sig.shape)
+        return ops.materialize(self.b, end, sig.dtype, sig.shape)
 
     def _yield(self, sigs: dict[str, Sig], values: dict[str, Any]) -> None:
         ends = [self._carry_out(sig, values[n]) for n, sig in sigs.items()]
@@ -166,11 +165,11 @@ class ControlFlowMixin:
     def _bind(self, values: Sequence[SSAValue], sigs: dict[str, Sig],
               sources: dict[str, Any]) -> dict[str, Value]:
         """``values`` as the variables ``sigs`` names, their SSA names too; a pointer is
-        named after the parameter its source points into, where ``_root_name`` finds
+        named after the parameter its source points into, where ``root_name`` finds
         what a store through it writes."""
         out = {}
         for (name, sig), v in zip(sigs.items(), values, strict=True):
-            v.name_hint = self._root_name(sources[name]) if sig.is_ptr else name
+            v.name_hint = root_name(sources[name]) if sig.is_ptr else name
             out[name] = Value(v, *sig)
         return out
 
@@ -197,7 +196,7 @@ class ControlFlowMixin:
     def _static_for(self, node: ast.For, args: list[Any]) -> None:
         if not 1 <= len(args) <= 3:
             self._fail(node.iter, "tl.static_range takes 1 to 3 arguments")
-        bounds = [self._const_int(a, "a tl.static_range bound") for a in args]
+        bounds = [self.const_int(a, "a tl.static_range bound") for a in args]
         if len(bounds) == 3 and bounds[2] == 0:
             self._fail(node.iter, "tl.static_range step must not be zero")
         for i in range(*bounds):
@@ -220,7 +219,7 @@ class ControlFlowMixin:
     def _iv_dtype(self, bounds: Sequence[Any]) -> tl.dtype:
         """int64 if a bound needs it, else int32 (Triton's induction variable types)."""
         wide = any(b.dtype is tl.int64 if isinstance(b, Value) else
-                   S.literal_dtype(b) is tl.int64 for b in bounds)
+                   literal_dtype(b) is tl.int64 for b in bounds)
         return tl.int64 if wide else tl.int32
 
     def _scf_for(self, node: ast.For, start: Any, stop: Any, step: Any) -> None:
@@ -230,15 +229,15 @@ class ControlFlowMixin:
         dtype = self._iv_dtype((start, stop, step))
         down = isinstance(step, int) and step < 0
         bounds = (0, self._sub(start, stop), -step) if down else (start, stop, step)
-        lb, ub, st = (S.materialize(self.b, v, dtype, ()) for v in bounds)
+        lb, ub, st = (ops.materialize(self.b, v, dtype, ()) for v in bounds)
         name = node.target.id
         sigs = self._loop_carried(node.body, {name: dtype})
         starts = self._starts(sigs)
-        body = Block(arg_types=[S.ir_type(dtype)] + [sig.ir_type() for sig in sigs.values()])
+        body = Block(arg_types=[ir_type(dtype)] + [sig.ir_type() for sig in sigs.values()])
         outer = self.scope
         with self._in_block(body):
             (k,) = self._bind(body.args[:1], {name: Sig(dtype)}, {}).values()
-            i = S.materialize(self.b, self._sub(start, k), dtype, ()) if down else k
+            i = ops.materialize(self.b, self._sub(start, k), dtype, ()) if down else k
             self.scope = outer | self._bind(body.args[1:], sigs, starts) | {name: i}
             self._visit_body(node.body)
             self._yield(sigs, self.scope)
@@ -249,7 +248,7 @@ class ControlFlowMixin:
 
     def _sub(self, a: Any, b: Any) -> Any:
         return a - b if not isinstance(a, Value) and not isinstance(b, Value) else \
-            S.binary(self.b, "sub", a, b)
+            ops.binary(self.b, "sub", a, b)
 
     # ------------------------------------------------------------------ while
 
@@ -273,7 +272,7 @@ class ControlFlowMixin:
                                           "(break is not supported)")
                 return
             self._scalar_condition(node.test, cond, "while")
-            self.b.emit(scf.ConditionOp(S.to_bool(self.b, cond).ssa, *before.args))
+            self.b.emit(scf.ConditionOp(ops.to_bool(self.b, cond).ssa, *before.args))
         with self._in_block(after):
             self.scope = outer | self._bind(after.args, sigs, starts)
             self._visit_body(node.body)
@@ -302,7 +301,7 @@ class ControlFlowMixin:
             self._visit_body(node.body if cond else node.orelse)
             return
         self._scalar_condition(node.test, cond, "if")
-        c = S.to_bool(self.b, cond)
+        c = ops.to_bool(self.b, cond)
         outer = self.scope
         blocks = (Block(), Block())
         ends = [self._branch(body, block, outer)
@@ -345,27 +344,4 @@ class ControlFlowMixin:
             return Sig.of(a)
         if isinstance(a, Value) or isinstance(b, Value):
             return Sig.of(a if isinstance(a, Value) else b)
-        return Sig(S.promote(S.literal_dtype(a), S.literal_dtype(b)))
-
-    # ------------------------------------------------------------------ builtins
-
-    def builtin_static_range(self, *_args: Any) -> None:
-        self._fail(self.node, "tl.static_range can only be the iterable of a for loop")
-
-    def builtin_device_print(self, prefix: Any, *values: Any) -> None:
-        if not isinstance(prefix, str):
-            self._fail(self.node, "tl.device_print needs a string prefix first")
-        vals = [v if isinstance(v, Value) else S.constant(self.b, v, S.literal_dtype(v))
-                for v in values]
-        if any(v.is_ptr for v in vals):
-            self._fail(self.node, "tl.device_print cannot print pointers")
-        if len({v.shape for v in vals} - {()}) > 1:
-            self._fail(self.node, "tl.device_print needs scalars and tiles of one shape")
-        self.b.emit(tile.PrintOp(prefix, [v.ssa for v in vals]))
-
-    def builtin_device_assert(self, cond: Any, msg: Any = "") -> None:
-        if not isinstance(msg, str):
-            self._fail(self.node, "tl.device_assert message must be a string")
-        if not isinstance(cond, Value) and cond:
-            return
-        self.b.emit(tile.AssertOp(S.to_bool(self.b, cond).ssa, msg))
+        return Sig(ops.promote(literal_dtype(a), literal_dtype(b)))

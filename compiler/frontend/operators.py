@@ -1,181 +1,30 @@
-"""Typed values of the frontend and the rules that turn Python operators into tile IR.
+"""Triton's typing rules for Python operators on frontend values -> tile IR.
 
-The frontend visits syntax; this module knows types: Triton's promotion rules, casts,
-splats, pointer arithmetic and the operator tables. Every IR op is created through
-``Builder.emit`` so it gets the current source location.
+Promotion of two operands (Python literals are weakly typed), the operator tables per
+element kind (signed, unsigned, float), comparisons, pointer arithmetic, ``select`` and
+the expansions xDSL has no op for (float ``%``, integer ``**``).
 """
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    FileLineColLoc,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    FloatAttr,
-    IntAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    TensorType,
-)
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Operation
 
 import compiler.language as tl
 from compiler.errors import CompileError
-from dialects import arith_shaped as casts
+from compiler.frontend.values import (
+    Builder,
+    Value,
+    broadcast_shapes,
+    cast,
+    constant,
+    literal_dtype,
+    splat,
+)
 from dialects import tile
-
-_FLOAT_TYPES = {"f16": Float16Type(), "bf16": BFloat16Type(), "f32": Float32Type(),
-                "f64": Float64Type()}
-
-
-def ir_type(d: tl.dtype) -> Attribute:
-    """The signless xDSL scalar type of a dtype."""
-    return _FLOAT_TYPES[d.short] if d.is_float else IntegerType(d.bits)
-
-
-@dataclass(frozen=True)
-class Value:
-    """A typed SSA value: a scalar (shape ``()``) or a tile; a pointer when ``is_ptr``
-    (then ``dtype`` is the pointee)."""
-
-    ssa: SSAValue
-    dtype: tl.dtype
-    shape: tuple[int, ...] = ()
-    is_ptr: bool = False
-
-    def describe(self) -> str:
-        base = f"pointer to {self.dtype}" if self.is_ptr else str(self.dtype)
-        return f"tile<{'x'.join(map(str, self.shape))}, {base}>" if self.shape else base
-
-
-def value_type(dtype: tl.dtype, shape: tuple[int, ...], is_ptr: bool = False) -> Attribute:
-    elem = tile.PtrType(ir_type(dtype)) if is_ptr else ir_type(dtype)
-    return TensorType(elem, shape) if shape else elem
-
-
-class Builder:
-    """Appends ops to the current block, stamping each with the current source loc."""
-
-    def __init__(self, block: Block, file: str):
-        self.block = block
-        self.file = file
-        self.line = 0
-        self.col = 0
-
-    def location(self) -> FileLineColLoc:
-        return FileLineColLoc(StringAttr(self.file), IntAttr(self.line), IntAttr(self.col))
-
-    def emit(self, op: Operation) -> Operation:
-        op.location = self.location()
-        self.block.add_op(op)
-        return op
-
-    def value(self, op: Operation, dtype: tl.dtype, shape: tuple[int, ...] = (),
-              is_ptr: bool = False) -> Value:
-        return Value(self.emit(op).results[0], dtype, shape, is_ptr)
-
-
-# ---------------------------------------------------------------- constants, splat, cast
-
-def constant(b: Builder, py: bool | float, dtype: tl.dtype,
-             shape: tuple[int, ...] = ()) -> Value:
-    t = ir_type(dtype)
-    if dtype.is_float:
-        attr = FloatAttr(float(py), t)
-    else:
-        attr = IntegerAttr(_wrap(int(py), dtype), t)
-    v = b.value(arith.ConstantOp(attr, t), dtype)
-    return splat(b, v, shape)
-
-
-def _wrap(v: int, dtype: tl.dtype) -> int:
-    """Python ints as the signless bit pattern xDSL accepts for this width."""
-    if dtype.bits == 1:
-        return -1 if v & 1 else 0
-    m = 1 << dtype.bits
-    v %= m
-    return v - m if v >= m // 2 else v
-
-
-def splat(b: Builder, v: Value, shape: tuple[int, ...]) -> Value:
-    """``v`` as a tile of ``shape``: a scalar splat, a tile broadcast (NumPy's rules)."""
-    if v.shape == shape:
-        return v
-    if v.shape:
-        return broadcast(b, v, shape)
-    t = value_type(v.dtype, shape, v.is_ptr)
-    return b.value(tile.SplatOp(v.ssa, t), v.dtype, shape, v.is_ptr)
-
-
-def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    """NumPy's broadcast shape: dims aligned at the end, missing and size-1 dims stretch."""
-    rank = max(map(len, shapes), default=0)
-    out: list[int] = []
-    for dims in zip(*((1,) * (rank - len(s)) + tuple(s) for s in shapes), strict=True):
-        sizes = set(dims) - {1}
-        if len(sizes) > 1:
-            raise CompileError("shape mismatch: tiles of shapes "
-                               f"{', '.join(str(list(s)) for s in shapes)} do not broadcast")
-        out.append(sizes.pop() if sizes else 1)
-    return tuple(out)
-
-
-def broadcast(b: Builder, v: Value, shape: tuple[int, ...]) -> Value:
-    """A tile stretched to ``shape``: leading dims by ``tile.expand_dims``, size-1 dims
-    by ``tile.broadcast``."""
-    if broadcast_shapes(v.shape, shape) != shape:
-        raise CompileError(f"shape mismatch: {v.describe()} cannot be broadcast to shape "
-                           f"{list(shape)}")
-    while len(v.shape) < len(shape):
-        v = b.value(tile.ExpandDimsOp(v.ssa, 0), v.dtype, (1, *v.shape), v.is_ptr)
-    if v.shape != shape:
-        t = value_type(v.dtype, shape, v.is_ptr)
-        v = b.value(tile.BroadcastOp(v.ssa, t), v.dtype, shape, v.is_ptr)
-    return v
-
-
-def literal_dtype(py: object) -> tl.dtype:
-    if isinstance(py, bool):
-        return tl.int1
-    if isinstance(py, int):
-        return tl.int32 if -2**31 <= py < 2**31 else tl.int64
-    if isinstance(py, float):
-        return tl.float32
-    raise CompileError(f"cannot use {type(py).__name__} value {py!r} in a kernel expression")
-
-
-def cast(b: Builder, v: Value, to: tl.dtype) -> Value:
-    if v.is_ptr:
-        raise CompileError(f"cannot cast a {v.describe()} to {to}")
-    src = v.dtype
-    if src == to or (src.is_int and to.is_int and src.bits == to.bits and src.bits > 1):
-        return Value(v.ssa, to, v.shape)
-    rt = value_type(to, v.shape)
-    if to is tl.int1:
-        zero = constant(b, 0, src, v.shape)
-        op = tile.CmpFOp("une", v.ssa, zero.ssa) if src.is_float else \
-            tile.CmpIOp("ne", v.ssa, zero.ssa)
-        return b.value(op, to, v.shape)
-    if src.is_float and to.is_float:
-        op = arith.ExtFOp(v.ssa, rt) if to.bits > src.bits else arith.TruncFOp(v.ssa, rt)
-    elif src.is_int and to.is_float:
-        op = casts.SIToFPOp(v.ssa, rt) if src.is_signed else casts.UIToFPOp(v.ssa, rt)
-    elif src.is_float:
-        op = casts.FPToSIOp(v.ssa, rt) if to.is_signed else casts.FPToUIOp(v.ssa, rt)
-    elif to.bits > src.bits:
-        op = casts.ExtSIOp(v.ssa, rt) if src.is_signed else casts.ExtUIOp(v.ssa, rt)
-    else:
-        op = casts.TruncIOp(v.ssa, rt)
-    return b.value(op, to, v.shape)
-
 
 # ---------------------------------------------------------------- promotion
 
@@ -274,7 +123,7 @@ def binary(b: Builder, name: str, x: Operand, y: Operand) -> Value | bool | int 
         return pointer_arith(b, name, x, y)
     if name == "truediv":
         x, y = _as_float_operands(b, x, y)
-    if name == "pow" and not _is_float_operand(x) and isinstance(y, int) and y >= 0:
+    if name == "pow" and not is_float_operand(x) and isinstance(y, int) and y >= 0:
         return _int_power(b, x, y)
     xv, yv = operands(b, x, y)
     d = xv.dtype
@@ -305,13 +154,13 @@ def _float_mod(b: Builder, x: Value, y: Value) -> Value:
     return cast(b, r, d)
 
 
-def _is_float_operand(v: Operand) -> bool:
+def is_float_operand(v: Operand) -> bool:
     return v.dtype.is_float if isinstance(v, Value) else isinstance(v, float)
 
 
 def _as_float_operands(b: Builder, x: Operand, y: Operand) -> tuple[Operand, Operand]:
     """``/`` is true division: integer operands become float32 (Triton)."""
-    if _is_float_operand(x) or _is_float_operand(y):
+    if is_float_operand(x) or is_float_operand(y):
         return x, y
     return (cast(b, x, tl.float32) if isinstance(x, Value) else float(x),
             cast(b, y, tl.float32) if isinstance(y, Value) else float(y))

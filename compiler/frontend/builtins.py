@@ -1,0 +1,65 @@
+"""The builtin table of a kernel language: builtin name -> handler, and tile methods.
+
+A handler is a plain function ``handler(cg, *args, **kwargs)`` taking the
+``CodeGenerator`` first and the call's (already evaluated) arguments after it. A
+language module fills a ``BuiltinTable`` with the decorators::
+
+    @TABLE.builtin("load")
+    def load(cg, pointer, mask=None, other=None): ...
+
+    @TABLE.builtin("sum", method=True)   # tl.sum(x, 1) and x.sum(1)
+    def sum_(cg, x, axis=None, ...): ...
+
+The code generator looks a ``tl.<name>`` call up by name (the ``__tilec_builtin__``
+attribute of ``compiler.language`` functions), ``x.<name>(...)`` in ``methods`` and
+``x.<name>`` in ``properties``. The table knows nothing of the code generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+Handler = Callable[..., Any]
+
+
+@dataclass
+class BuiltinTable:
+    """The builtins of one kernel language (``prefix`` names it in messages: ``tl``)."""
+
+    prefix: str
+    functions: dict[str, Handler] = field(default_factory=dict)
+    methods: dict[str, Handler] = field(default_factory=dict)
+    properties: dict[str, Handler] = field(default_factory=dict)
+
+    def builtin(self, name: str, *, method: bool = False) -> Callable[[Handler], Handler]:
+        """Register ``prefix.name``; with ``method``, also ``x.name(...)``."""
+        def register(fn: Handler) -> Handler:
+            self.functions[name] = fn
+            if method:
+                self.methods[name] = fn
+            return fn
+        return register
+
+    def method(self, name: str) -> Callable[[Handler], Handler]:
+        """Register ``x.name(...)`` only (``x.to(dtype)``)."""
+        def register(fn: Handler) -> Handler:
+            self.methods[name] = fn
+            return fn
+        return register
+
+    def property(self, name: str) -> Callable[[Handler], Handler]:
+        """Register the attribute ``x.name`` (``x.T``, ``x.dtype``): ``fn(cg, x)``."""
+        def register(fn: Handler) -> Handler:
+            self.properties[name] = fn
+            return fn
+        return register
+
+
+@dataclass
+class Method:
+    """A tile method bound to its tile (``x.sum``), waiting for its call."""
+
+    value: Any
+    name: str

@@ -1,0 +1,24 @@
+"""The Triton-style kernel language (``import compiler.language as tl``) as a frontend
+language: one module per builtin family, all registering into ``TABLE``.
+
+- ``creation``: program ids, ``arange``, ``full``/``zeros``, ``x.dtype``/``x.shape``
+- ``memory``: ``load``/``store``
+- ``elementwise``: math functions, ``where``, ``maximum``, ``cast``/``x.to``, ...
+- ``shape``: ``expand_dims``, ``broadcast_to``, ``reshape``, ``trans``/``x.T``, ...
+- ``reduce``: reductions and scans (``sum``, ``argmax``, ``cumsum``, ``reduce``, ...)
+- ``atomic``: ``atomic_add/max/min/xchg/cas``
+- ``debug``: ``static_assert``/``static_print``, ``device_print``/``device_assert``
+"""
+
+from compiler.frontend.triton import (  # noqa: F401 - imported to register their builtins
+    atomic,
+    creation,
+    debug,
+    elementwise,
+    memory,
+    reduce,
+    shape,
+)
+from compiler.frontend.triton.table import TABLE
+
+__all__ = ["TABLE"]

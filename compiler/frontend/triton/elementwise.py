@@ -1,0 +1,113 @@
+"""Triton's elementwise builtins: math functions (``tl.exp``, ``tl.sqrt``, ...),
+``tl.where``, ``tl.maximum``/``minimum``/``clamp``, ``tl.fma``, ``tl.cdiv``, ``tl.abs``,
+``tl.sigmoid`` and conversion (``tl.cast``, ``x.to(dtype)``).
+
+Operands broadcast and promote by ``compiler.frontend.operators``. A one-operand math
+function is one entry of ``_MATH``: it computes in float (integer operands become
+float32, as in Triton) and maps to the ``math`` op named there.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from xdsl.dialects import math
+from xdsl.ir import Operation
+
+import compiler.language as tl
+from compiler.frontend import operators as ops
+from compiler.frontend.codegen import CodeGenerator
+from compiler.frontend.triton.creation import dtype_arg
+from compiler.frontend.triton.table import builtin, method
+from compiler.frontend.values import Value, cast, constant
+
+_MATH: dict[str, type[Operation]] = {
+    "exp": math.ExpOp, "exp2": math.Exp2Op, "log": math.LogOp, "log2": math.Log2Op,
+    "sqrt": math.SqrtOp, "rsqrt": math.RsqrtOp, "sin": math.SinOp, "cos": math.CosOp,
+    "floor": math.FloorOp, "ceil": math.CeilOp,
+}
+
+
+def _float_arg(cg: CodeGenerator, x: Any) -> Value:
+    if not isinstance(x, Value):
+        return constant(cg.b, float(x), tl.float32)
+    return x if x.dtype.is_float else cast(cg.b, x, tl.float32)
+
+
+def _math(cg: CodeGenerator, op: type[Operation], x: Any) -> Value:
+    xv = _float_arg(cg, x)
+    return cg.b.value(op(xv.ssa), xv.dtype, xv.shape)
+
+
+def _register_math(name: str, op: type[Operation]) -> None:
+    def handler(cg: CodeGenerator, x: Any) -> Value:
+        return _math(cg, op, x)
+    handler.__name__ = handler.__qualname__ = name
+    builtin(name)(handler)
+
+
+for _name, _op in _MATH.items():
+    _register_math(_name, _op)
+
+
+@builtin("where")
+def where(cg: CodeGenerator, condition: Any, x: Any, y: Any) -> Value:
+    return ops.select(cg.b, condition, x, y)
+
+
+@builtin("maximum")
+def maximum(cg: CodeGenerator, x: Any, y: Any) -> Value:
+    return ops.binary(cg.b, "max", x, y)
+
+
+@builtin("minimum")
+def minimum(cg: CodeGenerator, x: Any, y: Any) -> Value:
+    return ops.binary(cg.b, "min", x, y)
+
+
+@builtin("clamp")
+def clamp(cg: CodeGenerator, x: Any, lo: Any, hi: Any) -> Value:
+    return ops.binary(cg.b, "min", ops.binary(cg.b, "max", x, lo), hi)
+
+
+@builtin("fma")
+def fma(cg: CodeGenerator, x: Any, y: Any, z: Any) -> Value:
+    xv, yv = ops.operands(cg.b, x, y)
+    xv, zv = ops.operands(cg.b, xv, z)
+    yv = ops.materialize(cg.b, yv, xv.dtype, xv.shape)
+    if not xv.dtype.is_float:
+        return ops.binary(cg.b, "add", ops.binary(cg.b, "mul", xv, yv), zv)
+    return cg.b.value(math.FmaOp(xv.ssa, yv.ssa, zv.ssa), xv.dtype, xv.shape)
+
+
+@builtin("cdiv")
+def cdiv(cg: CodeGenerator, x: Any, y: Any) -> Any:
+    if not isinstance(x, Value) and not isinstance(y, Value):
+        return -(-x // y)
+    return ops.binary(cg.b, "floordiv", ops.binary(cg.b, "sub",
+                      ops.binary(cg.b, "add", x, y), 1), y)
+
+
+@builtin("cast")
+@method("to")
+def cast_(cg: CodeGenerator, x: Any, dtype: Any) -> Value:
+    d = dtype_arg(cg, dtype)
+    if not isinstance(x, Value):
+        return constant(cg.b, x, d)
+    return cast(cg.b, x, d)
+
+
+@builtin("abs")
+def abs_(cg: CodeGenerator, x: Any) -> Value:
+    if not isinstance(x, Value):
+        return builtins.abs(x)
+    op = math.AbsFOp(x.ssa) if x.dtype.is_float else math.AbsIOp(x.ssa)
+    return cg.b.value(op, x.dtype, x.shape)
+
+
+@builtin("sigmoid")
+def sigmoid(cg: CodeGenerator, x: Any) -> Value:
+    xv = _float_arg(cg, x)
+    e = _math(cg, math.ExpOp, ops.unary(cg.b, "neg", xv))
+    return ops.binary(cg.b, "truediv", 1.0, ops.binary(cg.b, "add", 1.0, e))

@@ -1,0 +1,12 @@
+"""The builtin table of the Triton-style language (``tl.*``).
+
+The family modules of ``compiler.frontend.triton`` register their handlers here with
+``@builtin("name")``; importing ``compiler.frontend.triton`` imports them all.
+"""
+
+from compiler.frontend.builtins import BuiltinTable
+
+TABLE = BuiltinTable("tl")
+builtin = TABLE.builtin
+method = TABLE.method
+tile_property = TABLE.property
