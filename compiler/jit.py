@@ -196,7 +196,8 @@ class CompiledKernel:
 
 
 def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
-             dump: Any = None, key: str | None = None) -> CompiledKernel:
+             dump: Any = None, key: str | None = None, arch: str | None = None
+             ) -> CompiledKernel:
     if key is not None and not dump:
         hit = cache.load(key)
         if hit is not None:
@@ -204,7 +205,8 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
             return CompiledKernel(info, hit["artifact"], hit["asm"], hit["stages"])
     from compiler import frontend, pipeline
     module, params = frontend.generate(KernelSource.of(fn), specs)
-    compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug)
+    compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
+                            arch=arch or pipeline.DEFAULT_ARCH)
     target = compiled.extra.get("arch", backend)
     if compiled.extra.get("debug"):  # strip-debug added the device_print/assert buffer
         params = params + [Param(debug_output.PARAM, "i32", True, True)]
@@ -429,17 +431,35 @@ def _parse_signature(kf: KernelFunction, signature) -> dict[str, str]:
     return dict(signature)
 
 
+PTX_TARGETS = ("sm_80", "sm_86", "sm_89", "sm_90")
+
+
 @_public
 def compile(fn, signature=None, constants=None, backend: str | None = None,
-            num_warps: int = 4, dump_ir: Any = None, debug: bool = False) -> CompiledKernel:
-    """Compile a kernel for an explicit signature (``{"x": "*f32", "n": "i32"}``)."""
+            num_warps: int = 4, dump_ir: Any = None, debug: bool = False,
+            target: str | None = None, args: Sequence[Any] | None = None) -> CompiledKernel:
+    """Compile a kernel for an explicit signature (``{"x": "*f32", "n": "i32"}``), or for
+    example arguments (``args=``, specialized the way a launch would; nothing runs)."""
     kf = fn if isinstance(fn, KernelFunction) else KernelFunction(fn)
-    sig = _parse_signature(kf, signature or {})
-    constants = dict(constants or {})
     # Compiling needs no device: only "auto" asks which backends work here.
     backend = resolve_backend(backend) if backend in (None, "auto") else backend
     if backend not in BACKENDS:
         raise LaunchError(f"unknown backend {backend!r}; choose from {BACKENDS + ('auto',)}")
+    if target is not None and (backend != "ptx" or target not in PTX_TARGETS):
+        raise LaunchError(f"target {target!r}: the ptx backend takes one of {PTX_TARGETS}")
+    if args is not None:
+        if signature is not None:
+            raise LaunchError("give tc.compile a signature= or example args=, not both")
+        specs = kf.specialize(kf.bind(args, dict(constants or {})))
+    else:
+        specs = _signature_specs(kf, signature, constants)
+    key = cache.make_key(kf.source, backend, num_warps, debug, specs, target)
+    return _compile(kf.fn, specs, backend, num_warps, debug, dump_ir, key, target)
+
+
+def _signature_specs(kf: KernelFunction, signature, constants) -> list[ArgSpec]:
+    sig = _parse_signature(kf, signature or {})
+    constants = dict(constants or {})
     specs = []
     for name in kf.arg_names:
         if name in kf.constexprs:
@@ -459,5 +479,4 @@ def compile(fn, signature=None, constants=None, backend: str | None = None,
             raise LaunchError(f"signature of {name!r}: only ':16' divisibility is supported")
         specs.append(ArgSpec(name, "ptr" if t.startswith("*") else "scalar", d,
                              t.startswith("*") or div == "16"))
-    key = cache.make_key(kf.source, backend, num_warps, debug, specs)
-    return _compile(kf.fn, specs, backend, num_warps, debug, dump_ir, key)
+    return specs

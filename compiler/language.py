@@ -122,6 +122,11 @@ def _builtin(fn):
 
 
 @_builtin
+def dot(a, b, acc=None, input_precision=None, out_dtype=None, allow_tf32=None):
+    """``a @ b + acc`` of 2-D tiles (f16/bf16 and f32 accumulate in f32, int8 in int32)."""
+
+
+@_builtin
 def program_id(axis):
     """The index of this program along grid ``axis`` (0, 1 or 2)."""
 

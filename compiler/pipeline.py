@@ -7,6 +7,7 @@ its ``backends/<name>/target.py`` (``compiler.target``), the only part of it see
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from compiler import target as targets
 from compiler.context import make_context
 from compiler.passes.registry import get_all_passes
 from compiler.passes.strip_debug import debug_records
+from dialects import tile
 
 # Pass names (with options), after the frontend: every backend runs the tile passes; a
 # SIMT target also drops debugging ops (unless debug=True), turns pointers in scf values
@@ -72,6 +74,7 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
     stages = [("frontend", str(module))]
     # SIMT targets turn debugging ops into records; the NumPy interpreter runs them itself.
     records = debug_records(module) if debug and target.INPUT == "simt" else []
+    dot_tol = dot_tolerance(module)
     for spec in passes(backend):
         p = _make_pass(spec, num_warps, debug)
         p.apply(ctx, module)
@@ -87,9 +90,32 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
     extra = dict(generated.extra)
     if records:
         extra["debug"] = records
+    if dot_tol:
+        extra["dot_tolerance"] = dot_tol
     compiled = Compiled(stages, asm, generated.artifact, extra)
     _dump(compiled, dump)
     return compiled
+
+
+# Relative rounding of a dot's inputs on the GPU (tf32 keeps 10 mantissa bits, tf32x3
+# about 21); the NumPy reference rounds the same way, so what remains is the order of
+# the sums, which grows like sqrt(K).
+_DOT_ROUNDING = {"f16": 2.0**-10, "bf16": 2.0**-7, "i8": 0.0}
+_F32_ROUNDING = {"ieee": 2.0**-20, "tf32": 2.0**-10, "tf32x3": 2.0**-18}
+
+
+def dot_tolerance(module: ModuleOp) -> float:
+    """The largest ``sqrt(K) * rounding`` of the kernel's dots: ``verify=True`` allows
+    that much error relative to the largest value written."""
+    worst = 0.0
+    for op in module.walk():
+        if isinstance(op, tile.DotOp):
+            k = op.a.type.get_shape()[1]
+            elem = str(op.a.type.element_type)
+            rounding = (_F32_ROUNDING[op.input_precision.data] if elem == "f32"
+                        else _DOT_ROUNDING.get(elem, 2.0**-7))
+            worst = max(worst, math.sqrt(k) * rounding)
+    return worst
 
 
 def _dump(compiled: Compiled, dump: bool | str | None) -> None:

@@ -238,6 +238,8 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         return self._binop(type(node.op), self.visit(node.left), self.visit(node.right))
 
     def _binop(self, op: type, x: Any, y: Any) -> Any:
+        if op is ast.MatMult:  # a @ b is the language's dot
+            return self.builtin("dot")(self, x, y)
         name = _BINOPS.get(op)
         if name is None:
             self._fail(self.node, f"unsupported operator {op.__name__}")

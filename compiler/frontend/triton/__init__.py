@@ -7,6 +7,7 @@ language: one module per builtin family, all registering into ``TABLE``.
 - ``shape``: ``expand_dims``, ``broadcast_to``, ``reshape``, ``trans``/``x.T``, ...
 - ``reduce``: reductions and scans (``sum``, ``argmax``, ``cumsum``, ``reduce``, ...)
 - ``atomic``: ``atomic_add/max/min/xchg/cas``
+- ``linalg``: ``dot`` (and ``a @ b``)
 - ``debug``: ``static_assert``/``static_print``, ``device_print``/``device_assert``
 """
 
@@ -15,6 +16,7 @@ from compiler.frontend.triton import (  # noqa: F401 - imported to register thei
     creation,
     debug,
     elementwise,
+    linalg,
     memory,
     reduce,
     shape,

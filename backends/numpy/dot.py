@@ -1,0 +1,62 @@
+"""The NumPy meaning of ``tile.dot`` (registered into ``kernel.BUILDERS``): ``np.matmul``
+with the operands rounded and the sums typed the way GPU matrix units do them.
+
+- f16 and bf16 operands: their products are exact in f32; sums in f32. With an f16
+  accumulator the f32 result is rounded once at the end (a tensor core rounds as it goes,
+  so f16 accumulators compare with f16 tolerance).
+- f32 operands, ``ieee``: products and sums in f32 (the GPU's FMA loop differs only in
+  the order of the sums); ``tf32``: each operand rounded to tf32 first (10 mantissa bits,
+  to nearest with ties away from zero, as ``cvt.rna.tf32.f32``); ``tf32x3``: each operand
+  split as ``hi = tf32(x)``, ``lo = tf32(x - hi)``, and ``a_hi b_hi + a_hi b_lo + a_lo b_hi``.
+- i8 operands: products and sums in i32, wrapping.
+
+Values carry the program axis first, so the matrices are the last two axes and
+``np.matmul`` runs every program at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from backends.numpy.kernel import BUILDERS, Impl, np_dtype
+from dialects import tile
+
+_TF32_HALF_ULP = np.uint32(1 << 12)  # f32 has 23 mantissa bits, tf32 keeps 10
+_TF32_MASK = np.uint32(0xFFFFE000)
+
+
+def round_tf32(x: np.ndarray) -> np.ndarray:
+    """``x`` (f32) rounded to tf32: add half a tf32 unit to the magnitude bits, then
+    clear the 13 dropped bits (ties away from zero); NaN and infinities stay."""
+    bits = x.view(np.uint32)
+    rounded = ((bits + _TF32_HALF_ULP) & _TF32_MASK).view(np.float32)
+    return np.where(np.isfinite(x), rounded, x)
+
+
+def _f32_products(a: np.ndarray, b: np.ndarray, precision: str) -> np.ndarray:
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    if precision == "tf32":
+        return np.matmul(round_tf32(a), round_tf32(b))
+    if precision == "tf32x3":
+        a_hi, b_hi = round_tf32(a), round_tf32(b)
+        a_lo, b_lo = round_tf32(a - a_hi), round_tf32(b - b_hi)
+        return np.matmul(a_hi, b_lo) + np.matmul(a_lo, b_hi) + np.matmul(a_hi, b_hi)
+    return np.matmul(a, b)
+
+
+def _dot(op: tile.DotOp) -> Impl:
+    precision = op.input_precision.data
+    acc_dtype = np_dtype(op.acc.type)
+    if acc_dtype == np.int32:
+        def impl(batch, a, b, c):
+            exact = np.matmul(a.astype(np.int64), b.astype(np.int64)) + c
+            return (exact.astype(np.int32),)  # wraps, as i32 sums on the GPU do
+        return impl
+
+    def impl_float(batch, a, b, c):
+        with np.errstate(all="ignore"):  # inf and NaN are values here, not news
+            return ((_f32_products(a, b, precision) + c.astype(np.float32)).astype(acc_dtype),)
+    return impl_float
+
+
+BUILDERS.update({"tile.dot": _dot})
