@@ -121,6 +121,16 @@ def _builtin(fn):
     return outside
 
 
+MATH_FUNCTIONS: list[str] = []
+"""One-operand math functions: the frontend lowers ``tl.<name>(x)`` to the ``math.<name>``
+op, in floating point (integer operands become float32, as in Triton)."""
+
+
+def _math_builtin(fn):
+    MATH_FUNCTIONS.append(fn.__name__)
+    return _builtin(fn)
+
+
 @_builtin
 def dot(a, b, acc=None, input_precision=None, out_dtype=None, allow_tf32=None):
     """``a @ b + acc`` of 2-D tiles (f16/bf16 and f32 accumulate in f32, int8 in int32)."""
@@ -201,42 +211,42 @@ def cast(x, dtype):
     """``x`` converted to ``dtype``."""
 
 
-@_builtin
+@_math_builtin
 def exp(x):
     """e ** x"""
 
 
-@_builtin
+@_math_builtin
 def exp2(x):
     """2 ** x"""
 
 
-@_builtin
+@_math_builtin
 def log(x):
     """Natural logarithm."""
 
 
-@_builtin
+@_math_builtin
 def log2(x):
     """Base-2 logarithm."""
 
 
-@_builtin
+@_math_builtin
 def sqrt(x):
     """Square root."""
 
 
-@_builtin
+@_math_builtin
 def rsqrt(x):
     """1 / sqrt(x)."""
 
 
-@_builtin
+@_math_builtin
 def sin(x):
     """Sine."""
 
 
-@_builtin
+@_math_builtin
 def cos(x):
     """Cosine."""
 
@@ -246,12 +256,12 @@ def abs(x):
     """Absolute value."""
 
 
-@_builtin
+@_math_builtin
 def floor(x):
     """Round toward -inf."""
 
 
-@_builtin
+@_math_builtin
 def ceil(x):
     """Round toward +inf."""
 

@@ -3,8 +3,9 @@
 ``tl.sigmoid`` and conversion (``tl.cast``, ``x.to(dtype)``).
 
 Operands broadcast and promote by ``compiler.frontend.operators``. A one-operand math
-function is one entry of ``_MATH``: it computes in float (integer operands become
-float32, as in Triton) and maps to the ``math`` op named there.
+function needs nothing here: ``compiler.language`` lists it in ``MATH_FUNCTIONS`` and
+``tl.<name>`` becomes xDSL's ``math.<name>`` op, computed in float (integer operands
+become float32, as in Triton).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import builtins
 from typing import Any
 
 from xdsl.dialects import math
+from xdsl.dialects.math import Math
 from xdsl.ir import Operation
 
 import compiler.language as tl
@@ -22,11 +24,7 @@ from compiler.frontend.triton.creation import dtype_arg
 from compiler.frontend.triton.table import builtin, method
 from compiler.frontend.values import Value, cast, constant
 
-_MATH: dict[str, type[Operation]] = {
-    "exp": math.ExpOp, "exp2": math.Exp2Op, "log": math.LogOp, "log2": math.Log2Op,
-    "sqrt": math.SqrtOp, "rsqrt": math.RsqrtOp, "sin": math.SinOp, "cos": math.CosOp,
-    "floor": math.FloorOp, "ceil": math.CeilOp,
-}
+_MATH_OPS: dict[str, type[Operation]] = {op.name: op for op in Math.operations}
 
 
 def _float_arg(cg: CodeGenerator, x: Any) -> Value:
@@ -47,8 +45,8 @@ def _register_math(name: str, op: type[Operation]) -> None:
     builtin(name)(handler)
 
 
-for _name, _op in _MATH.items():
-    _register_math(_name, _op)
+for _name in tl.MATH_FUNCTIONS:
+    _register_math(_name, _MATH_OPS[f"math.{_name}"])
 
 
 @builtin("where")
