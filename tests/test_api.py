@@ -198,6 +198,10 @@ def test_cli_compile_backends_and_opt(tmp_path):
     assert "simt.thread_id" in r.stdout
 
 
+EXAMPLES = ["vector_add", "fused_activation", "masked_shift", "histogram", "softmax",
+            "layernorm", "cumsum", "matmul", "attention"]
+
+
 def test_cli_reports_compile_errors_without_traceback():
     r = subprocess.run([sys.executable, "-m", "compiler.cli", "compile",
                         "tests/bad_kernels.py:load_int", "-s", "*f32,i32", "-c", "BLOCK=64",
@@ -207,8 +211,7 @@ def test_cli_reports_compile_errors_without_traceback():
     assert "tests/bad_kernels.py:" in r.stderr and "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("example", ["vector_add", "fused_activation", "masked_shift",
-                                     "histogram", "softmax", "layernorm", "cumsum"])
+@pytest.mark.parametrize("example", EXAMPLES)
 @pytest.mark.parametrize("backend", ["numpy", "wgsl"])
 def test_examples_run(example, backend):
     r = subprocess.run([sys.executable, f"examples/{example}.py", "--backend", backend],
@@ -219,8 +222,7 @@ def test_examples_run(example, backend):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("example", ["vector_add", "fused_activation", "masked_shift",
-                                     "histogram", "softmax", "layernorm", "cumsum"])
+@pytest.mark.parametrize("example", EXAMPLES)
 def test_examples_run_on_ptx(example):
     if not tc.backends()["ptx"][0]:
         pytest.skip(tc.backends()["ptx"][1])

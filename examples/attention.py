@@ -1,0 +1,82 @@
+"""Fused attention forward (FlashAttention): softmax(Q K^T * scale) V, one program per
+block of BM queries of one (batch, head), streaming K and V in blocks of BN keys with an
+online softmax (a running max and sum per query), so the scores never reach memory.
+Causal (each query sees the keys up to its own position) or not.
+
+    python examples/attention.py [--backend ptx|wgsl|numpy|auto] [--shape B H S D] [--causal]
+"""
+
+import argparse
+
+import numpy as np
+
+import compiler as tc
+import compiler.language as tl
+
+
+@tc.kernel
+def attention(q, k, v, out, scale, seq_len, CAUSAL: tl.constexpr, BM: tl.constexpr,
+              BN: tl.constexpr, D: tl.constexpr):
+    start = tl.program_id(0) * BM
+    base = tl.program_id(1) * seq_len * D  # (batch, head) pairs are contiguous
+    rm, rn, rd = start + tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, D)
+    qt = tl.load(q + base + rm[:, None] * D + rd[None, :], mask=rm[:, None] < seq_len)
+    m_i = tl.full((BM,), -float("inf"), tl.float32)  # running max of each query's scores
+    l_i = tl.zeros((BM,), tl.float32)  # running sum of exp(score - m_i)
+    acc = tl.zeros((BM, D), tl.float32)
+    end = tl.minimum(start + BM, seq_len) if CAUSAL else seq_len
+    for n0 in range(0, end, BN):
+        keys = n0 + rn
+        kt = tl.load(k + base + keys[None, :] * D + rd[:, None], mask=keys[None, :] < seq_len)
+        s = tl.dot(qt, kt) * scale
+        seen = keys[None, :] < seq_len
+        if CAUSAL:
+            seen = seen & (keys[None, :] <= rm[:, None])
+        s = tl.where(seen, s, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        p = tl.exp(s - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        vt = tl.load(v + base + keys[:, None] * D + rd[None, :], mask=keys[:, None] < seq_len)
+        acc = acc * alpha[:, None] + tl.dot(p.to(vt.dtype), vt)
+        m_i = m_new
+    tl.store(out + base + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(out.dtype),
+             mask=rm[:, None] < seq_len)
+
+
+def launch(q, k, v, out, causal: bool = False, backend: str = "auto", BM: int = 64,
+           BN: int = 64, num_warps: int = 4) -> None:
+    batch, heads, seq_len, d = q.shape
+    grid = (tc.cdiv(seq_len, BM), batch * heads)
+    attention[grid](q, k, v, out, float(1 / np.sqrt(d)), seq_len, CAUSAL=causal, BM=BM,
+                    BN=BN, D=d, backend=backend, num_warps=num_warps)
+
+
+def reference(q, k, v, causal: bool = False) -> np.ndarray:
+    q64, k64, v64 = (x.astype(np.float64) for x in (q, k, v))
+    s = q64 @ k64.swapaxes(-1, -2) / np.sqrt(q.shape[-1])
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (p / p.sum(axis=-1, keepdims=True)) @ v64
+
+
+def main(backend: str = "auto", shape: tuple[int, int, int, int] = (1, 2, 200, 64),
+         causal: bool = False) -> None:
+    rng = np.random.default_rng()
+    q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
+    out = np.full(shape, np.nan, np.float16)
+    launch(q, k, v, out, causal, backend)
+    np.testing.assert_allclose(out.astype(np.float64), reference(q, k, v, causal), atol=2e-2)
+    kind = "causal" if causal else "non-causal"
+    print(f"attention: {'x'.join(map(str, shape))} f16 {kind} on "
+          f"{tc.jit.resolve_backend(backend)}: OK")
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--backend", default="auto")
+    p.add_argument("--shape", type=int, nargs=4, default=(1, 2, 200, 64))
+    p.add_argument("--causal", action="store_true")
+    args = p.parse_args()
+    main(args.backend, tuple(args.shape), args.causal)

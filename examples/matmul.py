@@ -1,0 +1,86 @@
+"""Matrix multiply with a fused activation: C = act(A @ B), tiled (BM, BN) per program,
+K in steps of BK, programs ordered in groups of GROUP rows of tiles so that neighbouring
+programs share A and B tiles in the cache (Triton's grouped ordering).
+
+    python examples/matmul.py [--backend ptx|wgsl|numpy|auto] [--size M N K] [--dtype f16|f32]
+"""
+
+import argparse
+
+import numpy as np
+
+import compiler as tc
+import compiler.language as tl
+
+
+@tc.func
+def leaky_relu(x):
+    return tl.where(x >= 0, x, 0.01 * x)
+
+
+@tc.kernel
+def matmul(a, b, c, M, N, K, stride_am, stride_bk, stride_cm,
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr,
+           ACTIVATION: tl.constexpr):
+    pid = tl.program_id(0)
+    tiles_m, tiles_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
+    # grouped ordering: GROUP rows of tiles, walked column by column
+    group = pid // (GROUP * tiles_n)
+    first_m = group * GROUP
+    rows_in_group = tl.minimum(tiles_m - first_m, GROUP)
+    pm = first_m + (pid % (GROUP * tiles_n)) % rows_in_group
+    pn = (pid % (GROUP * tiles_n)) // rows_in_group
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        ks = k0 + rk
+        x = tl.load(a + rm[:, None] * stride_am + ks[None, :],
+                    mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
+        y = tl.load(b + ks[:, None] * stride_bk + rn[None, :],
+                    mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(x, y, acc)
+    if ACTIVATION == "leaky_relu":
+        acc = leaky_relu(acc)
+    tl.store(c + rm[:, None] * stride_cm + rn[None, :], acc.to(c.dtype),
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def launch(a: np.ndarray, b: np.ndarray, c: np.ndarray, backend: str = "auto",
+           activation: str = "", BM: int = 64, BN: int = 64, BK: int = 32,
+           num_warps: int = 4) -> None:
+    (M, K), (_, N) = a.shape, b.shape
+    grid = (tc.cdiv(M, BM) * tc.cdiv(N, BN),)
+    matmul[grid](a, b, c, M, N, K, a.shape[1], b.shape[1], c.shape[1], BM=BM, BN=BN, BK=BK,
+                 GROUP=8, ACTIVATION=activation, backend=backend, num_warps=num_warps)
+
+
+def reference(a: np.ndarray, b: np.ndarray, activation: str = "") -> np.ndarray:
+    c = a.astype(np.float64) @ b.astype(np.float64)
+    return np.where(c >= 0, c, 0.01 * c) if activation == "leaky_relu" else c
+
+
+def main(backend: str = "auto", size: tuple[int, int, int] = (200, 150, 300),
+         dtype: str = "f16") -> None:
+    M, N, K = size
+    rng = np.random.default_rng()
+    np_dtype = np.float16 if dtype == "f16" else np.float32
+    a = rng.standard_normal((M, K)).astype(np_dtype)
+    b = rng.standard_normal((K, N)).astype(np_dtype)
+    c = np.full((M, N), np.nan, np_dtype)
+    launch(a, b, c, backend, activation="leaky_relu")
+    want = reference(a, b, "leaky_relu")
+    # sums of K products: error grows like sqrt(K) units of the output's rounding
+    tol = (2e-3 if dtype == "f16" else 1e-5) * np.sqrt(K) * np.abs(want).max() / 8
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=0, atol=tol)
+    print(f"matmul: {M}x{N}x{K} {dtype} + leaky_relu on {tc.jit.resolve_backend(backend)}: OK")
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--backend", default="auto")
+    p.add_argument("--size", type=int, nargs=3, default=(200, 150, 300))
+    p.add_argument("--dtype", default="f16", choices=("f16", "f32"))
+    args = p.parse_args()
+    main(args.backend, tuple(args.size), args.dtype)
