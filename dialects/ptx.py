@@ -518,7 +518,84 @@ class ConcatOp(IRDLOperation):
             raise VerifyException("ptx.concat result must have the sources' lanes")
 
 
+def _check_words(op: IRDLOperation, t: Attribute) -> None:
+    _check_register(op, t)
+    if element_type(t).bitwidth != 32:
+        raise VerifyException(f"{op.name}: fragments are 32-bit registers, got {t}")
+
+
+@irdl_op_definition
+class LdMatrixOp(IRDLOperation):
+    """``ldmatrix...shared.b16 {d...}, [addr]``: one instruction for the warp, printed once;
+    ``addr`` is this thread's row address."""
+
+    name = "ptx.ldmatrix"
+    opcode = prop_def(StringAttr)
+    addr = operand_def(I32)
+    result = result_def()
+    assembly_format = "$opcode $addr attr-dict `:` type($result)"
+
+    def __init__(self, opcode: str, addr: SSAValue, count: int):
+        super().__init__(operands=[addr], result_types=[VectorType(i32, [count])],
+                         properties={"opcode": StringAttr(opcode)})
+
+    def verify_(self) -> None:
+        _check_words(self, self.result.type)
+        if not self.opcode.data.startswith("ldmatrix.") or lanes(self.result.type) not in (1, 2, 4):
+            raise VerifyException("ptx.ldmatrix: an ldmatrix of 1, 2 or 4 registers")
+
+
+@irdl_op_definition
+class MmaOp(IRDLOperation):
+    """``mma.sync... {d...}, {a...}, {b...}, {c...}``: one instruction for the warp on
+    fragment registers (32 bits each), printed once."""
+
+    name = "ptx.mma"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    opcode = prop_def(StringAttr)
+    a = operand_def()
+    b = operand_def()
+    c = operand_def(T)
+    result = result_def(T)
+    assembly_format = "$opcode $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)"
+
+    def __init__(self, opcode: str, a: SSAValue, b: SSAValue, c: SSAValue):
+        super().__init__(operands=[a, b, c], result_types=[c.type],
+                         properties={"opcode": StringAttr(opcode)})
+
+    def verify_(self) -> None:
+        if not self.opcode.data.startswith("mma.sync."):
+            raise VerifyException(f"ptx.mma: {self.opcode.data!r} is not an mma.sync")
+        for v in (self.a, self.b, self.c):
+            _check_words(self, v.type)
+
+
+@irdl_op_definition
+class RepackOp(IRDLOperation):
+    """``mov.b32`` between 32-bit registers and pairs of 16-bit registers (lanes 2 i and
+    2 i + 1 are the low and high halves of register i), in either direction."""
+
+    name = "ptx.repack"
+    source = operand_def()
+    result = result_def()
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, result_type: Attribute):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _check_register(self, self.source.type)
+        _check_register(self, self.result.type)
+        words, halves = sorted((self.source.type, self.result.type),
+                               key=lambda t: -element_type(t).bitwidth)
+        if (element_type(words) != i32 or REGISTER_CLASSES[element_type(halves)][0] != "b16"
+                or lanes(halves) != 2 * lanes(words)):
+            raise VerifyException("ptx.repack moves K i32 registers to 2 K 16-bit ones or back")
+
+
 PTX = Dialect("ptx", [LabelOp, BraOp, RegOp, AssignOp,
                      InstOp, MovImmOp, LanesOp, LdParamOp, SRegOp, LdGlobalOp, StGlobalOp,
-                     AtomOp, AtomLoopOp, SharedOp, LdSharedOp, StSharedOp, BarOp, ConcatOp],
+                     AtomOp, AtomLoopOp, SharedOp, LdSharedOp, StSharedOp, BarOp, ConcatOp,
+                     LdMatrixOp, MmaOp, RepackOp],
               [])

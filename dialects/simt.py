@@ -6,7 +6,8 @@ registers or locals). Elementwise math stays ``arith``/``math`` (and ``tile.cmpi
 ``tile.cmpf``, ``tile.select``, which accept vectors), program ids stay
 ``tile.program_id``/``tile.num_programs``, splats are ``vector.broadcast``. This dialect
 adds what those lack: the thread index and global memory access as (kernel argument,
-element index). Not xDSL's ``gpu.thread_id``: its result is ``index`` and both our targets
+element index), and the warp-level matrix ops of tensor cores (``ldmatrix``, ``mma``).
+Not xDSL's ``gpu.thread_id``: its result is ``index`` and both our targets
 compute with 32-bit thread ids.
 """
 
@@ -16,10 +17,14 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I32,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
     IntegerAttr,
     IntegerType,
     MemRefType,
     StringAttr,
+    UnitAttr,
     VectorType,
     i32,
 )
@@ -41,7 +46,9 @@ from xdsl.irdl import (
 from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-from dialects.tile import PtrType, check_atomic, i1_like, like
+from dialects.tile import PtrType, check_atomic, element_type, i1_like, like
+
+f16, bf16, f32 = Float16Type(), BFloat16Type(), Float32Type()
 
 
 @irdl_op_definition
@@ -335,6 +342,101 @@ class AtomicCASOp(IRDLOperation):
         check_atomic(self, None, self.val.type)
 
 
+# -- warp-level matrix ops (tensor cores): only the PTX target is given them -------------
+
+MMA_SHAPES = {"m16n8k16": (16, 8, 16), "m16n8k8": (16, 8, 8), "m16n8k32": (16, 8, 32)}
+# shape -> its operand element types (f32 operands are rounded to tf32)
+MMA_OPERANDS: dict[str, tuple[Attribute, ...]] = {
+    "m16n8k16": (f16, bf16), "m16n8k8": (f32, f16, bf16), "m16n8k32": (IntegerType(8),)}
+# operand element type -> the accumulator types it may have
+MMA_ACCUMULATORS: dict[Attribute, tuple[Attribute, ...]] = {
+    f16: (f32, f16), bf16: (f32,), f32: (f32,), IntegerType(8): (i32,)}
+
+
+def fragment_bits(t: Attribute) -> int:
+    """Bits of a fragment vector (or of a scalar register)."""
+    return _lanes(t) * element_type(t).bitwidth
+
+
+@irdl_op_definition
+class LdMatrixOp(IRDLOperation):
+    """Per warp, 1, 2 or 4 8x8 matrices of 16-bit elements from shared memory (PTX
+    ``ldmatrix``): thread 8 i + j gives the element offset of row j (16 bytes) of matrix
+    i; thread t gets, from each matrix in turn, the 32 bits at row t / 4, column pair
+    t % 4 (of the transpose, with ``trans``). The count is the result's bits / 32; 8- and
+    32-bit elements move as 16-bit pairs (s8 and tf32 fragments, not transposable)."""
+
+    name = "simt.ldmatrix"
+    buffer = operand_def(MemRefType)
+    offset = operand_def(I32)
+    trans = opt_prop_def(UnitAttr)
+    result = result_def(VectorType)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$buffer `[` $offset `]` (`trans` $trans^)? attr-dict `:` type($buffer) `->` type($result)"
+    )
+
+    def __init__(self, buffer: SSAValue, offset: SSAValue, count: int, trans: bool = False):
+        elem = buffer.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+        super().__init__(operands=[buffer, offset],
+                         result_types=[VectorType(elem, [count * 32 // elem.bitwidth])],
+                         properties={"trans": UnitAttr()} if trans else {})
+
+    @property
+    def count(self) -> int:
+        return fragment_bits(self.result.type) // 32
+
+    def verify_(self) -> None:
+        if not is_shared(self.buffer.type):
+            raise VerifyException("simt.ldmatrix needs a shared-memory buffer (memory space 3)")
+        elem = element_type(self.result.type)
+        if elem != self.buffer.type.element_type:
+            raise VerifyException("simt.ldmatrix result must have the buffer's element type")
+        if elem.bitwidth not in (8, 16, 32) or fragment_bits(self.result.type) not in (32, 64, 128):
+            raise VerifyException("simt.ldmatrix gives 1, 2 or 4 registers of 8-, 16- or "
+                                  "32-bit elements")
+        if self.trans is not None and elem.bitwidth != 16:
+            raise VerifyException("simt.ldmatrix trans needs 16-bit elements")
+
+
+@irdl_op_definition
+class MmaOp(IRDLOperation):
+    """Per warp, ``D = A @ B + C`` on an m x n x k tile (PTX ``mma.sync``, A row-major, B
+    column-major): each thread holds its fragments of A (m k / 32 elements), B (k n / 32)
+    and C, D (m n / 32) as vectors. f32 operands mean tf32; i8 means s8."""
+
+    name = "simt.mma"
+    C: ClassVar = VarConstraint("C", AnyAttr())
+    shape = prop_def(StringAttr)
+    a = operand_def(VectorType)
+    b = operand_def(VectorType)
+    c = operand_def(C)
+    result = result_def(C)
+    assembly_format = (
+        "$shape $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)"
+    )
+
+    def __init__(self, shape: str, a: SSAValue, b: SSAValue, c: SSAValue):
+        super().__init__(operands=[a, b, c], result_types=[c.type],
+                         properties={"shape": StringAttr(shape)})
+
+    def verify_(self) -> None:
+        shape = self.shape.data
+        if shape not in MMA_SHAPES:
+            raise VerifyException(f"simt.mma: unknown shape {shape!r}")
+        m, n, k = MMA_SHAPES[shape]
+        elem, acc = element_type(self.a.type), element_type(self.c.type)
+        if elem != element_type(self.b.type) or elem not in MMA_OPERANDS[shape]:
+            raise VerifyException(f"simt.mma {shape}: A and B must be one of "
+                                  f"{', '.join(map(str, MMA_OPERANDS[shape]))}")
+        if acc not in MMA_ACCUMULATORS[elem]:
+            raise VerifyException(f"simt.mma: {elem} operands cannot accumulate into {acc}")
+        for name, v, count in (("A", self.a, m * k), ("B", self.b, k * n), ("C", self.c, m * n)):
+            if not isinstance(v.type, VectorType) or _lanes(v.type) * 32 != count:
+                raise VerifyException(f"simt.mma {shape}: {name} needs {count // 32} elements "
+                                      f"per thread")
+
+
 SIMT = Dialect("simt", [ThreadIdOp, LoadOp, StoreOp, SharedAllocOp, SharedLoadOp,
                         SharedStoreOp, BarrierOp, ShuffleXorOp, ShuffleUpOp, ShuffleDownOp,
-                        AtomicRMWOp, AtomicCASOp], [])
+                        AtomicRMWOp, AtomicCASOp, LdMatrixOp, MmaOp], [])

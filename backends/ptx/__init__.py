@@ -29,6 +29,9 @@ _SLOT_TYPES = {
     "f64": ctypes.c_double,
 }
 _HOST = "numpy"  # an argument that must be staged through device memory
+# A kernel may declare at most this much static .shared memory; one that needs more
+# declares it dynamic (.extern) and is launched with it after opting in.
+STATIC_SHARED_LIMIT = 48 * 1024
 _MAX_GRID = (2**31 - 1, 65535, 65535)
 
 Put = Callable[[Any], "str | None"]  # stores an argument in its slot; returns its library
@@ -61,6 +64,16 @@ def availability() -> tuple[bool, str]:
     if major < 8:
         return False, f"{name} is sm_{major}{minor}; tilec's PTX needs sm_80 or newer"
     return True, f"{name} (sm_{major}{minor})"
+
+
+def shared_layout(sizes: list[int]) -> tuple[list[int], int]:
+    """Byte offsets of shared arrays of ``sizes`` bytes placed one after another, each
+    16-byte aligned, and the total bytes."""
+    offsets, total = [], 0
+    for size in sizes:
+        offsets.append(total)
+        total += -(-size // 16) * 16
+    return offsets, total
 
 
 def bf16_bits(x: float) -> int:
@@ -105,6 +118,11 @@ class Launcher:
         self._success = driver.CUresult.CUDA_SUCCESS
         self._invalid_context = driver.CUresult.CUDA_ERROR_INVALID_CONTEXT
         self._threads = 32 * info.num_warps
+        self._dynamic_shared = info.shared if info.shared > STATIC_SHARED_LIMIT else 0
+        if self._dynamic_shared:  # the printer declared it .extern: opt in to that much
+            attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            _check(driver.cuFuncSetAttribute(self._function, attr, self._dynamic_shared),
+                   f"allowing {info.name} {self._dynamic_shared} bytes of shared memory")
         self._slots = [ctypes.c_uint64() if p.is_ptr else _SLOT_TYPES[p.dtype]()
                        for p in info.params]
         self._pointers = (ctypes.c_void_p * max(len(self._slots), 1))(
@@ -137,7 +155,8 @@ class Launcher:
                 self._launch(dims, stream)
 
     def _launch(self, dims: tuple[int, int, int], stream: int) -> None:
-        args = (self._function, *dims, self._threads, 1, 1, 0, stream, self._params, 0)
+        args = (self._function, *dims, self._threads, 1, 1, self._dynamic_shared, stream,
+                self._params, 0)
         (err,) = self._cu_launch(*args)
         if err == self._invalid_context:
             self._device.set_current()  # a first launch from another thread

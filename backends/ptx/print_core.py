@@ -96,6 +96,7 @@ class KernelPrinter:
         self.lines: list[str] = []
         self.last_loc: tuple[str, int] | None = None
         self.shared: list[str] = []  # .shared declarations (print_cross_thread)
+        self.globals: list[str] = []  # module-scope declarations: dynamic .extern .shared
 
     def print(self) -> str:
         if len(self.kernel.body.blocks) != 1:
@@ -104,7 +105,7 @@ class KernelPrinter:
             self._comment(op)
             EMITTERS.get(type(op), KernelPrinter._unknown)(self, op)
         body = self._declarations() + self.shared + self.lines
-        return "\n".join(self._header() + ["{"] + body + ["}"])
+        return "\n".join(self.globals + self._header() + ["{"] + body + ["}"])
 
     def _header(self) -> list[str]:
         args = self.kernel.body.block.args

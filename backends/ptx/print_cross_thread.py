@@ -3,11 +3,14 @@
 
 A ``ptx.shared`` becomes a ``.shared`` byte array declared at the top of the kernel body
 (16-byte aligned, named per kernel) and a ``mov.u32`` of its address; shared accesses go
-through 32-bit addresses, one per lane.
+through 32-bit addresses, one per lane. A kernel whose arrays together pass the 48 KB of
+static shared memory instead declares one ``.extern .shared`` (dynamic) array before its
+entry, and each ``ptx.shared`` is an offset into it (the launcher supplies the bytes).
 """
 
 from __future__ import annotations
 
+from backends.ptx import STATIC_SHARED_LIMIT, shared_layout
 from backends.ptx.print_core import MEMORY_TYPES, KernelPrinter, emits
 from dialects import ptx
 from dialects.tile import element_type
@@ -15,6 +18,15 @@ from dialects.tile import element_type
 
 @emits(ptx.SharedOp)
 def emit_shared(p: KernelPrinter, op: ptx.SharedOp) -> None:
+    arrays = [s for s in p.kernel.walk() if isinstance(s, ptx.SharedOp)]
+    offsets, total = shared_layout([s.size.value.data for s in arrays])
+    if total > STATIC_SHARED_LIMIT:
+        name = f"{p.name}_smem"
+        if not p.globals:
+            p.globals.append(f".extern .shared .align 16 .b8 {name}[];")
+        offset = offsets[arrays.index(op)]
+        p.line(f"mov.u32 {p.reg(op.result)[0]}, {name}{f'+{offset}' if offset else ''}")
+        return
     name = f"{p.name}_smem{len(p.shared)}"
     p.shared.append(f"\t.shared .align 16 .b8 {name}[{op.size.value.data}];")
     p.line(f"mov.u32 {p.reg(op.result)[0]}, {name}")

@@ -15,6 +15,7 @@ from backends.ptx import (  # noqa: F401 - importing them registers their emitte
     print_atomics,
     print_control,
     print_cross_thread,
+    print_mma,
 )
 from backends.ptx.print_core import KernelPrinter
 from compiler.errors import UnsupportedError

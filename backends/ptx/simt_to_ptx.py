@@ -2,9 +2,9 @@
 
 Input: a ``func.func`` per kernel holding SIMT IR (``arith``, ``math``, ``scf``,
 ``vector.broadcast``/``shuffle``/``extract``, ``tile.program_id``/``num_programs``/``cmpi``/
-``cmpf``/``select``, ``simt`` thread ids, memory, atomics, shared memory, barriers and
-shuffles; values are scalars or ``vector<K x T>``). Output: the same function, arguments
-unchanged, whose body is ptx-dialect instructions on virtual registers, with
+``cmpf``/``select``, ``simt`` thread ids, memory, atomics, shared memory, barriers,
+shuffles and warp-level matrix ops; values are scalars or ``vector<K x T>``). Output: the
+same function, arguments unchanged, whose body is ptx-dialect instructions on virtual registers, with
 ``ptx.maxntid`` (threads per program) as a function attribute.
 
 The lowering is a table from op class to handler (``lower_core.HANDLERS``); the modules
@@ -26,6 +26,7 @@ from backends.ptx import (  # noqa: F401 - importing them registers their handle
     lower_control,
     lower_cross_thread,
     lower_memory,
+    lower_mma,
 )
 from backends.ptx.lower_core import Lowering
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp
 
+from backends.ptx import shared_layout
 from backends.ptx.assemble import assemble
 from backends.ptx.printer import print_ptx
 from compiler.target import Generated
@@ -17,5 +18,6 @@ PASSES = ("simt-to-ptx",)
 def generate(module: ModuleOp, arch: str) -> Generated:
     ptx = print_ptx(module, arch=arch)
     cubin = assemble(ptx, arch)
-    shared = sum(op.size.value.data for op in module.walk() if op.name == "ptx.shared")
+    _, shared = shared_layout([op.size.value.data for op in module.walk()
+                               if op.name == "ptx.shared"])
     return Generated(cubin, {"ptx": ptx, "cubin": cubin}, {"arch": arch, "shared": shared})

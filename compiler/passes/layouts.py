@@ -1,6 +1,7 @@
 """Layout math: which elements of a tile each thread of a program holds (no IR here).
 
-A layout is a ``#tile.blocked`` or a ``#tile.slice`` of one (possibly of another slice).
+A layout is a ``#tile.blocked`` or a ``#tile.slice`` of one (possibly of another slice);
+a ``#tile.mma`` is read as the blocked layout it equals (``MmaLayoutAttr.blocked``).
 A thread holds the part of a tile it owns as one vector; ``lane_map`` says, per dimension,
 which coordinate each lane of that vector is for every thread. ``assign-layouts`` uses it
 for access widths, ``tile-to-simt`` to build thread-id arithmetic and to decide whether a
@@ -17,7 +18,7 @@ from math import prod
 import numpy as np
 from xdsl.ir import Attribute
 
-from dialects.tile import BlockedLayoutAttr, SliceLayoutAttr
+from dialects.tile import BlockedLayoutAttr, MmaLayoutAttr, SliceLayoutAttr
 
 WARP_SIZE = 32
 
@@ -79,6 +80,8 @@ def _dims(layout: Attribute, shape: Sequence[int]) -> list[_Dim]:
         d = layout.dim.data
         dims = _dims(layout.parent, [*shape[:d], 1, *shape[d:]])
         return dims[:d] + dims[d + 1:]
+    if isinstance(layout, MmaLayoutAttr):
+        layout = layout.blocked()
     if not isinstance(layout, BlockedLayoutAttr) or len(layout.spt) != len(shape):
         raise ValueError(f"layout {layout} does not fit a tile of shape {list(shape)}")
     spt, tpw, wpc = layout.spt, layout.tpw, layout.wpc
@@ -94,9 +97,11 @@ def _dims(layout: Attribute, shape: Sequence[int]) -> list[_Dim]:
 
 
 def root_layout(layout: Attribute) -> BlockedLayoutAttr:
-    """The blocked layout a (nested) slice comes from."""
+    """The blocked layout a (nested) slice comes from (an mma layout's equal)."""
     while isinstance(layout, SliceLayoutAttr):
         layout = layout.parent
+    if isinstance(layout, MmaLayoutAttr):
+        layout = layout.blocked()
     assert isinstance(layout, BlockedLayoutAttr)
     return layout
 

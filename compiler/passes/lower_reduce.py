@@ -304,7 +304,7 @@ class _Emitter:
 def _source_type(lo: Lowering, op: tile.ReduceOp | tile.ScanOp) -> TensorType:
     """The first operand's tile type (with its layout), as it was before lowering."""
     types = lo.operand_types[op]
-    if not isinstance(types[0].encoding, tile.BlockedLayoutAttr | tile.SliceLayoutAttr):
+    if not tile.is_layout(types[0].encoding):
         raise CompileError(f"tile-to-simt needs layouts on {op.name} (run assign-layouts)")
     if len({(t.get_shape(), t.encoding) for t in types}) != 1:
         raise CompileError(f"{op.name} operands must have one layout")

@@ -33,7 +33,7 @@ from compiler.errors import CompileError, UnsupportedError
 from compiler.passes.assign_layouts import NUM_WARPS_ATTR, WARP_SIZE
 from compiler.passes.layouts import DimMap, elements_per_thread, ilog2, lane_map
 from dialects import simt, tile
-from dialects.tile import BlockedLayoutAttr, PtrType, SliceLayoutAttr, element_type, like
+from dialects.tile import PtrType, element_type, is_layout, like
 
 Handler = Callable[["Lowering", Any], None]
 H = TypeVar("H", bound=Handler)
@@ -57,7 +57,7 @@ _ELEMENTWISE_TILE_OPS = ("tile.cmpi", "tile.cmpf", "tile.select")
 
 
 def _layout_of(t: TensorType) -> Attribute:
-    if not isinstance(t.encoding, BlockedLayoutAttr | SliceLayoutAttr):
+    if not is_layout(t.encoding):
         raise CompileError(f"tile-to-simt needs layouts on tiles (run assign-layouts): {t}")
     return t.encoding
 

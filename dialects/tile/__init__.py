@@ -4,8 +4,8 @@ Tiles are builtin ranked tensors (``tensor<128xf32>``); elementwise math on them
 ``arith``/``math``. This dialect adds what those lack: program ids, ``range``, ``splat``,
 pointers and pointer arithmetic, masked memory access, shaped comparisons, atomics,
 reductions and scans, shape ops and debugging ops. After ``assign-layouts`` the tensor
-types carry a ``#tile.blocked``/``#tile.slice`` encoding that says how a tile is spread
-over the threads of a program.
+types carry a ``#tile.blocked``/``#tile.slice``/``#tile.mma`` encoding that says how a
+tile is spread over the threads of a program.
 
 One module per op family (``memory``, ``elementwise``, ``atomic``, ``combine``, ``shape``,
 ``dot``, ``debug``) and the types and layout attributes (``types``); this module assembles the
@@ -34,10 +34,12 @@ from dialects.tile.memory import (
 from dialects.tile.shape import BroadcastOp, ConvertLayoutOp, ExpandDimsOp, ReshapeOp, TransOp
 from dialects.tile.types import (
     BlockedLayoutAttr,
+    MmaLayoutAttr,
     PtrType,
     SliceLayoutAttr,
     element_type,
     i1_like,
+    is_layout,
     layout_of,
     like,
 )
@@ -47,15 +49,16 @@ Tile = Dialect(
     [PrintOp, AssertOp, ProgramIdOp, NumProgramsOp, RangeOp, SplatOp, AddPtrOp, LoadOp, StoreOp,
      CmpIOp, CmpFOp, SelectOp, AtomicRMWOp, AtomicCASOp, ReduceOp, ScanOp, YieldOp,
      ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp, DotOp],
-    [PtrType, BlockedLayoutAttr, SliceLayoutAttr],
+    [PtrType, BlockedLayoutAttr, SliceLayoutAttr, MmaLayoutAttr],
 )
 
 __all__ = [
     "ATOMIC_KINDS", "CMPF_PREDICATES", "CMPI_PREDICATES", "PRECISIONS", "AddPtrOp", "AssertOp",
     "AtomicCASOp", "AtomicRMWOp", "BlockedLayoutAttr", "BroadcastOp", "CmpFOp", "CmpIOp",
-    "ConvertLayoutOp", "DotOp", "ExpandDimsOp", "LoadOp", "NumProgramsOp", "PrintOp", "ProgramIdOp",
+    "ConvertLayoutOp", "DotOp", "ExpandDimsOp", "LoadOp", "MmaLayoutAttr", "NumProgramsOp",
+    "PrintOp", "ProgramIdOp",
     "PtrType", "RangeOp", "ReduceOp", "ReshapeOp", "ScanOp", "SelectOp", "SliceLayoutAttr",
     "SplatOp", "StoreOp", "Tile", "TransOp", "YieldOp", "accumulator_types", "check_atomic",
     "check_mask",
-    "element_type", "i1_like", "layout_of", "like", "reduced_type", "static_shape",
+    "element_type", "i1_like", "is_layout", "layout_of", "like", "reduced_type", "static_shape",
 ]

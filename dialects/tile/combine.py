@@ -31,10 +31,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from dialects.tile.types import (
-    BlockedLayoutAttr,
-    SliceLayoutAttr,
-)
+from dialects.tile.types import SliceLayoutAttr, is_layout
 
 
 class _CombineOp(IRDLOperation):
@@ -86,7 +83,7 @@ def reduced_type(t: TensorType, axis: int) -> Attribute:
     shape = [n for d, n in enumerate(t.get_shape()) if d != axis]
     if not shape:
         return t.element_type
-    if isinstance(t.encoding, BlockedLayoutAttr | SliceLayoutAttr):
+    if is_layout(t.encoding):
         return TensorType(t.element_type, shape, SliceLayoutAttr(axis, t.encoding))
     return TensorType(t.element_type, shape)
 

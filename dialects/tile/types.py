@@ -1,5 +1,6 @@
 """Types and attributes of the tile dialect: the pointer type, the layout encodings that
-``assign-layouts`` puts on tile types, and helpers that read tile types.
+``assign-layouts`` puts on tile types (blocked, slice, mma), and helpers that read tile
+types.
 
 The op modules beside this one build on these; ``dialects.tile`` re-exports all of it.
 """
@@ -121,8 +122,67 @@ class SliceLayoutAttr(ParametrizedAttribute):
         printer.print_string(">")
 
     def verify(self) -> None:
-        if not isinstance(self.parent, BlockedLayoutAttr | SliceLayoutAttr):
+        if not is_layout(self.parent):
             raise VerifyException("tile.slice parent must be a tile layout")
+
+
+@irdl_attr_definition
+class MmaLayoutAttr(ParametrizedAttribute):
+    """The accumulator of warp-level tensor-core instructions (Triton's NvidiaMmaEncoding;
+    ``version = 2`` is ``mma.sync``) on an (M, N) tile, ``warps`` = warps along (M, N).
+
+    It places elements exactly as ``#tile.blocked<spt = [1, 2], tpw = [8, 4], wpc =
+    warps>`` (``blocked()``): the m16n8 fragment of lane t holds rows t/4 and t/4 + 8 and
+    columns 2 (t % 4) + {0, 1}, where a warp's m16 tile r is the rows t/4 + 8 w_m +
+    16 wm r + {0, 8 wm} (an mma's rows need not be contiguous). Layout math reads it as
+    that blocked layout; the attribute says the tensor-core path was chosen.
+    """
+
+    name = "tile.mma"
+    version: IntAttr
+    warps_per_cta: ArrayAttr[IntAttr]
+
+    def __init__(self, version: int, warps: Sequence[int]):
+        super().__init__(IntAttr(version), ArrayAttr(IntAttr(w) for w in warps))
+
+    @property
+    def warps(self) -> tuple[int, ...]:
+        return tuple(a.data for a in self.warps_per_cta.data)
+
+    def blocked(self) -> BlockedLayoutAttr:
+        """The blocked layout with the same thread -> element map."""
+        return BlockedLayoutAttr([1, 2], [8, 4], self.warps)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            parser.parse_keyword("version")
+            parser.parse_punctuation("=")
+            version = parser.parse_integer()
+            parser.parse_punctuation(",")
+            parser.parse_keyword("warps")
+            parser.parse_punctuation("=")
+            warps = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, parser.parse_integer)
+        return [IntAttr(version), ArrayAttr(IntAttr(w) for w in warps)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<version = {self.version.data}, "
+                             f"warps = [{', '.join(map(str, self.warps))}]>")
+
+    def verify(self) -> None:
+        if self.version.data != 2:
+            raise VerifyException("tile.mma: only version 2 (mma.sync) is supported")
+        if len(self.warps) != 2 or any(w <= 0 or w & (w - 1) for w in self.warps):
+            raise VerifyException("tile.mma warps must be two powers of two (along M, N)")
+
+
+LAYOUTS = (BlockedLayoutAttr, SliceLayoutAttr, MmaLayoutAttr)
+
+
+def is_layout(attr: Attribute | None) -> bool:
+    """Whether ``attr`` is a tile layout encoding (blocked, slice or mma)."""
+    return isinstance(attr, LAYOUTS)
 
 
 def element_type(t: Attribute) -> Attribute:
@@ -149,4 +209,4 @@ def i1_like(t: Attribute) -> Attribute:
 def layout_of(t: Attribute) -> Attribute | None:
     """The layout encoding of a tile type, or None (before ``assign-layouts``)."""
     enc = t.encoding if isinstance(t, TensorType) else None
-    return enc if isinstance(enc, BlockedLayoutAttr | SliceLayoutAttr) else None
+    return enc if is_layout(enc) else None
