@@ -14,7 +14,11 @@ they form groups. A group takes its layout from where its tiles go or come from:
    result's layout, an operand of ``tile.broadcast`` the result's layout (so
    ``offs_m[:, None]`` and ``offs_n[None, :]`` become slices of one 2-D layout);
 2. a result of ``tile.reduce`` along ``axis`` is the ``#tile.slice`` of its operand's;
-3. otherwise the blocked layout of its shape, coalesced along the last dimension for the
+3. the result of ``tile.dot`` and its accumulator (one group) take ``dot_layout``, before
+   any other rule: each thread owns a 2-D block of the product, so it reuses every A value
+   it reads along its row of the block and every B value down its column (the operands
+   keep their own layouts: the lowering stages them through shared memory);
+4. otherwise the blocked layout of its shape, coalesced along the last dimension for the
    widest element that shape is loaded or stored as (1-D kernels get exactly this).
 
 Leaves (``tile.range``, ``tile.splat``, dense constants) are copied per use first, so one
@@ -45,13 +49,13 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.errors import CompileError
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
-from compiler.passes.layouts import WARP_SIZE, contiguous_run
+from compiler.passes.layouts import WARP_SIZE, contiguous_run, ilog2
 from dialects import tile
 from dialects.tile import BlockedLayoutAttr, LoadOp, SliceLayoutAttr, StoreOp
 
 DEFAULT_ELEM_BITS = 32
 NUM_WARPS_ATTR = "simt.num_warps"
-__all__ = ["WARP_SIZE", "AssignLayouts", "blocked_layout"]
+__all__ = ["WARP_SIZE", "AssignLayouts", "blocked_layout", "dot_layout"]
 
 
 def _distribute(total: int, caps: Sequence[int], order: Sequence[int]) -> list[int]:
@@ -80,6 +84,24 @@ def blocked_layout(shape: Sequence[int], num_warps: int, elem_bits: int = DEFAUL
     per_warp = [shape[d] // (spt[d] * tpw[d]) for d in range(rank)]
     wpc = _distribute(num_warps, per_warp, list(range(rank)))
     return BlockedLayoutAttr(spt, tpw, wpc)
+
+
+def dot_layout(shape: Sequence[int], num_warps: int) -> BlockedLayoutAttr:
+    """The layout of a dot's result: each thread owns a near-square ``spt`` block of its
+    share (most products per A and B value read). Lanes go along N only while a warp's
+    reads of one B row stay within 32 banks (``tpw[1] * spt[1] <= 32``), the rest along M,
+    so that A reads are conflict-free too where the block allows; warps fill M first."""
+    m, n = shape
+    share = max(1, m * n // (WARP_SIZE * num_warps))
+    sn = min(n, 1 << (ilog2(share) + 1) // 2)
+    sm = min(m, share // sn)
+    sn = min(n, share // sm)
+    tn = min(n // sn, max(1, WARP_SIZE // sn))
+    while WARP_SIZE // tn > m // sm and tn < n // sn:  # too few rows: more lanes along N
+        tn *= 2
+    tpw = [WARP_SIZE // tn, tn]
+    wpc = _distribute(num_warps, [m // (sm * tpw[0]), n // (sn * tn)], [0, 1])
+    return BlockedLayoutAttr([sm, sn], tpw, wpc)
 
 
 def _pow2_floor(n: int) -> int:
@@ -180,7 +202,7 @@ class _Rule:
 
 
 _OWN_RULES = (tile.ExpandDimsOp, tile.BroadcastOp, tile.ReshapeOp, tile.TransOp,
-              tile.ConvertLayoutOp, tile.ReduceOp)
+              tile.ConvertLayoutOp, tile.ReduceOp, tile.DotOp)
 
 
 class _Groups:
@@ -189,6 +211,7 @@ class _Groups:
     def __init__(self, f: func.FuncOp):
         self.parent: dict[SSAValue, SSAValue] = {}
         self.rules: dict[SSAValue, list[_Rule]] = {}  # by group root
+        self.dots: dict[SSAValue, tuple[int, ...]] = {}  # group root -> dot result shape
         for op in f.walk():
             self._tie_op(op)
         for op in f.walk():
@@ -213,6 +236,8 @@ class _Groups:
         elif isinstance(op, tile.ReduceOp):
             self.tie(list(op.srcs))
             self.tie(list(op.outs))
+        elif isinstance(op, tile.DotOp):  # a and b: shapes may equal the result's by chance
+            self.tie([op.acc, op.result])
         elif not isinstance(op, _OWN_RULES):  # elementwise in effect: equal shapes tie
             by_shape: dict[tuple[int, ...], list[SSAValue]] = {}
             for v in (*op.operands, *op.results):
@@ -228,6 +253,8 @@ class _Groups:
             self._rule(op.src, _Rule(op.result, None))
         elif isinstance(op, tile.ReduceOp) and _is_tile(op.outs[0]):
             self._rule(op.outs[0], _Rule(op.srcs[0], op.axis.value.data, forward=True))
+        elif isinstance(op, tile.DotOp):
+            self.dots[self.find(op.result)] = op.result.type.get_shape()
 
     def _rule(self, v: SSAValue, rule: _Rule) -> None:
         self.rules.setdefault(self.find(v), []).append(rule)
@@ -243,9 +270,11 @@ class _Assigner:
         self.layouts: dict[SSAValue, Attribute | None] = {}  # group root -> layout
 
     def layout(self, v: SSAValue) -> Attribute:
-        """The layout of ``v``'s group: from its first rule whose other group is not
-        being decided (rules may form cycles), consumers' rules first."""
+        """The layout of ``v``'s group: a dot's, or from its first rule whose other group
+        is not being decided (rules may form cycles), consumers' rules first."""
         root = self.groups.find(v)
+        if root not in self.layouts and root in self.groups.dots:
+            self.layouts[root] = dot_layout(self.groups.dots[root], self.num_warps)
         if root not in self.layouts:
             self.layouts[root] = None  # being decided
             found = self.default(v)

@@ -23,7 +23,12 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from compiler.passes import lower_atomic, lower_reduce, lower_shapes  # noqa: F401 - register
+from compiler.passes import (  # noqa: F401 - register
+    lower_atomic,
+    lower_dot,
+    lower_reduce,
+    lower_shapes,
+)
 from compiler.passes.simt_lowering import Lowering
 
 
