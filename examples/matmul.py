@@ -21,7 +21,7 @@ def leaky_relu(x):
 @tc.kernel
 def matmul(a, b, c, M, N, K, stride_am, stride_bk, stride_cm,
            BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr,
-           ACTIVATION: tl.constexpr):
+           ACTIVATION: tl.constexpr, PRECISION: tl.constexpr = "ieee"):
     pid = tl.program_id(0)
     tiles_m, tiles_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
     # grouped ordering: GROUP rows of tiles, walked column by column
@@ -40,7 +40,7 @@ def matmul(a, b, c, M, N, K, stride_am, stride_bk, stride_cm,
                     mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
         y = tl.load(b + ks[:, None] * stride_bk + rn[None, :],
                     mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc = tl.dot(x, y, acc)
+        acc = tl.dot(x, y, acc, input_precision=PRECISION)
     if ACTIVATION == "leaky_relu":
         acc = leaky_relu(acc)
     tl.store(c + rm[:, None] * stride_cm + rn[None, :], acc.to(c.dtype),
