@@ -11,7 +11,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 import backends.ptx as ptx_backend
+import compiler as tc
+import compiler.language as tl
 from backends.ptx.assemble import assemble
+from backends.ptx.lower_core import BYTES
 from backends.ptx.printer import print_ptx
 from backends.ptx.simt_to_ptx import SimtToPtx
 from compiler.context import make_context
@@ -20,6 +23,7 @@ from compiler.kinfo import KernelInfo, Param
 from dialects import simt
 from dialects.ptx import PTX
 from dialects.tile import PtrType
+from tests.conftest import launch
 
 try:
     import ml_dtypes
@@ -154,6 +158,58 @@ def test_masked_load_moves_other_then_guards():
     regs = re.findall(r"%f\d+", lines[load])[:4]
     for reg in regs:  # each destination register gets `other` before the guarded load
         assert any(re.match(rf"\s*mov\.f32 {reg}, %f\d+;", ln) for ln in lines[:load])
+
+
+# 8 or 16 lanes of 8 or 16 bits: more than a PTX vector's 4 elements, so 32-bit words
+WORD_ACCESSES = [("f16", 8, "v4"), ("bf16", 8, "v4"), ("i16", 8, "v4"), ("i8", 8, "v2"),
+                 ("i8", 16, "v4"), ("i1", 16, "v4")]
+ADD = {"i1": "xori", "i8": "addi", "i16": "addi", "f16": "addf", "bf16": "addf"}
+
+
+@pytest.mark.parametrize("dt, vec, wide", WORD_ACCESSES)
+def test_narrow_lanes_move_as_words(dt, vec, wide):
+    text, _, _ = build(kernel_ir(BINARY.format(op=ADD[dt]), dt, dt, k=16, vec=vec))
+    groups = 16 // vec
+    assert text.count(f"ld.global.{wide}.b32") == 2 * groups
+    assert text.count(f"st.global.{wide}.b32") == groups
+    assert re.search(rf"@%p\d+ ld\.global\.{wide}\.b32 \{{%r\d+(, %r\d+)+\}}, \[%rd\d+\]", text)
+    if BYTES[dt] == 2:  # halves: split and joined by mov.b32, one word per line
+        assert re.search(r"\tmov\.b32 \{%(h|rs)\d+, %(h|rs)\d+\}, %r\d+;\n", text)
+        assert re.search(r"\tmov\.b32 %r\d+, \{%(h|rs)\d+, %(h|rs)\d+\};\n", text)
+    else:  # bytes: packed by prmt, split by shr
+        assert "prmt.b32" in text and "shr.u16" in text
+
+
+@tc.kernel
+def copy_kernel(x, y, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y + offs, tl.load(x + offs, mask=m), mask=m)
+
+
+@tc.kernel
+def tile_kernel(a, out, stride, BM: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rk = tl.arange(0, BK)
+    offs = rm[:, None] * stride + rk[None, :]
+    tl.store(out + offs, tl.load(a + offs) * 2)
+
+
+@pytest.mark.parametrize("dt, wide", [("f16", "v4"), ("bf16", "v4"), ("i8", "v4")])
+def test_copy_kernel_uses_128_bit_accesses(dt, wide):
+    ck = tc.compile(copy_kernel, signature=f"*{dt},*{dt},i32:16", constants={"BLOCK": 2048},
+                    backend="ptx")
+    assert ck.asm["cubin"][:4] == b"\x7fELF"
+    assert re.search(rf"@%p\d+ ld\.global\.{wide}\.b32", ck.asm["ptx"])
+    assert re.search(rf"@%p\d+ st\.global\.{wide}\.b32", ck.asm["ptx"])
+
+
+@pytest.mark.parametrize("dt", ["f16", "i8"])
+def test_2d_tile_uses_word_accesses(dt):
+    ck = tc.compile(tile_kernel, signature=f"*{dt},*{dt},i32:16",
+                    constants={"BM": 64, "BK": 32}, backend="ptx")
+    assert ck.asm["cubin"][:4] == b"\x7fELF"
+    assert "ld.global.v4.b32" in ck.asm["ptx"] and "st.global.v4.b32" in ck.asm["ptx"]
 
 
 @pytest.mark.parametrize("dt", INTS)
@@ -564,6 +620,39 @@ def test_gpu_masked_tail_is_untouched(device, rng):
     run(kernel_ir(BINARY.format(op="addf"), "f32", "f32"), n, a, b, out)
     np.testing.assert_array_equal(out[:n], a[:n] + b[:n])
     assert (out[n:] == -7.0).all()
+
+
+@gpu
+@pytest.mark.parametrize("dt, vec, wide", WORD_ACCESSES)
+def test_gpu_narrow_lanes_as_words(device, rng, dt, vec, wide):
+    n = 1008  # a multiple of 16: each access is wholly in or out; the rest stays untouched
+    if dt == "i1":
+        a, b = rng.random(n + 16) < 0.5, rng.random(n + 16) < 0.5
+    else:
+        a, b = inputs(rng, dt, n + 16), inputs(rng, dt, n + 16)
+    out = np.ones(n + 16, NP[dt])
+    run(kernel_ir(BINARY.format(op=ADD[dt]), dt, dt, k=16, vec=vec), n, a, b, out)
+    np.testing.assert_array_equal(out[:n], a[:n] ^ b[:n] if dt == "i1" else a[:n] + b[:n])
+    assert (out[n:] == 1).all()
+
+
+@gpu
+@pytest.mark.parametrize("dt", ["f16", "bf16", "i8"])
+def test_gpu_copy_kernel_128_bit(rng, dt):
+    n = 4096 + 16 * 7  # divisible by 16: masked accesses stay 128 bits wide
+    x, y = inputs(rng, dt, n), np.zeros(n + 64, NP[dt])
+    if launch(copy_kernel, (tc.cdiv(n, 2048),), x, y, n, backend="ptx", BLOCK=2048):
+        np.testing.assert_array_equal(y[:n], x)
+        assert (y[n:] == 0).all()
+
+
+@gpu
+@pytest.mark.parametrize("dt", ["f16", "bf16", "i8"])
+def test_gpu_2d_tile_word_accesses(rng, dt):
+    a, out = inputs(rng, dt, 64 * 48).reshape(64, 48), np.zeros((64, 48), NP[dt])
+    if launch(tile_kernel, (1,), a, out, 48, backend="ptx", BM=64, BK=32):
+        np.testing.assert_array_equal(out[:, :32], (a[:, :32] * 2).astype(NP[dt]))
+        assert (out[:, 32:] == 0).all()
 
 
 @gpu
