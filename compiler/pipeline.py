@@ -24,9 +24,10 @@ from dialects import tile
 
 # Pass names (with options), after the frontend: every backend runs the tile passes; a
 # SIMT target also drops debugging ops (unless debug=True), turns pointers in scf values
-# into offsets, picks layouts and lowers to per-thread code, then runs its own passes.
+# into offsets, picks layouts (for its access width and tensor cores, if it has them) and
+# lowers to per-thread code, then runs its own passes.
 _TILE = ["canonicalize", "cse"]
-_TO_SIMT = ["strip-debug", "lower-control", "assign-layouts{{vector-bits={bits}}}",
+_TO_SIMT = ["strip-debug", "lower-control", "assign-layouts{{vector-bits={bits} mma={mma}}}",
             "tile-to-simt", "canonicalize", "cse"]
 DEFAULT_ARCH = "sm_90"
 
@@ -36,7 +37,8 @@ def passes(backend: str) -> list[str]:
     target = targets.load(backend)
     if target.INPUT == "tile":
         return list(_TILE)
-    simt = [spec.format(bits=target.VECTOR_BITS) for spec in _TO_SIMT]
+    mma = getattr(target, "MMA", 0)  # only a target with tensor cores names them
+    simt = [spec.format(bits=target.VECTOR_BITS, mma=mma) for spec in _TO_SIMT]
     return _TILE + simt + list(target.PASSES)
 
 

@@ -12,6 +12,7 @@ from compiler.target import Generated
 
 INPUT = "simt"
 VECTOR_BITS = 128  # ld/st.global.v4.b32
+MMA = 80  # dots on tensor cores by mma.sync (every supported arch, sm_80 and newer)
 PASSES = ("simt-to-ptx",)
 
 

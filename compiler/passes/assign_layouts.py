@@ -14,10 +14,13 @@ they form groups. A group takes its layout from where its tiles go or come from:
    result's layout, an operand of ``tile.broadcast`` the result's layout (so
    ``offs_m[:, None]`` and ``offs_n[None, :]`` become slices of one 2-D layout);
 2. a result of ``tile.reduce`` along ``axis`` is the ``#tile.slice`` of its operand's;
-3. the result of ``tile.dot`` and its accumulator (one group) take ``dot_layout``, before
-   any other rule: each thread owns a 2-D block of the product, so it reuses every A value
-   it reads along its row of the block and every B value down its column (the operands
-   keep their own layouts: the lowering stages them through shared memory);
+3. the result of ``tile.dot`` and its accumulator (one group) take a dot's layout, before
+   any other rule (the operands keep their own layouts: the lowering stages them through
+   shared memory). With ``mma`` set (a target with tensor cores) and a dot they can do
+   (``mma_layout``: f16/bf16, i8, f32 as tf32/tf32x3, a tile of whole m16n8 tiles per
+   warp) that is ``#tile.mma``, ``mma.sync``'s accumulator fragments; otherwise
+   ``dot_layout``: each thread owns a 2-D block of the product, so it reuses every A value
+   it reads along its row of the block and every B value down its column;
 4. otherwise the blocked layout of its shape, coalesced along the last dimension for the
    widest element that shape is loaded or stored as (1-D kernels get exactly this).
 
@@ -41,6 +44,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     TensorType,
+    f32,
     i32,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -51,11 +55,20 @@ from compiler.errors import CompileError
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
 from compiler.passes.layouts import WARP_SIZE, contiguous_run, ilog2
 from dialects import tile
-from dialects.tile import BlockedLayoutAttr, LoadOp, SliceLayoutAttr, StoreOp
+from dialects.simt import MMA_ACCUMULATORS
+from dialects.tile import (
+    BlockedLayoutAttr,
+    LoadOp,
+    MmaLayoutAttr,
+    SliceLayoutAttr,
+    StoreOp,
+    element_type,
+)
 
 DEFAULT_ELEM_BITS = 32
 NUM_WARPS_ATTR = "simt.num_warps"
-__all__ = ["WARP_SIZE", "AssignLayouts", "blocked_layout", "dot_layout"]
+MMA_STAGING_BYTES = 64 * 1024  # a and b of an mma dot in shared memory, before padding
+__all__ = ["WARP_SIZE", "AssignLayouts", "blocked_layout", "dot_layout", "mma_layout"]
 
 
 def _distribute(total: int, caps: Sequence[int], order: Sequence[int]) -> list[int]:
@@ -102,6 +115,39 @@ def dot_layout(shape: Sequence[int], num_warps: int) -> BlockedLayoutAttr:
     tpw = [WARP_SIZE // tn, tn]
     wpc = _distribute(num_warps, [m // (sm * tpw[0]), n // (sn * tn)], [0, 1])
     return BlockedLayoutAttr([sm, sn], tpw, wpc)
+
+
+def mma_warps(m: int, n: int, num_warps: int) -> tuple[int, int] | None:
+    """Warps along (M, N) for an (m, n) accumulator of m16 x n8 tiles, like Triton: each
+    doubling goes to the side with more tiles per warp, M on a tie; None if the tile has
+    fewer m16 x n8 tiles than there are warps."""
+    wm = wn = 1
+    while wm * wn < num_warps:
+        rows, cols = m // (16 * wm), n // (8 * wn)
+        if rows >= cols and rows > 1:
+            wm *= 2
+        elif cols > 1:
+            wn *= 2
+        else:
+            return None
+    return (wm, wn) if m >= 16 and n >= 8 else None
+
+
+def mma_layout(op: tile.DotOp, num_warps: int) -> MmaLayoutAttr | None:
+    """``#tile.mma`` for a dot tensor cores can do, else None: operands mma.sync takes
+    (f32 only rounded to tf32: ``ieee`` wants exact f32 products), an accumulator it
+    gives, K a multiple of the mma's k (256 bits of operand) and operands that fit the
+    staging buffer."""
+    elem, acc = element_type(op.a.type), element_type(op.result.type)
+    if acc not in MMA_ACCUMULATORS.get(elem, ()) or (
+            elem == f32 and op.input_precision.data == "ieee"):
+        return None
+    (m, k), n = op.a.type.get_shape(), op.b.type.get_shape()[1]  # pyright: ignore
+    bits = bits_of(elem)
+    if k % (256 // bits) or (m + n) * k * bits // 8 > MMA_STAGING_BYTES:
+        return None
+    warps = mma_warps(m, n, num_warps)
+    return None if warps is None else MmaLayoutAttr(2, warps)
 
 
 def _pow2_floor(n: int) -> int:
@@ -211,7 +257,7 @@ class _Groups:
     def __init__(self, f: func.FuncOp):
         self.parent: dict[SSAValue, SSAValue] = {}
         self.rules: dict[SSAValue, list[_Rule]] = {}  # by group root
-        self.dots: dict[SSAValue, tuple[int, ...]] = {}  # group root -> dot result shape
+        self.dots: dict[SSAValue, tile.DotOp] = {}  # group root -> a dot giving it
         for op in f.walk():
             self._tie_op(op)
         for op in f.walk():
@@ -254,7 +300,7 @@ class _Groups:
         elif isinstance(op, tile.ReduceOp) and _is_tile(op.outs[0]):
             self._rule(op.outs[0], _Rule(op.srcs[0], op.axis.value.data, forward=True))
         elif isinstance(op, tile.DotOp):
-            self.dots[self.find(op.result)] = op.result.type.get_shape()
+            self.dots[self.find(op.result)] = op
 
     def _rule(self, v: SSAValue, rule: _Rule) -> None:
         self.rules.setdefault(self.find(v), []).append(rule)
@@ -263,8 +309,8 @@ class _Groups:
 class _Assigner:
     """Decides every tile's layout in one kernel and rewrites the types."""
 
-    def __init__(self, f: func.FuncOp, num_warps: int, vector_bits: int):
-        self.f, self.num_warps, self.vector_bits = f, num_warps, vector_bits
+    def __init__(self, f: func.FuncOp, num_warps: int, vector_bits: int, mma: int):
+        self.f, self.num_warps, self.vector_bits, self.mma = f, num_warps, vector_bits, mma
         self.bits = _access_bits(f)
         self.groups = _Groups(f)
         self.layouts: dict[SSAValue, Attribute | None] = {}  # group root -> layout
@@ -274,7 +320,7 @@ class _Assigner:
         is not being decided (rules may form cycles), consumers' rules first."""
         root = self.groups.find(v)
         if root not in self.layouts and root in self.groups.dots:
-            self.layouts[root] = dot_layout(self.groups.dots[root], self.num_warps)
+            self.layouts[root] = self.dot(self.groups.dots[root])
         if root not in self.layouts:
             self.layouts[root] = None  # being decided
             found = self.default(v)
@@ -287,6 +333,11 @@ class _Assigner:
         layout = self.layouts[root]
         assert layout is not None
         return layout
+
+    def dot(self, op: tile.DotOp) -> Attribute:
+        """A dot result's layout: on tensor cores where the target has them and can."""
+        found = mma_layout(op, self.num_warps) if self.mma else None
+        return found or dot_layout(op.result.type.get_shape(), self.num_warps)  # pyright: ignore
 
     def default(self, v: SSAValue) -> BlockedLayoutAttr:
         shape = v.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
@@ -411,6 +462,7 @@ class AssignLayouts(ModulePass):
 
     num_warps: int = 4
     vector_bits: int = 128
+    mma: int = 0  # the SM version whose tensor cores dots may use (80: mma.sync); 0: none
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.num_warps < 1 or self.num_warps & (self.num_warps - 1):
@@ -418,7 +470,7 @@ class AssignLayouts(ModulePass):
         for f in op.walk():
             if isinstance(f, func.FuncOp) and f.body.blocks:
                 families = _split_leaves(f)
-                _Assigner(f, self.num_warps, self.vector_bits).run()
+                _Assigner(f, self.num_warps, self.vector_bits, self.mma).run()
                 _merge_equal_copies(families)
                 for conv in [c for c in f.walk() if isinstance(c, tile.ConvertLayoutOp)]:
                     _rematerialize(conv)

@@ -1,5 +1,7 @@
 """Part of tile-to-simt: ``tile.dot`` (tile IR with layouts) -> SIMT IR, the portable path
-on FMA units (CUDA cores, WGSL): shared-memory staging and register blocking.
+on FMA units (CUDA cores, WGSL): shared-memory staging and register blocking. A result
+layout with a lowering of its own in ``DOT_LOWERINGS`` (``#tile.mma``: ``lower_mma_dot``)
+goes there instead.
 
 The result's layout (``assign_layouts.dot_layout``) gives each thread a block of rows and
 columns of the product; its accumulator vector is that block, row-major. Every thread
@@ -20,6 +22,7 @@ operand to 10 mantissa bits (nearest, ties away) on the way in; ``tf32x3`` is co
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, math, scf, vector
@@ -45,6 +48,8 @@ from dialects import simt, tile
 from dialects.arith_shaped import ExtSIOp
 from dialects.tile import element_type, like
 
+# result layout class -> its dot lowering, where not FMAs (feature modules register here)
+DOT_LOWERINGS: dict[type[Attribute], Callable[[Lowering, tile.DotOp], None]] = {}
 TF32_HALF, TF32_KEEP = 0x1000, -0x2000  # half of the 13 dropped bits; the kept bits
 F32_ABS, F32_INF = 0x7FFFFFFF, 0x7F800000
 
@@ -78,16 +83,16 @@ def plan(m: int, n: int, k: int) -> _Plan:
     return _Plan(k, kc, row_a, n)
 
 
-class _At:
+class At:
     """Builds ops at one insertion point with the dot's source location; constants go to
     ``hoist`` (in front of the dot) when building inside a loop."""
 
-    def __init__(self, point: InsertPoint, loc: Attribute, hoist: _At | None = None):
+    def __init__(self, point: InsertPoint, loc: Attribute, hoist: At | None = None):
         self.point, self.loc, self.hoist = point, loc, hoist
 
-    def inside(self, body: Block) -> _At:
+    def inside(self, body: Block) -> At:
         """A builder at the end of ``body`` that hoists constants where this one does."""
-        return _At(InsertPoint.at_end(body), self.loc, self.hoist or self)
+        return At(InsertPoint.at_end(body), self.loc, self.hoist or self)
 
     def __call__(self, new: Operation) -> SSAValue:
         new.location = self.loc
@@ -112,9 +117,13 @@ def lower_dot(lo: Lowering, op: tile.DotOp) -> None:
     if acc_t.encoding != op.result.type.encoding:
         raise CompileError("tile.dot accumulator and result need one layout (run "
                            "assign-layouts)", source_loc(op))
+    special = DOT_LOWERINGS.get(type(acc_t.encoding))
+    if special is not None:
+        special(lo, op)
+        return
     (m, k), n = a_t.get_shape(), b_t.get_shape()[1]
     p = plan(m, n, k)
-    at = _At(InsertPoint.before(op), op.location)
+    at = At(InsertPoint.before(op), op.location)
     acc_elem = element_type(acc_t)
     a = _staged(at, op.a, acc_elem, op.input_precision.data)
     b = _staged(at, op.b, acc_elem, op.input_precision.data)
@@ -128,7 +137,7 @@ def lower_dot(lo: Lowering, op: tile.DotOp) -> None:
     stores = (a, a_at, p.row_a, 0), (b, b_at, p.row_b, p.b_offset)
     trips = p.k // p.kc
     if trips == 1:
-        stores = tuple((v, _offset(lo, op, i, off), row, 0) for v, i, row, off in stores)
+        stores = tuple((v, add_offset(lo, op, i, off), row, 0) for v, i, row, off in stores)
         lo.replace(op, _trip(at, p, buf, stores, None, op.acc, reads))
         return
     body = Block(arg_types=[i32, op.acc.type])
@@ -138,7 +147,7 @@ def lower_dot(lo: Lowering, op: tile.DotOp) -> None:
     lo.replace(op, at(loop))
 
 
-def _staged(at: _At, v: SSAValue, acc_elem: Attribute, precision: str) -> SSAValue:
+def _staged(at: At, v: SSAValue, acc_elem: Attribute, precision: str) -> SSAValue:
     """An operand's per-thread vector as shared memory holds it: in the accumulator's
     type, f32 as its i32 bits (rounded to tf32 for ``tf32``)."""
     if isinstance(acc_elem, IntegerType):
@@ -150,10 +159,10 @@ def _staged(at: _At, v: SSAValue, acc_elem: Attribute, precision: str) -> SSAVal
     if not isinstance(acc_elem, Float32Type):
         return v
     bits = at(arith.BitcastOp(v, like(v.type, i32)))
-    return _round_tf32(at, bits) if precision == "tf32" else bits
+    return round_tf32(at, bits) if precision == "tf32" else bits
 
 
-def _round_tf32(at: _At, bits: SSAValue) -> SSAValue:
+def round_tf32(at: At, bits: SSAValue) -> SSAValue:
     """Round f32 bit patterns to tf32: add half of the dropped bits to the magnitude (the
     carry rounds ties away from zero) and clear them; NaNs stay as they are."""
     t = bits.type
@@ -164,7 +173,7 @@ def _round_tf32(at: _At, bits: SSAValue) -> SSAValue:
     return at(tile.SelectOp(nan, bits, rounded))
 
 
-def _offset(lo: Lowering, op: Operation, at: SSAValue, offset: int) -> SSAValue:
+def add_offset(lo: Lowering, op: Operation, at: SSAValue, offset: int) -> SSAValue:
     """``at + offset``, in the prologue (thread-id arithmetic)."""
     if not offset:
         return at
@@ -204,7 +213,7 @@ class _Reads:
 Store = tuple[SSAValue, SSAValue, int, int]  # value, index, row length, offset
 
 
-def _trip(at: _At, p: _Plan, buf: SSAValue, stores: tuple[Store, ...],
+def _trip(at: At, p: _Plan, buf: SSAValue, stores: tuple[Store, ...],
           trip: SSAValue | None, acc: SSAValue, reads: _Reads) -> SSAValue:
     """One trip through shared memory: write k rows ``trip * kc ..`` of A and B (all of
     them when ``trip`` is None), barrier, the k loop, barrier; the new accumulator."""
@@ -233,14 +242,14 @@ def _trip(at: _At, p: _Plan, buf: SSAValue, stores: tuple[Store, ...],
     return result
 
 
-def _accumulate(at: _At, a: SSAValue, b: SSAValue, acc: SSAValue) -> SSAValue:
+def _accumulate(at: At, a: SSAValue, b: SSAValue, acc: SSAValue) -> SSAValue:
     """``acc + a * b`` lane by lane, fused for floats."""
     if isinstance(element_type(acc.type), IntegerType):
         return at(arith.AddiOp(at(arith.MuliOp(a, b)), acc))
     return at(math.FmaOp(a, b, acc))
 
 
-def _read(at: _At, buf: SSAValue, start: SSAValue, where: SSAValue, mask: list[int],
+def _read(at: At, buf: SSAValue, start: SSAValue, where: SSAValue, mask: list[int],
           elem: Attribute) -> SSAValue:
     """An operand's values at ``start + where`` (a row of k), spread by ``mask``."""
     start = at(vector.BroadcastOp(start, where.type))

@@ -11,7 +11,8 @@ index, and ``tile.load``/``tile.store`` become ``simt.load``/``simt.store`` on (
 index). The kernel must carry ``simt.num_warps`` (set by ``assign-layouts``).
 
 The rewriting itself is ``simt_lowering.Lowering``; this module brings in the feature
-modules that register their lowerings with it (atomics, reductions and scans, shape ops).
+modules that register their lowerings with it (atomics, reductions and scans, shape ops,
+dots on FMAs and on tensor cores).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from xdsl.passes import ModulePass
 from compiler.passes import (  # noqa: F401 - register
     lower_atomic,
     lower_dot,
+    lower_mma_dot,
     lower_reduce,
     lower_shapes,
 )

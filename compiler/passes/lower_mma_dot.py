@@ -1,0 +1,259 @@
+"""Part of tile-to-simt: ``tile.dot`` with a ``#tile.mma`` result (tile IR with layouts) ->
+SIMT IR on tensor cores: ``simt.ldmatrix`` and ``simt.mma`` (PTX ``mma.sync``).
+
+Every thread writes its elements of ``a`` and ``b`` to shared memory in their own type:
+A as M x K; B as K x N for 16-bit operands (read with ``ldmatrix .trans``), else as N x K
+(``ldmatrix`` cannot transpose 8- or 32-bit elements). A row of two or more 16-byte chunks
+is padded by one chunk, so the 8 rows of one ldmatrix matrix start in 8 different groups
+of 4 banks. Warp ``w`` owns rows ``8 w_m + 8 wm j`` and columns ``8 w_n + 8 wn c`` of the
+product (``w_m, w_n = divmod(w, wn)``): its m16 tile ``r`` is repeats ``2 r, 2 r + 1`` of
+the layout's rows, its n8 tile ``c`` one repeat of its columns. Lane ``l`` addresses row
+``l % 8`` of matrix ``l / 8`` of each ``ldmatrix`` (``tests/test_mma.py`` models this).
+
+The accumulator goes into one ``vector<4 x T>`` per (r, c) mma before an ``scf.for`` over
+k in steps of the mma's k (256 bits of operand), which carries them: per step, an x4
+``ldmatrix`` of A per r, an x4 of B per two c (x2 for a lone one) and an ``mma`` per
+(r, c); after it, the 4-vectors are joined into the accumulator again. ``tf32x3`` splits
+each f32 fragment into ``hi`` (rounded to tf32) and ``lo = x - hi`` and adds three
+products, ``lo hi + hi lo + hi hi``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, scf, vector
+from xdsl.dialects.builtin import DenseArrayBase, TensorType, VectorType, i32, i64
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from compiler.passes.axis_info import bits_of
+from compiler.passes.layouts import ilog2
+from compiler.passes.lower_dot import DOT_LOWERINGS, At, add_offset, round_tf32
+from compiler.passes.lower_shapes import _index
+from compiler.passes.simt_lowering import Lowering
+from dialects import simt, tile
+from dialects.tile import MmaLayoutAttr, element_type, like
+
+CHUNK_BITS = 128  # one ldmatrix row: 16 bytes
+MMA_K_BITS = 256  # an mma's k times its operand bits
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """One mma dot: shapes, warps, and where A and B sit in shared memory."""
+
+    m: int
+    n: int
+    k: int
+    bits: int  # of an operand element
+    wm: int
+    wn: int
+
+    @property
+    def cb(self) -> int:
+        """Elements per 16-byte chunk."""
+        return CHUNK_BITS // self.bits
+
+    @property
+    def mk(self) -> int:
+        return MMA_K_BITS // self.bits
+
+    @property
+    def shape(self) -> str:
+        return f"m16n8k{self.mk}"
+
+    @property
+    def b_nk(self) -> bool:
+        """B staged as N x K (8- and 32-bit operands), else K x N."""
+        return self.bits != 16
+
+    @property
+    def rows(self) -> int:
+        """m16 tiles per warp."""
+        return self.m // (16 * self.wm)
+
+    @property
+    def cols(self) -> int:
+        """n8 tiles per warp."""
+        return self.n // (8 * self.wn)
+
+    @property
+    def pair(self) -> int:
+        """n8 tiles one B ldmatrix fetches."""
+        return min(2, self.cols)
+
+    def padded(self, length: int) -> int:
+        return length + self.cb if length >= 2 * self.cb else length
+
+    @property
+    def row_a(self) -> int:
+        return self.padded(self.k)
+
+    @property
+    def row_b(self) -> int:
+        return self.padded(self.k if self.b_nk else self.n)
+
+    @property
+    def b_offset(self) -> int:
+        return self.m * self.row_a
+
+    @property
+    def size(self) -> int:
+        return self.b_offset + (self.n if self.b_nk else self.k) * self.row_b
+
+    @property
+    def a_tile(self) -> int:
+        """Offset from one m16 tile of a warp to its next."""
+        return 16 * self.wm * self.row_a
+
+    @property
+    def b_tile(self) -> int:
+        """Offset from one n8 tile of a warp to its next."""
+        return 8 * self.wn * (self.row_b if self.b_nk else 1)
+
+    def fields(self) -> dict[str, tuple[int, int]]:
+        """Bit fields of the thread id: (shift, width)."""
+        lw = ilog2(self.wn)
+        return {"rr": (0, 3), "i_lo": (3, 1), "i_hi": (4, 1), "w_n": (5, lw),
+                "w_m": (5 + lw, ilog2(self.wm))}
+
+    def a_terms(self) -> dict[str, int]:
+        """A's ldmatrix.x4 offset per thread-id field: row ``8 w_m + rr + 8 wm i_lo``,
+        chunk ``i_hi``."""
+        return {"rr": self.row_a, "i_lo": 8 * self.wm * self.row_a, "i_hi": self.cb,
+                "w_m": 8 * self.row_a}
+
+    def b_terms(self) -> dict[str, int]:
+        """B's: the k half ``i_lo`` (a chunk of an N x K row, 8 rows of K x N), tile
+        ``i_hi`` of the pair, columns ``8 w_n``."""
+        second = self.b_tile if self.pair == 2 else 0
+        if self.b_nk:
+            return {"rr": self.row_b, "i_lo": self.cb, "i_hi": second, "w_n": 8 * self.row_b}
+        return {"rr": self.row_b, "i_lo": 8 * self.row_b, "i_hi": second, "w_n": 8}
+
+
+def geometry(op: tile.DotOp, a_t: TensorType, acc_t: TensorType) -> Geometry:
+    layout = acc_t.encoding
+    assert isinstance(layout, MmaLayoutAttr)
+    (m, k), n = a_t.get_shape(), acc_t.get_shape()[1]
+    wm, wn = layout.warps
+    return Geometry(m, n, k, bits_of(a_t.element_type), wm, wn)
+
+
+def lower_mma_dot(lo: Lowering, op: tile.DotOp) -> None:
+    """Replace ``op`` by staging through shared memory and a k loop of ``simt.mma``."""
+    a_t, b_t, acc_t = lo.operand_types[op]
+    assert isinstance(a_t, TensorType) and isinstance(b_t, TensorType)
+    assert isinstance(acc_t, TensorType)
+    g = geometry(op, a_t, acc_t)
+    at = At(InsertPoint.before(op), op.location)
+    buf = lo.shared_buffer(a_t.element_type, g.size, op)
+    b_weights = [1, g.row_b] if g.b_nk else [g.row_b, 1]
+    at(simt.SharedStoreOp(buf, _index(lo, op, (a_t, [g.row_a, 1])), op.a))
+    at(simt.SharedStoreOp(buf, add_offset(lo, op, _index(lo, op, (b_t, b_weights)),
+                                          g.b_offset), op.b))
+    at(simt.BarrierOp())
+    bases = _base(lo, op, g, g.a_terms(), 0), _base(lo, op, g, g.b_terms(), g.b_offset)
+    accs = [_shuffle(at, op.acc, op.acc, _lanes(g, r, c))
+            for r in range(g.rows) for c in range(g.cols)]
+    body = Block(arg_types=[i32, *(v.type for v in accs)])
+    step = at.inside(body)
+    step(scf.YieldOp(*_k_step(step, g, buf, bases, body.args[0], list(body.args[1:]),
+                              op.input_precision.data)))
+    loop = at(scf.ForOp(at.const(0), at.const(g.k), at.const(g.mk), accs, body))
+    at(simt.BarrierOp())
+    lo.replace(op, _join(at, g, list(loop.owner.results)))
+
+
+DOT_LOWERINGS[MmaLayoutAttr] = lower_mma_dot
+
+
+def _lanes(g: Geometry, r: int, c: int) -> list[int]:
+    """The accumulator lanes of mma (r, c)'s four: rows ``2 r + e / 2``, columns
+    ``2 c + e % 2`` of the thread's row-major block."""
+    return [(2 * r + e // 2) * 2 * g.cols + 2 * c + e % 2 for e in range(4)]
+
+
+def _base(lo: Lowering, op: Operation, g: Geometry, terms: dict[str, int],
+          offset: int) -> SSAValue:
+    """``offset + sum(field * coefficient)`` over thread-id fields, in the prologue."""
+    def const(value: int) -> SSAValue:
+        return lo.prologue_op(arith.ConstantOp.from_int_and_width(value, 32), op)
+
+    tid, total = lo.thread_id(op), const(offset)
+    for name, (shift, width) in g.fields().items():
+        if not width or not terms.get(name):
+            continue
+        x = lo.prologue_op(arith.ShRUIOp(tid, const(shift)), op) if shift else tid
+        if shift + width < lo.tid_bits:
+            x = lo.prologue_op(arith.AndIOp(x, const((1 << width) - 1)), op)
+        x = lo.prologue_op(arith.MuliOp(x, const(terms[name])), op)
+        total = lo.prologue_op(arith.AddiOp(total, x), op)
+    return total
+
+
+def _k_step(at: At, g: Geometry, buf: SSAValue, bases: tuple[SSAValue, SSAValue],
+            k0: SSAValue, accs: list[SSAValue], precision: str) -> list[SSAValue]:
+    """One step of k: fragments of A and B at ``k0``, an mma per (r, c); the new accs."""
+    a_at = at(arith.AddiOp(bases[0], k0))
+    b_k = k0 if g.b_nk else at(arith.MuliOp(k0, at.const(g.row_b)))
+    b_at = at(arith.AddiOp(bases[1], b_k))
+    fa = [_ldmatrix(at, buf, a_at, r * g.a_tile, 4, False) for r in range(g.rows)]
+    fb = [half for c in range(0, g.cols, g.pair)
+          for half in _halves(at, _ldmatrix(at, buf, b_at, c * g.b_tile, 2 * g.pair,
+                                            not g.b_nk), g.pair)]
+    products = [(fa, fb)]
+    if precision == "tf32x3":
+        (a_hi, a_lo), (b_hi, b_lo) = (zip(*(_split_tf32(at, f) for f in fs), strict=True)
+                                      for fs in (fa, fb))
+        products = [(a_lo, b_hi), (a_hi, b_lo), (a_hi, b_hi)]  # small terms first
+    out = []
+    for r in range(g.rows):
+        for c in range(g.cols):
+            d = accs[r * g.cols + c]
+            for x, y in products:
+                d = at(simt.MmaOp(g.shape, x[r], y[c], d))
+            out.append(d)
+    return out
+
+
+def _ldmatrix(at: At, buf: SSAValue, base: SSAValue, offset: int, count: int,
+              trans: bool) -> SSAValue:
+    where = at(arith.AddiOp(base, at.const(offset))) if offset else base
+    return at(simt.LdMatrixOp(buf, where, count, trans))
+
+
+def _halves(at: At, v: SSAValue, parts: int) -> list[SSAValue]:
+    """``v``'s lanes cut into ``parts`` equal vectors."""
+    if parts == 1:
+        return [v]
+    n = v.type.get_shape()[0] // parts  # pyright: ignore[reportAttributeAccessIssue]
+    return [_shuffle(at, v, v, list(range(p * n, (p + 1) * n))) for p in range(parts)]
+
+
+def _split_tf32(at: At, x: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """``(hi, lo)``: ``x`` rounded to tf32 and the (exact) rest ``x - hi``."""
+    bits = at(arith.BitcastOp(x, like(x.type, i32)))
+    hi = at(arith.BitcastOp(round_tf32(at, bits), x.type))
+    return hi, at(arith.SubfOp(x, hi))
+
+
+def _shuffle(at: At, a: SSAValue, b: SSAValue, mask: list[int]) -> SSAValue:
+    """``vector.shuffle``, left out where it would give ``a`` itself."""
+    if mask == list(range(a.type.get_shape()[0])):  # pyright: ignore[reportAttributeAccessIssue]
+        return a
+    return at(vector.ShuffleOp(a, b, DenseArrayBase.from_list(i64, mask),
+                               result_type=VectorType(element_type(a.type), [len(mask)])))
+
+
+def _join(at: At, g: Geometry, accs: list[SSAValue]) -> SSAValue:
+    """The per-mma 4-vectors (by r, then c) as the accumulator vector again: joined
+    pairwise (the count is a power of two), then put in lane order."""
+    while len(accs) > 1:
+        n = accs[0].type.get_shape()[0]  # pyright: ignore[reportAttributeAccessIssue]
+        accs = [_shuffle(at, x, y, list(range(2 * n))) for x, y in zip(accs[::2], accs[1::2],
+                                                                       strict=True)]
+    order = [lane for r in range(g.rows) for c in range(g.cols) for lane in _lanes(g, r, c)]
+    inverse = sorted(range(len(order)), key=order.__getitem__)
+    return _shuffle(at, accs[0], accs[0], inverse)
