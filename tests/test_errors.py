@@ -1,6 +1,7 @@
 """Errors point at the user's line, with a caret, and carry no compiler-internal frames."""
 
 import traceback
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ import pytest
 import compiler as tc
 from tests import bad_kernels as B
 
-SOURCE = open(B.__file__).read().splitlines()
+SOURCE = Path(B.__file__).read_text().splitlines()
 
 
 def line_of(tag: str) -> int:

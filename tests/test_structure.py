@@ -66,10 +66,10 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     stack: list[str] = []
     on_stack: set[str] = set()
     cycles = []
-    for root in graph:
+    for root, deps in graph.items():
         if root in index:
             continue
-        work = [(root, iter(sorted(graph[root])))]
+        work = [(root, iter(sorted(deps)))]
         index[root] = low[root] = len(index)
         stack.append(root)
         on_stack.add(root)
