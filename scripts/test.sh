@@ -12,5 +12,6 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+.venv/bin/ruff check compiler dialects backends tests examples
 # pytest exits 5 when it collects nothing: that fails this script too.
 exec .venv/bin/python -m pytest -q "$@"
