@@ -213,12 +213,18 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true", help="smaller sizes")
     p.add_argument("--skip-wgsl", action="store_true")
+    p.add_argument("--config", default="128,128,32,8", help="tilec matmul BM,BN,BK,warps")
+    p.add_argument("--only-matmul", action="store_true")
     args = p.parse_args()
     device = torch.cuda.get_device_name()
     size = 2048 if args.quick else 4096
-    config = {"BM": 128, "BN": 128, "BK": 32, "num_warps": 8}
+    config = dict(zip(("BM", "BN", "BK", "num_warps"), map(int, args.config.split(",")),
+                      strict=True))
     header = ["what", "median time", "TFLOP/s", "ratio"]
-    report("GPU: matmul (ratio: of cuBLAS)", device, header, matmul_rows(size, config))
+    report(f"GPU: matmul (ratio: of cuBLAS; tilec tiles {args.config})", device, header,
+           matmul_rows(size, config))
+    if args.only_matmul:
+        return
     seq = 1024 if args.quick else 4096
     report("GPU: fused attention forward f16 (ratio: of Triton)", device, header,
            attention_rows(4, 32, seq, {"BM": 64, "BN": 64, "num_warps": 4}))
