@@ -24,11 +24,13 @@ from dialects import tile
 
 # Pass names (with options), after the frontend: every backend runs the tile passes; a
 # SIMT target also drops debugging ops (unless debug=True), turns pointers in scf values
-# into offsets, picks layouts (for its access width and tensor cores, if it has them) and
-# lowers to per-thread code, then runs its own passes.
+# into offsets, prefetches the loads feeding dots in loops, picks layouts (for its access
+# width and tensor cores, if it has them) and lowers to per-thread code, then runs its own
+# passes.
 _TILE = ["canonicalize", "cse"]
-_TO_SIMT = ["strip-debug", "lower-control", "assign-layouts{{vector-bits={bits} mma={mma}}}",
-            "tile-to-simt", "canonicalize", "cse"]
+_TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads",
+            "assign-layouts{{vector-bits={bits} mma={mma}}}", "tile-to-simt", "canonicalize",
+            "cse"]
 DEFAULT_ARCH = "sm_90"
 
 

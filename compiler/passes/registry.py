@@ -21,6 +21,7 @@ _TILEC = {
     "tile-to-simt": ("compiler.passes", "TileToSimt"),
     "strip-debug": ("compiler.passes", "StripDebug"),
     "lower-control": ("compiler.passes", "LowerControl"),
+    "pipeline-loads": ("compiler.passes", "PipelineLoads"),
     "simt-to-ptx": ("backends.ptx", "SimtToPtx"),
 }
 

@@ -1,0 +1,203 @@
+"""pipeline-loads: a K loop's dot operands prefetched one or more iterations ahead. The
+tile IR before and after the pass runs in the NumPy interpreter on the same inputs and
+must write identical bits (K a multiple of the block, not one, under one block, zero); the
+GPU pipelines (wgsl on lavapipe, ptx to a cubin) run the pass and stay correct; loops it
+does not recognize are left as they were."""
+
+import numpy as np
+import pytest
+from xdsl.dialects import scf
+
+import compiler as tc
+import compiler.language as tl
+from backends import numpy as numpy_backend
+from compiler.context import make_context, parse_module
+from compiler.jit import availability
+from compiler.passes.lower_control import LowerControl
+from compiler.passes.pipeline_loads import PipelineLoads
+from examples import attention
+from examples import matmul as example
+from tests.test_dot import matmul as strided_matmul
+
+
+@tc.kernel
+def advancing(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """Pointers moved by ``+= BK`` each iteration; B is stored transposed. (lower-control
+    traces a carried pointer through splat and addptr, not broadcast: offsets first.)"""
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    pa = a + (rm[:, None] * K + rk[None, :])
+    pb = b + (rn[:, None] * K + rk[None, :])
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        x = tl.load(pa, mask=(rm[:, None] < M) & (k0 + rk[None, :] < K), other=0.0)
+        yt = tl.load(pb, mask=(rn[:, None] < N) & (k0 + rk[None, :] < K))
+        acc = tl.dot(x, tl.trans(yt), acc)
+        pa += BK
+        pb += BK
+    tl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@tc.kernel
+def lagging(a, c, K, BK: tl.constexpr):
+    """An address from an iter_arg that is the previous induction variable."""
+    r, rk = tl.arange(0, 16), tl.arange(0, BK)
+    prev = 0
+    acc = tl.zeros((16, 16), tl.float32)
+    for k0 in range(0, K, BK):
+        x = tl.load(a + (r[:, None] * K + prev + rk[None, :]), mask=prev + rk[None, :] < K)
+        acc = tl.dot(x, tl.trans(x), acc)
+        prev = k0
+    tl.store(c + (r[:, None] * 16 + r[None, :]), acc)
+
+
+@tc.kernel
+def left_alone(a, c, K, S, BK: tl.constexpr):
+    """A runtime step and a loop that stores: neither is pipelined."""
+    r = tl.arange(0, 16)
+    acc = tl.zeros((16, 16), tl.float32)
+    for k0 in range(0, K, S):
+        x = tl.load(a + r[:, None] * 16 + r[None, :])
+        acc = tl.dot(x, x, acc)
+    for k0 in range(0, K, BK):
+        x = tl.load(a + r[:, None] * 16 + r[None, :])
+        acc = tl.dot(x, x, acc)
+        tl.store(c + r[:, None] * 16 + r[None, :], acc)
+
+
+def _tile_ir(kernel, args, constants) -> tuple[str, object]:
+    """The tile IR the NumPy backend runs, and the kernel's launch metadata."""
+    ck = tc.compile(kernel, args=args, constants=constants, backend="numpy")
+    return ck.stages[-1][1], ck.metadata
+
+
+def _run(text: str, info, grid, args, *passes) -> str:
+    """Run ``passes`` (verifying after each) on ``text``, then interpret it; the IR run."""
+    module, ctx = parse_module(text), make_context()
+    for p in passes:
+        p.apply(ctx, module)
+        module.verify()
+    numpy_backend.run(module, info, grid, args)
+    return str(module)
+
+
+def _loop_arity(text: str) -> list[int]:
+    module = parse_module(text)
+    return [len(op.iter_args) for op in module.walk() if isinstance(op, scf.ForOp)]
+
+
+def _same_bits(kernel, grid, make_args, constants, stages, lower=False):
+    """The kernel's outputs with and without the pass, bit for bit; the pipelined IR."""
+    plain, piped = make_args(), make_args()
+    text, info = _tile_ir(kernel, plain, constants)
+    first = (LowerControl(),) if lower else ()
+    _run(text, info, grid, plain, *first)
+    out = _run(text, info, grid, piped, *first, PipelineLoads(num_stages=stages))
+    for x, y in zip(plain, piped, strict=True):
+        if isinstance(x, np.ndarray):
+            assert x.tobytes() == y.tobytes()
+    return out
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+@pytest.mark.parametrize("k", [64, 70, 16, 0])
+def test_example_matmul_bits_unchanged(k, stages):
+    """K a multiple of BK, not one, under one block (one iteration), zero (none)."""
+    m, n, rng = 40, 24, np.random.default_rng(k)
+    a = rng.standard_normal((m, max(k, 1))).astype(np.float16)
+    b = rng.standard_normal((max(k, 1), n)).astype(np.float16)
+
+    def make_args():
+        return [a, b, np.full((m, n), np.nan, np.float16), m, n, k, a.shape[1], n, n]
+
+    consts = {"BM": 16, "BN": 16, "BK": 32, "GROUP": 2, "ACTIVATION": "leaky_relu"}
+    text = _same_bits(example.matmul, (tc.cdiv(m, 16) * tc.cdiv(n, 16),), make_args, consts,
+                      stages, lower=True)
+    assert _loop_arity(text) == [1 + 2 * (stages - 1)]  # acc and the prefetched a, b tiles
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+@pytest.mark.parametrize("k", [48, 50, 8])
+def test_advancing_pointers_bits_unchanged(k, stages):
+    """Carried pointers (as the NumPy backend runs them, and as lower-control's offsets)."""
+    rng = np.random.default_rng(k)
+    a = rng.standard_normal((16, k)).astype(np.float16)
+    bt = rng.standard_normal((16, k)).astype(np.float16)
+
+    def make_args():
+        return [a, bt, np.zeros((16, 16), np.float32), 16, 16, k]
+
+    consts = {"BM": 16, "BN": 16, "BK": 16}
+    for lower in (False, True):
+        text = _same_bits(advancing, (1,), make_args, consts, stages, lower)
+        assert _loop_arity(text) == [3 + 2 * (stages - 1)]  # acc, pa, pb and the prefetches
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+def test_iter_arg_equal_to_induction_variable(stages):
+    a = np.random.default_rng(3).standard_normal((16, 40)).astype(np.float16)
+
+    def make_args():
+        return [a, np.zeros((16, 16), np.float32), 40]
+
+    text = _same_bits(lagging, (1,), make_args, {"BK": 16}, stages, lower=True)
+    assert _loop_arity(text) == [2 + (stages - 1)]
+
+
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_strided_matmul_bits_unchanged(trans_b):
+    m, n, k, rng = 20, 24, 40, np.random.default_rng(1)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k) if trans_b else (k, n)).astype(np.float32)
+    strides = (1, k) if trans_b else (n, 1)
+
+    def make_args():
+        return [a, b, np.zeros((m, n), np.float32), m, n, k, k, 1, *strides]
+
+    consts = {"BM": 16, "BN": 16, "BK": 16, "PRECISION": "ieee", "TRANS_B": trans_b,
+              "ACC": "f32"}
+    text = _same_bits(strided_matmul, (2, 2), make_args, consts, 2, lower=True)
+    assert _loop_arity(text) == [3]
+
+
+def test_attention_bits_unchanged():
+    """Two dots: K through the score dot, V through the value dot; a causal bound."""
+    shape, rng = (1, 1, 40, 16), np.random.default_rng(2)
+    q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
+
+    def make_args():
+        return [q, k, v, np.zeros(shape, np.float16), np.float32(0.25), shape[2]]
+
+    consts = {"CAUSAL": True, "BM": 16, "BN": 16, "D": 16}
+    text = _same_bits(attention.attention, (3, 1), make_args, consts, 2, lower=True)
+    assert _loop_arity(text) == [5]  # m, l, acc and the prefetched K and V tiles
+
+
+def test_unrecognized_loops_unchanged():
+    args = [np.ones((16, 16), np.float16), np.zeros((16, 16), np.float32), 32, 16]
+    text, _ = _tile_ir(left_alone, args, {"BK": 16})
+    module = parse_module(text)
+    PipelineLoads().apply(make_context(), module)
+    assert str(module) == str(parse_module(text))
+
+
+def test_wgsl_pipeline_matmul():
+    """The wgsl pipeline runs the pass (lavapipe): a partial last block and one block."""
+    if not availability("wgsl")[0]:
+        pytest.skip("no WebGPU adapter")
+    rng = np.random.default_rng(5)
+    for k in (40, 8):
+        a, b = (rng.standard_normal(s).astype(np.float16) for s in ((32, k), (k, 16)))
+        c = np.full((32, 16), np.nan, np.float16)
+        example.matmul[(2,)](a, b, c, 32, 16, k, k, 16, 16, BM=16, BN=16, BK=16, GROUP=2,
+                             ACTIVATION="", backend="wgsl")
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        np.testing.assert_allclose(c.astype(np.float64), want, atol=2e-2 * np.abs(want).max())
+
+
+def test_ptx_pipeline_pipelines_and_assembles():
+    ck = tc.compile(example.matmul, backend="ptx",
+                    signature="*f16,*f16,*f16,i32,i32,i32,i32,i32,i32",
+                    constants={"BM": 64, "BN": 64, "BK": 32, "GROUP": 8, "ACTIVATION": ""})
+    stages = dict(ck.stages)
+    assert _loop_arity(stages["pipeline-loads"]) == [3]
+    assert isinstance(ck.asm["cubin"], bytes) and ck.asm["cubin"]
