@@ -191,3 +191,29 @@ def test_wgsl_refuses_int8_dot():
     with pytest.raises(tc.UnsupportedError, match="i8"):
         tc.compile(one_block, signature="*i8,*i8,*i32", constants={"M": 16, "N": 16, "K": 16},
                    backend="wgsl")
+
+
+@tc.kernel
+def matmul_advancing_pointers(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                              BK: tl.constexpr):
+    """Triton's tutorial idiom: pointer tiles built once, advanced by BK each step."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a + rm[:, None] * K + rk[None, :]  # a broadcast tile of pointers
+    b_ptrs = b + rk[:, None] * N + rn[None, :]
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        acc += tl.dot(tl.load(a_ptrs, mask=(k0 + rk)[None, :] < K),
+                      tl.load(b_ptrs, mask=(k0 + rk)[:, None] < K))
+        a_ptrs += BK
+        b_ptrs += BK * N
+    tl.store(c + rm[:, None] * N + rn[None, :], acc)
+
+
+def test_matmul_with_advancing_pointer_tiles(backend, rng):
+    a, b = _inputs(rng, np.float16, (32, 72)), _inputs(rng, np.float16, (72, 64))
+    c = np.zeros((32, 64), np.float32)
+    if launch(matmul_advancing_pointers, (1, 2), a, b, c, 32, 64, 72, backend=backend, BM=32,
+              BN=32, BK=16):
+        _check(c, a.astype(np.float64) @ b.astype(np.float64), np.float16, k=72)

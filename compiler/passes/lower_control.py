@@ -35,6 +35,10 @@ from dialects import arith_shaped, tile
 from dialects.tile import PtrType, element_type, like
 
 _CONTROL = (scf.ForOp, scf.IfOp, scf.WhileOp)
+# Ops that rearrange a tile of pointers (``(a + rm[:, None] * K) + rk[None, :]`` broadcasts
+# the pointer tile): the offsets rearrange the same way.
+_SHAPE_OPS = (tile.BroadcastOp, tile.ExpandDimsOp, tile.ReshapeOp, tile.TransOp,
+              tile.ConvertLayoutOp)
 
 
 def _is_ptr(v: SSAValue) -> bool:
@@ -99,7 +103,8 @@ def _base(v: SSAValue, user: Operation) -> BlockArgument:
         seen.add(v)
         owner = v.owner
         nxt = owner.ptr if isinstance(owner, tile.AddPtrOp) else \
-            owner.value if isinstance(owner, tile.SplatOp) else _source(v)
+            owner.value if isinstance(owner, tile.SplatOp) else \
+            owner.src if isinstance(owner, _SHAPE_OPS) else _source(v)
         if nxt is None or nxt in seen:
             raise _fail(user, "cannot trace this pointer to a kernel argument (a pointer "
                               "must be an argument plus offsets)")
@@ -172,6 +177,14 @@ def _offset(v: SSAValue, point: InsertPoint, user: Operation) -> SSAValue | None
         inner = _offset(owner.value, point, user)
         return None if inner is None else \
             _insert(tile.SplatOp(inner, _offset_type(v.type)), point, user)
+    if isinstance(owner, _SHAPE_OPS):
+        inner = _offset(owner.src, point, user)
+        if inner is None:
+            return None
+        rearranged = type(owner).create(
+            operands=[inner], result_types=[_offset_type(v.type)],
+            properties=dict(owner.properties), attributes=dict(owner.attributes))
+        return _insert(rearranged, point, user)
     return None  # the argument itself (_base checked that it is one)
 
 
