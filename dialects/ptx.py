@@ -209,11 +209,12 @@ class SRegOp(IRDLOperation):
             raise VerifyException(f"ptx.sreg: unknown special register {self.reg.data!r}")
 
 
-def _check_global(op: IRDLOperation, addr: SSAValue, value_type: Attribute,
-                  pred: SSAValue | None, vec: int) -> None:
+def _check_access(op: IRDLOperation, addr: SSAValue, value_type: Attribute,
+                  pred: SSAValue | None, vec: int, addr_type: Attribute = i64) -> None:
+    """A memory access: one ``addr_type`` address (global i64, shared i32) per ``vec``."""
     _check_register(op, value_type)
-    if element_type(addr.type) != i64:
-        raise VerifyException(f"{op.name} addresses must be i64")
+    if element_type(addr.type) != addr_type:
+        raise VerifyException(f"{op.name} addresses must be {addr_type}")
     if element_type(value_type) == IntegerType(1):
         raise VerifyException(f"{op.name}: predicates are not memory types (use i8)")
     if vec not in (1, 2, 4) or lanes(addr.type) * vec != lanes(value_type):
@@ -225,7 +226,9 @@ def _check_global(op: IRDLOperation, addr: SSAValue, value_type: Attribute,
         raise VerifyException(f"{op.name} predicate must be i1, one per address or scalar")
 
 
-class _GlobalOp(IRDLOperation):
+class _VecAccess(IRDLOperation):
+    """An access of ``vec`` registers per address (``.vN``; absent is one)."""
+
     vec = opt_prop_def(IntegerAttr[I32])
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
 
@@ -235,7 +238,7 @@ class _GlobalOp(IRDLOperation):
 
 
 @irdl_op_definition
-class LdGlobalOp(_GlobalOp):
+class LdGlobalOp(_VecAccess):
     """``ld.global[.vN]`` per address, guarded by ``pred``; guarded-off lanes get ``other``."""
 
     name = "ptx.ld_global"
@@ -255,11 +258,11 @@ class LdGlobalOp(_GlobalOp):
                          properties={"vec": IntegerAttr(vec, i32)})
 
     def verify_(self) -> None:
-        _check_global(self, self.addr, self.result.type, self.pred, self.width)
+        _check_access(self, self.addr, self.result.type, self.pred, self.width)
 
 
 @irdl_op_definition
-class StGlobalOp(_GlobalOp):
+class StGlobalOp(_VecAccess):
     """``st.global[.vN]`` of ``value`` per address, guarded by ``pred``."""
 
     name = "ptx.st_global"
@@ -276,12 +279,12 @@ class StGlobalOp(_GlobalOp):
         super().__init__(operands=[addr, value, pred], properties={"vec": IntegerAttr(vec, i32)})
 
     def verify_(self) -> None:
-        _check_global(self, self.addr, self.value.type, self.pred, self.width)
+        _check_access(self, self.addr, self.value.type, self.pred, self.width)
 
 
 def _check_atomic(op: IRDLOperation, addr: SSAValue, result: SSAValue,
                   pred: SSAValue | None) -> None:
-    _check_global(op, addr, result.type, pred, 1)
+    _check_access(op, addr, result.type, pred, 1)
 
 
 @irdl_op_definition
@@ -434,53 +437,46 @@ class SharedOp(IRDLOperation):
         super().__init__(result_types=[i32], properties={"size": IntegerAttr(size, i32)})
 
 
-def _check_shared_access(op: IRDLOperation, addr: SSAValue, value_type: Attribute,
-                         pred: SSAValue | None) -> None:
-    _check_register(op, value_type)
-    if element_type(addr.type) != i32 or lanes(addr.type) != lanes(value_type):
-        raise VerifyException(f"{op.name} needs one i32 shared address per lane")
-    if element_type(value_type) == IntegerType(1):
-        raise VerifyException(f"{op.name}: predicates are not memory types (use i8)")
-    if pred is not None and (element_type(pred.type) != IntegerType(1)
-                             or lanes(pred.type) not in (1, lanes(addr.type))):
-        raise VerifyException(f"{op.name} predicate must be i1, one per address or scalar")
+def _vec(vec: int) -> dict[str, Attribute]:
+    return {} if vec == 1 else {"vec": IntegerAttr(vec, i32)}
 
 
 @irdl_op_definition
-class LdSharedOp(IRDLOperation):
-    """``ld.shared`` per lane from a shared address."""
+class LdSharedOp(_VecAccess):
+    """``ld.shared[.vN]`` per 32-bit shared address."""
 
     name = "ptx.ld_shared"
     addr = operand_def()
     result = result_def()
     assembly_format = "$addr attr-dict `:` type($addr) `->` type($result)"
 
-    def __init__(self, addr: SSAValue, result_type: Attribute):
-        super().__init__(operands=[addr], result_types=[result_type])
+    def __init__(self, addr: SSAValue, result_type: Attribute, vec: int = 1):
+        super().__init__(operands=[addr], result_types=[result_type],
+                         properties=_vec(vec))
 
     def verify_(self) -> None:
-        _check_shared_access(self, self.addr, self.result.type, None)
+        _check_access(self, self.addr, self.result.type, None, self.width, i32)
 
 
 @irdl_op_definition
-class StSharedOp(IRDLOperation):
-    """``st.shared`` per lane to a shared address, guarded by ``pred``."""
+class StSharedOp(_VecAccess):
+    """``st.shared[.vN]`` of ``value`` per 32-bit shared address, guarded by ``pred``."""
 
     name = "ptx.st_shared"
     addr = operand_def()
     value = operand_def()
     pred = opt_operand_def()
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
     assembly_format = (
         "$addr `,` $value (`if` $pred^ `:` type($pred))? attr-dict"
         " `:` type($addr) `,` type($value)"
     )
 
-    def __init__(self, addr: SSAValue, value: SSAValue, pred: SSAValue | None = None):
-        super().__init__(operands=[addr, value, pred])
+    def __init__(self, addr: SSAValue, value: SSAValue, pred: SSAValue | None = None,
+                 vec: int = 1):
+        super().__init__(operands=[addr, value, pred], properties=_vec(vec))
 
     def verify_(self) -> None:
-        _check_shared_access(self, self.addr, self.value.type, self.pred)
+        _check_access(self, self.addr, self.value.type, self.pred, self.width, i32)
 
 
 @irdl_op_definition

@@ -78,8 +78,20 @@ def _check_access(op: IRDLOperation, base: SSAValue, index: SSAValue,
         raise VerifyException(f"{op.name} vec must divide the number of lanes")
 
 
+class _Access(IRDLOperation):
+    """An access whose ``vec`` consecutive lanes have consecutive, ``vec``-aligned indices
+    (and one mask value), so a target may move them as one wide access."""
+
+    vec = opt_prop_def(IntegerAttr[I32])
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+    @property
+    def width(self) -> int:
+        return 1 if self.vec is None else self.vec.value.data
+
+
 @irdl_op_definition
-class LoadOp(IRDLOperation):
+class LoadOp(_Access):
     """Per lane, ``base[index]`` where ``mask`` holds, else ``other``.
 
     ``vec`` consecutive lanes have consecutive, ``vec``-aligned indices and one mask
@@ -93,8 +105,6 @@ class LoadOp(IRDLOperation):
     mask = opt_operand_def()
     other = opt_operand_def(T)
     result = result_def(T)
-    vec = opt_prop_def(IntegerAttr[I32])
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
         "$base `[` $index `]` (`mask` $mask^ `:` type($mask))? (`other` $other^)? attr-dict"
         " `:` type($base) `,` type($index) `->` type($result)"
@@ -107,16 +117,12 @@ class LoadOp(IRDLOperation):
                          result_types=[like(index.type, base.type.pointee)],
                          properties={"vec": IntegerAttr(vec, i32)})
 
-    @property
-    def width(self) -> int:
-        return 1 if self.vec is None else self.vec.value.data
-
     def verify_(self) -> None:
         _check_access(self, self.base, self.index, self.result.type, self.mask, self.width)
 
 
 @irdl_op_definition
-class StoreOp(IRDLOperation):
+class StoreOp(_Access):
     """Per lane, ``base[index] = value`` where ``mask`` holds (``vec`` as for load)."""
 
     name = "simt.store"
@@ -124,8 +130,6 @@ class StoreOp(IRDLOperation):
     index = operand_def()
     value = operand_def()
     mask = opt_operand_def()
-    vec = opt_prop_def(IntegerAttr[I32])
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
         "$base `[` $index `]` `,` $value (`mask` $mask^ `:` type($mask))? attr-dict"
         " `:` type($base) `,` type($index) `,` type($value)"
@@ -135,10 +139,6 @@ class StoreOp(IRDLOperation):
                  mask: SSAValue | None = None, vec: int = 1):
         super().__init__(operands=[base, index, value, mask],
                          properties={"vec": IntegerAttr(vec, i32)})
-
-    @property
-    def width(self) -> int:
-        return 1 if self.vec is None else self.vec.value.data
 
     def verify_(self) -> None:
         _check_access(self, self.base, self.index, self.value.type, self.mask, self.width)
@@ -168,9 +168,14 @@ class SharedAllocOp(IRDLOperation):
             raise VerifyException("simt.shared_alloc gives a 1-D memref in memory space 3")
 
 
+def _vec_prop(vec: int) -> dict[str, Attribute]:
+    """``vec`` as a property where it says more than the default of one lane."""
+    return {} if vec == 1 else {"vec": IntegerAttr(vec, i32)}
+
+
 @irdl_op_definition
-class SharedLoadOp(IRDLOperation):
-    """Per lane, ``buffer[index]`` from shared memory."""
+class SharedLoadOp(_Access):
+    """Per lane, ``buffer[index]`` from shared memory (``vec`` as for ``simt.load``)."""
 
     name = "simt.shared_load"
     buffer = operand_def(MemRefType)
@@ -180,39 +185,42 @@ class SharedLoadOp(IRDLOperation):
         "$buffer `[` $index `]` attr-dict `:` type($buffer) `,` type($index) `->` type($result)"
     )
 
-    def __init__(self, buffer: SSAValue, index: SSAValue):
+    def __init__(self, buffer: SSAValue, index: SSAValue, vec: int = 1):
         super().__init__(operands=[buffer, index],
-                         result_types=[like(index.type, buffer.type.element_type)])
+                         result_types=[like(index.type, buffer.type.element_type)],
+                         properties=_vec_prop(vec))
 
     def verify_(self) -> None:
-        _check_shared(self, self.buffer, self.index, self.result.type, None)
+        _check_shared(self, self.buffer, self.index, self.result.type, None, self.width)
 
 
 @irdl_op_definition
-class SharedStoreOp(IRDLOperation):
-    """Per lane, ``buffer[index] = value`` in shared memory where ``mask`` holds."""
+class SharedStoreOp(_Access):
+    """Per lane, ``buffer[index] = value`` in shared memory where ``mask`` holds (``vec``
+    as for ``simt.store``)."""
 
     name = "simt.shared_store"
     buffer = operand_def(MemRefType)
     index = operand_def()
     value = operand_def()
     mask = opt_operand_def()
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
     assembly_format = (
         "$buffer `[` $index `]` `,` $value (`mask` $mask^ `:` type($mask))? attr-dict"
         " `:` type($buffer) `,` type($index) `,` type($value)"
     )
 
     def __init__(self, buffer: SSAValue, index: SSAValue, value: SSAValue,
-                 mask: SSAValue | None = None):
-        super().__init__(operands=[buffer, index, value, mask])
+                 mask: SSAValue | None = None, vec: int = 1):
+        super().__init__(operands=[buffer, index, value, mask], properties=_vec_prop(vec))
 
     def verify_(self) -> None:
-        _check_shared(self, self.buffer, self.index, self.value.type, self.mask)
+        _check_shared(self, self.buffer, self.index, self.value.type, self.mask, self.width)
 
 
 def _check_shared(op: IRDLOperation, buffer: SSAValue, index: SSAValue,
-                  value_type: Attribute, mask: SSAValue | None) -> None:
+                  value_type: Attribute, mask: SSAValue | None, vec: int) -> None:
+    if vec < 1 or _lanes(index.type) % vec:
+        raise VerifyException(f"{op.name} vec must divide the number of lanes")
     if not is_shared(buffer.type):
         raise VerifyException(f"{op.name} needs a shared-memory buffer (memory space 3)")
     if like(index.type, buffer.type.element_type) != value_type:

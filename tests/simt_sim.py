@@ -161,14 +161,15 @@ class Program:
     def _shared_store(self, op, buf, index, value, *rest):
         state = self.shared[op.buffer]
         assert not state[2], "shared memory rewritten without a barrier after its reads"
-        _scatter(buf, index, value, True if op.mask is None else self.env[op.mask])
+        mask = self._check_access(op, buf, index, None if op.mask is None else self.env[op.mask])
+        _scatter(buf, index, value, mask)
         state[1] = True
 
     def _shared_load(self, op, buf, index):
         state = self.shared[op.buffer]
         assert not state[1], "shared memory read without a barrier after its writes"
         state[2] = True
-        assert (index >= 0).all() and (index < buf.size).all()
+        self._check_access(op, buf, index, None)
         return buf[index]
 
     def _shuffle_threads(self, op, a):

@@ -4,6 +4,7 @@ skip with the availability reason when no CUDA device is present)."""
 
 import functools
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -178,6 +179,39 @@ def test_narrow_lanes_move_as_words(dt, vec, wide):
         assert re.search(r"\tmov\.b32 %r\d+, \{%(h|rs)\d+, %(h|rs)\d+\};\n", text)
     else:  # bytes: packed by prmt, split by shr
         assert "prmt.b32" in text and "shr.u16" in text
+
+
+def test_word_bools_test_only_their_byte():
+    """A bool split from a loaded word has the next lane's bool in its register's upper
+    byte: only the zero-extended low byte decides it (one cvt per lane, before setp)."""
+    text, _, _ = build(kernel_ir(BINARY.format(op="xori"), "i1", "i1", k=16, vec=16))
+    tests = re.findall(r"setp\.ne\.u16 %p\d+, (%rs\d+), %rs\d+;", text)
+    assert len(tests) == 32
+    assert all(re.search(rf"cvt\.u16\.u8 {reg}, %rs\d+;", text) for reg in tests)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_shared_accesses_move_vec_lanes_at_once(arch):
+    ir = (Path(__file__).parent / "filecheck" / "ptx" / "shared_vec.mlir").read_text()
+    text, _, _ = build(ir, arch)
+    words = r"\{%r\d+, %r\d+, %r\d+, %r\d+\}"
+    assert len(re.findall(rf"\tst\.shared\.v4\.b32 \[%r\d+\], {words};", text)) == 1
+    assert len(re.findall(rf"@%p\d+ st\.shared\.v4\.b32 \[%r\d+\], {words};", text)) == 1
+    assert len(re.findall(rf"ld\.shared\.v4\.b32 {words}, \[%r\d+\];", text)) == 2
+    assert text.count("st.shared.v4.f32") == 2
+    assert not re.search(r"(ld|st)\.shared\.(b16|u8|f32|b32) ", text)
+
+
+def test_matmul_stages_f16_operands_in_128_bit_stores():
+    """examples/matmul.py in f16 on tensor cores (128 x 128 x 32, 8 warps): a thread's 16
+    elements of A and of B are two runs of 8 along a staged row, stored as 4 x v4.b32."""
+    from examples.matmul import matmul
+    a, b, c = (np.zeros((256, 256), np.float16) for _ in range(3))
+    ck = tc.compile(matmul, args=(a, b, c, 256, 256, 256, 256, 256, 256, 128, 128, 32, 8, "",
+                                  "ieee"), backend="ptx", num_warps=8)
+    text = ck.asm["ptx"]
+    assert text.count("st.shared.v4.b32") == 4
+    assert "st.shared.b16" not in text
 
 
 @tc.kernel

@@ -3,7 +3,8 @@
 - ``vector.extract`` -> ``ptx.lanes`` (a register renamed);
 - ``simt.shared_alloc`` -> ``ptx.shared`` (a ``.shared`` byte array, its 32-bit address);
   ``shared_load``/``shared_store`` -> ``ptx.ld_shared``/``st_shared`` at ``base + index *
-  size`` (bools as bytes); ``simt.barrier`` -> ``bar.sync 0``;
+  size``, ``vec`` lanes per access as for global memory (``lower_memory``: at most 128
+  bits, narrow lanes as 32-bit words, bools as bytes); ``simt.barrier`` -> ``bar.sync 0``;
 - ``simt.shuffle_xor``/``shuffle_up``/``shuffle_down`` -> ``shfl.sync.bfly``/``up``/
   ``down.b32`` over the full warp. ``shfl`` moves 32 bits: 16-bit registers (and bools)
   travel widened, 64-bit values as two halves.
@@ -13,9 +14,19 @@ from __future__ import annotations
 
 from xdsl.dialects import vector
 from xdsl.dialects.builtin import IntegerType, i32
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from backends.ptx.lower_core import BYTES, Lowering, dtype, lowers
+from backends.ptx.lower_memory import (
+    I8,
+    MAX_ELEMENTS,
+    access_width,
+    as_words,
+    bool_of_byte,
+    byte_of_bool,
+    pack_words,
+    unpack_words,
+)
 from dialects import ptx, simt
 from dialects.tile import like
 
@@ -25,7 +36,6 @@ ShuffleOp = simt.ShuffleXorOp | simt.ShuffleUpOp | simt.ShuffleDownOp
 # above, 0 from below; lanes without a source keep their own value).
 _SHFL = {simt.ShuffleXorOp: ("bfly", 31), simt.ShuffleUpOp: ("up", 0),
          simt.ShuffleDownOp: ("down", 31)}
-I8 = IntegerType(8)
 
 
 @lowers(simt.SharedAllocOp)
@@ -34,30 +44,44 @@ def shared_alloc(lo: Lowering, op: simt.SharedAllocOp) -> SSAValue:
     return lo.value(ptx.SharedOp(t.get_shape()[0] * BYTES[dtype(t.element_type)]))
 
 
-def _address(lo: Lowering, buffer: SSAValue, index: SSAValue) -> SSAValue:
-    """``base + index * size`` per lane of the index."""
-    size = BYTES[dtype(buffer.type.element_type)]  # pyright: ignore[reportAttributeAccessIssue]
-    idx = lo.values[index]
-    return lo.inst("mad.lo.s32", [idx, lo.const(size, "i32"), lo.values[buffer]],
+def _address(lo: Lowering, op: simt.SharedLoadOp | simt.SharedStoreOp, vec: int
+             ) -> SSAValue:
+    """``base + index * size`` per access of ``vec`` lanes."""
+    size = BYTES[dtype(op.buffer.type.element_type)]  # pyright: ignore[reportAttributeAccessIssue]
+    idx = lo.pick(lo.values[op.index], vec)
+    return lo.inst("mad.lo.s32", [idx, lo.const(size, "i32"), lo.values[op.buffer]],
                    like(idx.type, i32))
 
 
 @lowers(simt.SharedLoadOp)
 def shared_load(lo: Lowering, op: simt.SharedLoadOp) -> SSAValue:
-    addr, rtype = _address(lo, op.buffer, op.index), op.result.type
+    rtype = op.result.type
+    vec = access_width(op, dtype(rtype))
+    addr = _address(lo, op, vec)
     if dtype(rtype) != "i1":
-        return lo.value(ptx.LdSharedOp(addr, rtype))
-    raw = lo.value(ptx.LdSharedOp(addr, like(rtype, I8)))
-    return lo.inst("setp.ne.u16", [raw, lo.const(0, "i8")], rtype)
+        return _ld(lo, addr, rtype, vec)
+    return bool_of_byte(lo, _ld(lo, addr, like(rtype, I8), vec), rtype, vec)
+
+
+def _ld(lo: Lowering, addr: SSAValue, rtype: Attribute, vec: int) -> SSAValue:
+    """``ld.shared`` of ``vec`` lanes per address, as words where that is too many lanes."""
+    if vec <= MAX_ELEMENTS:
+        return lo.value(ptx.LdSharedOp(addr, rtype, vec))
+    wtype, wvec = as_words(rtype, vec)
+    return unpack_words(lo, lo.value(ptx.LdSharedOp(addr, wtype, wvec)), rtype)
 
 
 @lowers(simt.SharedStoreOp)
 def shared_store(lo: Lowering, op: simt.SharedStoreOp) -> None:
-    addr, value = _address(lo, op.buffer, op.index), lo.values[op.value]
+    value = lo.values[op.value]
+    vec = access_width(op, dtype(value.type))
+    addr = _address(lo, op, vec)
+    pred = None if op.mask is None else lo.pick(lo.values[op.mask], vec)
     if dtype(value.type) == "i1":
-        value = lo.select(value, lo.const(1, "i8"), lo.const(0, "i8"))
-    pred = None if op.mask is None else lo.values[op.mask]
-    lo.emit(ptx.StSharedOp(addr, value, pred))
+        value = byte_of_bool(lo, value)
+    if vec > MAX_ELEMENTS:  # as words: those of a word load of the value are reused
+        value, vec = pack_words(lo, value), as_words(value.type, vec)[1]
+    lo.emit(ptx.StSharedOp(addr, value, pred, vec))
 
 
 @lowers(simt.BarrierOp)

@@ -25,7 +25,8 @@ _ATOM = {("add", "i32"): "add.u32", ("add", "f32"): "add.f32", ("max", "i32"): "
          ("cas", "f32"): "cas.b32"}
 _ATOM_LOOP = {("max", "f32"): "max.NaN.f32", ("min", "f32"): "min.NaN.f32"}
 _PRMT_EVEN_BYTES = 0x6420  # bytes 0, 2 of a then of b: the low bytes of two halves each
-_MAX_ELEMENTS = 4  # a PTX vector access moves at most 4 registers
+MAX_ELEMENTS = 4  # a PTX vector access moves at most 4 registers
+I8 = IntegerType(8)
 
 
 def _address(lo: Lowering, base: SSAValue, index: SSAValue, dt: str) -> SSAValue:
@@ -40,59 +41,81 @@ def _address(lo: Lowering, base: SSAValue, index: SSAValue, dt: str) -> SSAValue
     return lo.inst("add.s64", [base, lo.memo[key]], wide)
 
 
+def access_width(op: simt.LoadOp | simt.StoreOp | simt.SharedLoadOp | simt.SharedStoreOp,
+                 dt: str) -> int:
+    """The lanes one access of ``op`` moves: its ``vec``, at most 128 bits' worth."""
+    return min(op.width, 16 // BYTES[dt])
+
+
 def _access(lo: Lowering, op: simt.LoadOp | simt.StoreOp, dt: str
             ) -> tuple[SSAValue, SSAValue | None, int]:
     """Addresses and guards of the accesses, and their width in lanes."""
-    vec = min(op.width, 16 // BYTES[dt])  # PTX accesses are at most 128 bits wide
+    vec = access_width(op, dt)
     addr = _address(lo, lo.values[op.base], lo.pick(lo.values[op.index], vec), dt)
     mask = None if op.mask is None else lo.pick(lo.values[op.mask], vec)
     return addr, mask, vec
 
 
-def _words(n: int) -> VectorType:
-    return VectorType(i32, [n])
+def as_words(t: Attribute, vec: int) -> tuple[VectorType, int]:
+    """The 32-bit words holding the lanes of ``t``, and how many of them ``vec`` lanes are."""
+    per_word = 4 // BYTES[dtype(t)]
+    return VectorType(i32, [ptx.lanes(t) // per_word]), vec // per_word
 
 
-def _pack(lo: Lowering, v: SSAValue) -> SSAValue:
+def pack_words(lo: Lowering, v: SSAValue) -> SSAValue:
     """The 8- or 16-bit lanes of ``v`` as 32-bit words, lane 0 in the low bits of word 0."""
     key = ("words", v)
     if key not in lo.memo:
         n = ptx.lanes(v.type)
-        pairs = lo.value(ptx.RepackOp(v, _words(n // 2)))
+        pairs = lo.value(ptx.RepackOp(v, VectorType(i32, [n // 2])))
         if dtype(v.type) == "i8":  # each half holds its byte in the low 8 bits
             even, odd = (lo.value(ptx.LanesOp(pairs, list(range(s, n // 2, 2))))
                          for s in (0, 1))
             pairs = lo.inst("prmt.b32", [even, odd, lo.const(_PRMT_EVEN_BYTES, "i32")],
-                            _words(n // 4))
+                            VectorType(i32, [n // 4]))
         lo.memo[key] = pairs
     return lo.memo[key]
 
 
-def _unpack(lo: Lowering, words: SSAValue, rtype: Attribute) -> SSAValue:
-    """32-bit ``words`` split into the 8- or 16-bit lanes of ``rtype`` (``_pack`` undone)."""
+def unpack_words(lo: Lowering, words: SSAValue, rtype: Attribute) -> SSAValue:
+    """32-bit ``words`` split into the 8- or 16-bit lanes of ``rtype`` (``pack_words``
+    undone); a later ``pack_words`` of the lanes gives back these words."""
     if dtype(rtype) != "i8":
-        return lo.value(ptx.RepackOp(words, rtype))
-    # an i8 register's upper byte is unspecified: a half-word is its low byte's lane, and
-    # shifted right by 8 it is its high byte's
-    n = ptx.lanes(rtype)
-    halves = lo.value(ptx.RepackOp(words, VectorType(IntegerType(8), [n // 2])))
-    high = lo.inst("shr.u16", [halves, lo.const(8, "i32")], halves.type)
-    both = lo.value(ptx.ConcatOp([halves, high]))
-    return lo.value(ptx.LanesOp(both, [i // 2 + (n // 2) * (i % 2) for i in range(n)], rtype))
+        value = lo.value(ptx.RepackOp(words, rtype))
+    else:
+        # an i8 register's upper byte is unspecified: a half-word is its low byte's lane,
+        # and shifted right by 8 it is its high byte's
+        n = ptx.lanes(rtype)
+        halves = lo.value(ptx.RepackOp(words, VectorType(IntegerType(8), [n // 2])))
+        high = lo.inst("shr.u16", [halves, lo.const(8, "i32")], halves.type)
+        both = lo.value(ptx.ConcatOp([halves, high]))
+        order = [i // 2 + (n // 2) * (i % 2) for i in range(n)]
+        value = lo.value(ptx.LanesOp(both, order, rtype))
+    lo.memo[("words", value)] = words
+    return value
 
 
 def _ld(lo: Lowering, addr: SSAValue, rtype: Attribute, mask: SSAValue | None,
         other: SSAValue | None, vec: int) -> SSAValue:
     """``ld.global`` of ``vec`` lanes per address, as words where that is too many lanes."""
-    if vec <= _MAX_ELEMENTS:
+    if vec <= MAX_ELEMENTS:
         return lo.value(ptx.LdGlobalOp(addr, rtype, mask, other, vec))
-    per_word = 4 // BYTES[dtype(rtype)]
-    other = None if other is None else _pack(lo, other)
-    words = lo.value(ptx.LdGlobalOp(addr, _words(ptx.lanes(rtype) // per_word), mask, other,
-                                    vec // per_word))
-    value = _unpack(lo, words, rtype)
-    lo.memo[("words", value)] = words  # a store of what was loaded reuses the words
-    return value
+    other = None if other is None else pack_words(lo, other)
+    wtype, wvec = as_words(rtype, vec)
+    return unpack_words(lo, lo.value(ptx.LdGlobalOp(addr, wtype, mask, other, wvec)), rtype)
+
+
+def bool_of_byte(lo: Lowering, raw: SSAValue, rtype: Attribute, vec: int) -> SSAValue:
+    """Bools (``rtype``) from the bytes memory holds them in, loaded ``vec`` per access.
+    ``ld.u8`` zero-extends a byte, but one split from a word load keeps the next lane's
+    bool in its upper byte: that byte is cleared first."""
+    if vec > MAX_ELEMENTS:
+        raw = lo.extend_i8(raw, False)
+    return lo.inst("setp.ne.u16", [raw, lo.const(0, "i8")], rtype)
+
+
+def byte_of_bool(lo: Lowering, v: SSAValue) -> SSAValue:
+    return lo.select(v, lo.const(1, "i8"), lo.const(0, "i8"))
 
 
 @lowers(simt.LoadOp)
@@ -102,11 +125,8 @@ def load(lo: Lowering, op: simt.LoadOp) -> SSAValue:
     other = None if op.other is None else lo.values[op.other]
     if dt != "i1":
         return _ld(lo, addr, rtype, mask, other, vec)
-    byte_type = like(rtype, IntegerType(8))
-    if other is not None:
-        other = lo.select(other, lo.const(1, "i8"), lo.const(0, "i8"))
-    raw = _ld(lo, addr, byte_type, mask, other, vec)
-    return lo.inst("setp.ne.u16", [raw, lo.const(0, "i8")], rtype)
+    other = None if other is None else byte_of_bool(lo, other)
+    return bool_of_byte(lo, _ld(lo, addr, like(rtype, I8), mask, other, vec), rtype, vec)
 
 
 @lowers(simt.StoreOp)
@@ -115,9 +135,9 @@ def store(lo: Lowering, op: simt.StoreOp) -> None:
     addr, mask, vec = _access(lo, op, dt)
     value = lo.values[op.value]
     if dt == "i1":
-        value = lo.select(value, lo.const(1, "i8"), lo.const(0, "i8"))
-    if vec > _MAX_ELEMENTS:  # as words, like _ld
-        value, vec = _pack(lo, value), vec * BYTES[dt] // 4
+        value = byte_of_bool(lo, value)
+    if vec > MAX_ELEMENTS:  # as words, like _ld
+        value, vec = pack_words(lo, value), as_words(value.type, vec)[1]
     lo.emit(ptx.StGlobalOp(addr, value, mask, vec))
 
 

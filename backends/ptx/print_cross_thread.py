@@ -3,12 +3,15 @@
 
 A ``ptx.shared`` becomes a ``.shared`` byte array declared at the top of the kernel body
 (16-byte aligned, named per kernel) and a ``mov.u32`` of its address; shared accesses go
-through 32-bit addresses, one per lane. A kernel whose arrays together pass the 48 KB of
-static shared memory instead declares one ``.extern .shared`` (dynamic) array before its
-entry, and each ``ptx.shared`` is an offset into it (the launcher supplies the bytes).
+through 32-bit addresses, one per lane or per ``vec`` lanes (``.vN``). A kernel whose
+arrays together pass the 48 KB of static shared memory instead declares one ``.extern
+.shared`` (dynamic) array before its entry, and each ``ptx.shared`` is an offset into it
+(the launcher supplies the bytes).
 """
 
 from __future__ import annotations
+
+from xdsl.ir import SSAValue
 
 from backends.ptx import STATIC_SHARED_LIMIT, shared_layout
 from backends.ptx.print_core import MEMORY_TYPES, KernelPrinter, emits
@@ -32,19 +35,27 @@ def emit_shared(p: KernelPrinter, op: ptx.SharedOp) -> None:
     p.line(f"mov.u32 {p.reg(op.result)[0]}, {name}")
 
 
+def _shared(p: KernelPrinter, op: ptx.LdSharedOp | ptx.StSharedOp, kind: str,
+            value: SSAValue, pred: SSAValue | None) -> None:
+    """One ``ld``/``st.shared[.vN]`` per address, of its group of ``vec`` registers."""
+    vec, t = op.width, MEMORY_TYPES[element_type(value.type)]
+    wide, regs = f".v{vec}" if vec > 1 else "", p.reg(value)
+    for g, addr in enumerate(p.reg(op.addr)):
+        guard = f"@{p.lane(pred, g)} " if pred is not None else ""
+        group = regs[g * vec:(g + 1) * vec]
+        data = group[0] if vec == 1 else "{" + ", ".join(group) + "}"
+        access = f"{data}, [{addr}]" if kind == "ld" else f"[{addr}], {data}"
+        p.line(f"{guard}{kind}.shared{wide}.{t} {access}")
+
+
 @emits(ptx.LdSharedOp)
 def emit_ld_shared(p: KernelPrinter, op: ptx.LdSharedOp) -> None:
-    t = MEMORY_TYPES[element_type(op.result.type)]
-    for i, d in enumerate(p.reg(op.result)):
-        p.line(f"ld.shared.{t} {d}, [{p.lane(op.addr, i)}]")
+    _shared(p, op, "ld", op.result, None)
 
 
 @emits(ptx.StSharedOp)
 def emit_st_shared(p: KernelPrinter, op: ptx.StSharedOp) -> None:
-    t = MEMORY_TYPES[element_type(op.value.type)]
-    for i, v in enumerate(p.reg(op.value)):
-        guard = f"@{p.lane(op.pred, i)} " if op.pred is not None else ""
-        p.line(f"{guard}st.shared.{t} [{p.lane(op.addr, i)}], {v}")
+    _shared(p, op, "st", op.value, op.pred)
 
 
 @emits(ptx.BarOp)

@@ -2,7 +2,8 @@
 
 - ``vector.shuffle``/``vector.extract``: lane picks, spelled as vector constructors;
 - ``simt.shared_alloc``: a module-scope ``var<workgroup>`` array; ``shared_load``/
-  ``shared_store`` index it; ``simt.barrier`` is ``workgroupBarrier()``;
+  ``shared_store`` index it lane by lane (``vec`` says lanes are contiguous, which a
+  workgroup array access gains nothing from); ``simt.barrier`` is ``workgroupBarrier()``;
 - ``simt.shuffle_xor``/``shuffle_up``/``shuffle_down``: WGSL's subgroups need not be 32
   invocations wide (lavapipe's are not), so a shuffle goes through workgroup memory: each
   thread writes its value, and after a barrier reads the source lane's (a second barrier

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
+import numpy as np
 from xdsl.dialects import arith, math, scf, vector
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -41,7 +43,14 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.context import source_loc
 from compiler.errors import CompileError
-from compiler.passes.layouts import DimMap, lane_map, per_thread_shape
+from compiler.passes.axis_info import bits_of
+from compiler.passes.layouts import (
+    DimMap,
+    element_ids,
+    lane_map,
+    num_threads,
+    per_thread_shape,
+)
 from compiler.passes.lower_shapes import SHARED_CHUNK, _index, padded_strides
 from compiler.passes.simt_lowering import Lowering, lowers
 from dialects import simt, tile
@@ -128,16 +137,13 @@ def lower_dot(lo: Lowering, op: tile.DotOp) -> None:
     a = _staged(at, op.a, acc_elem, op.input_precision.data)
     b = _staged(at, op.b, acc_elem, op.input_precision.data)
     buf = lo.shared_buffer(element_type(a.type), p.size, op)
-    a_at = _index(lo, op, (a_t, [1, p.row_a]))
-    b_at = _index(lo, op, (b_t, [p.row_b, 1]))
-    rows, cols = lane_map(acc_t.encoding, acc_t.get_shape())
-    nc = per_thread_shape(acc_t.encoding, acc_t.get_shape())[1]
-    reads = _Reads(_coords(lo, op, rows, rows.lanes[::nc]),
-                   _coords(lo, op, cols, [p.b_offset + c for c in cols.lanes[:nc]]))
-    stores = (a, a_at, p.row_a, 0), (b, b_at, p.row_b, p.b_offset)
+    stores = (_store(lo, op, a, a_t, [1, p.row_a], 0, p),
+              _store(lo, op, b, b_t, [p.row_b, 1], p.b_offset, p))
+    reads = _reads(lo, op, acc_t, p, bits_of(element_type(a.type)))
     trips = p.k // p.kc
     if trips == 1:
-        stores = tuple((v, add_offset(lo, op, i, off), row, 0) for v, i, row, off in stores)
+        stores = tuple(st._replace(index=add_offset(lo, op, st.index, st.offset), offset=0)
+                       for st in stores)
         lo.replace(op, _trip(at, p, buf, stores, None, op.acc, reads))
         return
     body = Block(arg_types=[i32, op.acc.type])
@@ -173,6 +179,21 @@ def round_tf32(at: At, bits: SSAValue) -> SSAValue:
     return at(tile.SelectOp(nan, bits, rounded))
 
 
+def shared_vec(ids: np.ndarray, offsets: list[int], bits: int) -> int:
+    """The ``vec`` of a shared-memory access of ``bits``-bit elements ``ids`` (threads x
+    lanes) plus each of ``offsets``: how many consecutive lanes of every thread are
+    consecutive elements, the first a multiple of their count (a power of two, at most
+    128 bits), so that with the buffer's 16-byte alignment they are one access."""
+    vec = min(ids.shape[1], 128 // bits)
+    while vec > 1:
+        runs = ids.reshape(len(ids), -1, vec)
+        if ((runs == runs[..., :1] + np.arange(vec)).all() and not (runs[..., 0] % vec).any()
+                and not any(o % vec for o in offsets)):
+            return vec
+        vec //= 2
+    return 1
+
+
 def add_offset(lo: Lowering, op: Operation, at: SSAValue, offset: int) -> SSAValue:
     """``at + offset``, in the prologue (thread-id arithmetic)."""
     if not offset:
@@ -201,6 +222,8 @@ class _Reads:
 
     a_at: SSAValue
     b_at: SSAValue
+    a_vec: int  # lanes per shared-memory access
+    b_vec: int
 
     def spread(self, of_a: bool) -> list[int]:
         """Shuffle mask from the loaded values to the row-major block: an A value is
@@ -210,16 +233,50 @@ class _Reads:
         return [i if of_a else j for i in range(nr) for j in range(nc)]
 
 
-Store = tuple[SSAValue, SSAValue, int, int]  # value, index, row length, offset
+def _reads(lo: Lowering, op: Operation, acc_t: TensorType, p: _Plan, bits: int) -> _Reads:
+    """The positions of the thread's rows and columns, and how many of them one access
+    reads (a row of k starts at a multiple of the row length)."""
+    rows, cols = lane_map(acc_t.encoding, acc_t.get_shape())
+    nc = per_thread_shape(acc_t.encoding, acc_t.get_shape())[1]
+    tid = np.arange(num_threads(acc_t.encoding))[:, None]
+    sides = (rows, list(rows.lanes[::nc]), 0, p.row_a), (cols, list(cols.lanes[:nc]),
+                                                          p.b_offset, p.row_b)
+    at_a, at_b = (_coords(lo, op, dm, [offset + x for x in lanes])
+                  for dm, lanes, offset, _ in sides)
+    vec_a, vec_b = (shared_vec(dm.thread_part(tid) + np.asarray(lanes), [offset, row], bits)
+                    for dm, lanes, offset, row in sides)
+    return _Reads(at_a, at_b, vec_a, vec_b)
+
+
+class Store(NamedTuple):
+    """An operand's trip to shared memory: ``value`` at ``index + offset``, ``row``
+    elements per k, ``vec`` lanes per access."""
+
+    value: SSAValue
+    index: SSAValue
+    row: int
+    offset: int
+    vec: int
+
+
+def _store(lo: Lowering, op: Operation, v: SSAValue, t: TensorType, weights: list[int],
+           offset: int, p: _Plan) -> Store:
+    """Staging ``v`` (tile type ``t``) at ``sum(coord * weight)``; a row is k's weight (the
+    other weight is 1). A trip starts at a multiple of ``kc`` rows, which must keep the
+    accesses aligned too."""
+    row = max(weights)
+    vec = shared_vec(element_ids(t.encoding, t.get_shape(), weights), [offset, p.kc * row],
+                     bits_of(element_type(v.type)))
+    return Store(v, _index(lo, op, (t, weights)), row, offset, vec)
 
 
 def _trip(at: At, p: _Plan, buf: SSAValue, stores: tuple[Store, ...],
           trip: SSAValue | None, acc: SSAValue, reads: _Reads) -> SSAValue:
     """One trip through shared memory: write k rows ``trip * kc ..`` of A and B (all of
     them when ``trip`` is None), barrier, the k loop, barrier; the new accumulator."""
-    for value, index, row, offset in stores:
+    for value, index, row, offset, vec in stores:
         if trip is None:
-            at(simt.SharedStoreOp(buf, index, value))
+            at(simt.SharedStoreOp(buf, index, value, vec=vec))
             continue
         # this trip's elements, by an unsigned compare of the index less its start
         start = at(arith.MuliOp(trip, at.const(p.kc * row)))
@@ -227,15 +284,15 @@ def _trip(at: At, p: _Plan, buf: SSAValue, stores: tuple[Store, ...],
         inside = at(tile.CmpIOp("ult", shifted, at.const(p.kc * row, index.type)))
         if offset:
             shifted = at(arith.AddiOp(shifted, at.const(offset, index.type)))
-        at(simt.SharedStoreOp(buf, shifted, value, inside))
+        at(simt.SharedStoreOp(buf, shifted, value, inside, vec))
     at(simt.BarrierOp())
     body = Block(arg_types=[i32, acc.type])
     step = at.inside(body)
     kk, carried = body.args
-    spread = [_read(step, buf, step(arith.MuliOp(kk, step.const(row))), where,
+    spread = [_read(step, buf, step(arith.MuliOp(kk, step.const(row))), where, vec,
                     reads.spread(of_a), element_type(acc.type))
-              for row, where, of_a in ((p.row_a, reads.a_at, True),
-                                       (p.row_b, reads.b_at, False))]
+              for row, where, vec, of_a in ((p.row_a, reads.a_at, reads.a_vec, True),
+                                            (p.row_b, reads.b_at, reads.b_vec, False))]
     step(scf.YieldOp(_accumulate(step, *spread, carried)))
     result = at(scf.ForOp(at.const(0), at.const(p.kc), at.const(1), [acc], body))
     at(simt.BarrierOp())
@@ -249,11 +306,12 @@ def _accumulate(at: At, a: SSAValue, b: SSAValue, acc: SSAValue) -> SSAValue:
     return at(math.FmaOp(a, b, acc))
 
 
-def _read(at: At, buf: SSAValue, start: SSAValue, where: SSAValue, mask: list[int],
-          elem: Attribute) -> SSAValue:
-    """An operand's values at ``start + where`` (a row of k), spread by ``mask``."""
+def _read(at: At, buf: SSAValue, start: SSAValue, where: SSAValue, vec: int,
+          mask: list[int], elem: Attribute) -> SSAValue:
+    """An operand's values at ``start + where`` (a row of k), ``vec`` per access, spread
+    by ``mask``."""
     start = at(vector.BroadcastOp(start, where.type))
-    got = at(simt.SharedLoadOp(buf, at(arith.AddiOp(start, where))))
+    got = at(simt.SharedLoadOp(buf, at(arith.AddiOp(start, where)), vec))
     if element_type(got.type) != elem:  # f32 travels as its bits
         got = at(arith.BitcastOp(got, like(got.type, elem)))
     if mask == list(range(got.type.get_shape()[0])):  # pyright: ignore[reportAttributeAccessIssue]

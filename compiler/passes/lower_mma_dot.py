@@ -1,7 +1,8 @@
 """Part of tile-to-simt: ``tile.dot`` with a ``#tile.mma`` result (tile IR with layouts) ->
 SIMT IR on tensor cores: ``simt.ldmatrix`` and ``simt.mma`` (PTX ``mma.sync``).
 
-Every thread writes its elements of ``a`` and ``b`` to shared memory in their own type:
+Every thread writes its elements of ``a`` and ``b`` to shared memory in their own type
+(runs of a thread's lanes that are contiguous there as one wide store, ``vec``):
 A as M x K; B as K x N for 16-bit operands (read with ``ldmatrix .trans``), else as N x K
 (``ldmatrix`` cannot transpose 8- or 32-bit elements). A row of two or more 16-byte chunks
 is padded by one chunk, so the 8 rows of one ldmatrix matrix start in 8 different groups
@@ -28,8 +29,8 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from compiler.passes.axis_info import bits_of
-from compiler.passes.layouts import ilog2
-from compiler.passes.lower_dot import DOT_LOWERINGS, At, add_offset, round_tf32
+from compiler.passes.layouts import element_ids, ilog2
+from compiler.passes.lower_dot import DOT_LOWERINGS, At, add_offset, round_tf32, shared_vec
 from compiler.passes.lower_shapes import _index
 from compiler.passes.simt_lowering import Lowering
 from dialects import simt, tile
@@ -150,9 +151,11 @@ def lower_mma_dot(lo: Lowering, op: tile.DotOp) -> None:
     at = At(InsertPoint.before(op), op.location)
     buf = lo.shared_buffer(a_t.element_type, g.size, op)
     b_weights = [1, g.row_b] if g.b_nk else [g.row_b, 1]
-    at(simt.SharedStoreOp(buf, _index(lo, op, (a_t, [g.row_a, 1])), op.a))
-    at(simt.SharedStoreOp(buf, add_offset(lo, op, _index(lo, op, (b_t, b_weights)),
-                                          g.b_offset), op.b))
+    for v, t, weights, offset in ((op.a, a_t, [g.row_a, 1], 0),
+                                  (op.b, b_t, b_weights, g.b_offset)):
+        index = add_offset(lo, op, _index(lo, op, (t, weights)), offset)
+        vec = shared_vec(element_ids(t.encoding, t.get_shape(), weights), [offset], g.bits)
+        at(simt.SharedStoreOp(buf, index, v, vec=vec))
     at(simt.BarrierOp())
     bases = _base(lo, op, g, g.a_terms(), 0), _base(lo, op, g, g.b_terms(), g.b_offset)
     accs = [_shuffle(at, op.acc, op.acc, _lanes(g, r, c))

@@ -2,6 +2,8 @@
 // layout of 2-D per-thread blocks; a and b keep their load layouts and go through shared
 // memory (a transposed, k-major, rows padded); one scf.for over k reads a thread's rows
 // of A and columns of B, spreads them with vector.shuffle and accumulates with one fma.
+// B keeps its rows contiguous, so a thread's runs of columns are stored and read as one
+// access each (vec); A^T's padded rows are not aligned, so A moves lane by lane.
 // RUN: %opt %s -p assign-layouts | filecheck %s --check-prefix=LAYOUT
 // RUN: %opt %s -p assign-layouts,tile-to-simt,canonicalize,cse | filecheck %s
 
@@ -59,13 +61,13 @@ func.func @f32(%a: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %b: !tile.ptr<
 // CHECK:         %[[A:.*]] = arith.bitcast %a_v : vector<4xf32> to vector<4xi32>
 // CHECK:         %[[B:.*]] = arith.bitcast %b_v : vector<8xf32> to vector<8xi32>
 // CHECK:         simt.shared_store %[[BUF]][%{{.*}}], %[[A]] : memref<1552xi32, 3 : i32>, vector<4xi32>, vector<4xi32>
-// CHECK:         simt.shared_store %[[BUF]][%{{.*}}], %[[B]] : memref<1552xi32, 3 : i32>, vector<8xi32>, vector<8xi32>
+// CHECK:         simt.shared_store %[[BUF]][%{{.*}}], %[[B]] {vec = 4 : i32} : memref<1552xi32, 3 : i32>, vector<8xi32>, vector<8xi32>
 // CHECK-NEXT:    simt.barrier
 // CHECK:         %d = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %init) -> (vector<16xf32>) : i32 {
 // CHECK:           %[[AV:.*]] = simt.shared_load %[[BUF]][%{{.*}}] : memref<1552xi32, 3 : i32>, vector<4xi32> -> vector<4xi32>
 // CHECK:           %[[AF:.*]] = arith.bitcast %[[AV]] : vector<4xi32> to vector<4xf32>
 // CHECK:           %[[AS:.*]] = vector.shuffle %[[AF]], %[[AF]] [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]
-// CHECK:           %[[BV:.*]] = simt.shared_load %[[BUF]][%{{.*}}] : memref<1552xi32, 3 : i32>, vector<4xi32> -> vector<4xi32>
+// CHECK:           %[[BV:.*]] = simt.shared_load %[[BUF]][%{{.*}}] {vec = 4 : i32} : memref<1552xi32, 3 : i32>, vector<4xi32> -> vector<4xi32>
 // CHECK:           %[[BF:.*]] = arith.bitcast %[[BV]] : vector<4xi32> to vector<4xf32>
 // CHECK:           %[[BS:.*]] = vector.shuffle %[[BF]], %[[BF]] [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]
 // CHECK:           %[[F:.*]] = math.fma %[[AS]], %[[BS]], %[[ACC]] : vector<16xf32>
@@ -185,7 +187,8 @@ func.func @f16(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<
 // CHECK:         %[[AE:.*]] = arith.extf %a_v : vector<64xf16> to vector<64xf32>
 // CHECK:         %d = scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[OUT:.*]] = %init) -> (vector<16xf32>) : i32 {
 // CHECK:           %[[IN:.*]] = tile.cmpi "ult", %{{.*}}, %{{.*}} : vector<64xi32> -> vector<64xi1>
-// CHECK:           simt.shared_store %[[BUF]][%{{.*}}], %{{.*}} mask %[[IN]] : vector<64xi1>
+// CHECK:           simt.shared_store %[[BUF]][%{{.*}}], %{{.*}} mask %[[IN]] : vector<64xi1> :
+// CHECK:           simt.shared_store %[[BUF]][%{{.*}}], %{{.*}} mask %{{.*}} : vector<32xi1> {vec = 4 : i32}
 // CHECK:           simt.barrier
 // CHECK:           %[[R:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[OUT]]) -> (vector<16xf32>) : i32 {
 // CHECK:             math.fma {{.*}} : vector<16xf32>

@@ -1,8 +1,9 @@
 // tile-to-simt of tile.dot on tensor cores: with assign-layouts' mma option (set by the PTX
 // target) an f16 or i8 dot takes #tile.mma; a and b are staged in shared memory in their
-// own type (B as K x N for 16-bit operands, read with ldmatrix trans, else as N x K), and
-// one scf.for over k, carrying one vector<4> per (m16, n8) tile of the warp, runs
-// ldmatrix + mma; the 4-vectors become the accumulator again after it.
+// own type (B as K x N for 16-bit operands, read with ldmatrix trans, else as N x K; a
+// thread's run along a staged row is one store, vec), and one scf.for over k, carrying
+// one vector<4> per (m16, n8) tile of the warp, runs ldmatrix + mma; the 4-vectors
+// become the accumulator again after it.
 // RUN: %opt %s -p 'assign-layouts{mma=80}' | filecheck %s --check-prefix=LAYOUT
 // RUN: %opt %s -p assign-layouts | filecheck %s --check-prefix=FMA
 // RUN: %opt %s -p 'assign-layouts{mma=80},tile-to-simt,canonicalize,cse' | filecheck %s
@@ -58,8 +59,8 @@ func.return
 // FMA:            tile.dot {{.*}} -> tensor<32x32xf32, #tile.blocked<
 // CHECK-LABEL: func.func @f16(
 // CHECK:         %[[BUF:.*]] = simt.shared_alloc : memref<2560xf16, 3 : i32>
-// CHECK:         simt.shared_store %[[BUF]][%{{.*}}], %a_v : memref<2560xf16, 3 : i32>, vector<8xi32>, vector<8xf16>
-// CHECK-NEXT:    simt.shared_store %[[BUF]][%{{.*}}], %b_v : memref<2560xf16, 3 : i32>, vector<8xi32>, vector<8xf16>
+// CHECK:         simt.shared_store %[[BUF]][%{{.*}}], %a_v {vec = 4 : i32} : memref<2560xf16, 3 : i32>, vector<8xi32>, vector<8xf16>
+// CHECK-NEXT:    simt.shared_store %[[BUF]][%{{.*}}], %b_v {vec = 4 : i32} : memref<2560xf16, 3 : i32>, vector<8xi32>, vector<8xf16>
 // CHECK-NEXT:    simt.barrier
 // CHECK-NEXT:    %[[C0:.*]] = vector.shuffle %init, %init [0, 1, 4, 5] : vector<8xf32>, vector<8xf32>
 // CHECK-NEXT:    %[[C1:.*]] = vector.shuffle %init, %init [2, 3, 6, 7] : vector<8xf32>, vector<8xf32>
@@ -129,7 +130,7 @@ func.return
 // LAYOUT:         tile.dot {{.*}} -> tensor<32x16xi32, #tile.mma<version = 2, warps = [2, 2]>>
 // CHECK-LABEL: func.func @i8(
 // CHECK:         %[[BUF:.*]] = simt.shared_alloc : memref<3840xi8, 3 : i32>
-// CHECK:         simt.shared_store %[[BUF]][%{{.*}}], %a_v : memref<3840xi8, 3 : i32>, vector<16xi32>, vector<16xi8>
+// CHECK:         simt.shared_store %[[BUF]][%{{.*}}], %a_v {vec = 16 : i32} : memref<3840xi8, 3 : i32>, vector<16xi32>, vector<16xi8>
 // CHECK-NEXT:    simt.shared_store %[[BUF]][%{{.*}}], %b_v : memref<3840xi8, 3 : i32>, vector<8xi32>, vector<8xi8>
 // CHECK-NEXT:    simt.barrier
 // CHECK:         %d = scf.for %{{.*}} = %{{.*}} to %k step %{{.*}} iter_args(%[[ACC:[0-9]+]] = %c_v) -> (vector<4xi32>) : i32 {
