@@ -195,9 +195,12 @@ class CompiledKernel:
             self.launcher(grid, args)
 
 
+DEFAULT_STAGES = 2  # k-loop loads feeding a dot are prefetched one iteration ahead
+
+
 def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
-             dump: Any = None, key: str | None = None, arch: str | None = None
-             ) -> CompiledKernel:
+             dump: Any = None, key: str | None = None, arch: str | None = None,
+             num_stages: int = DEFAULT_STAGES) -> CompiledKernel:
     if key is not None and not dump:
         hit = cache.load(key)
         if hit is not None:
@@ -206,7 +209,7 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
     from compiler import frontend, pipeline
     module, params = frontend.generate(KernelSource.of(fn), specs)
     compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
-                            arch=arch or pipeline.DEFAULT_ARCH)
+                            arch=arch or pipeline.DEFAULT_ARCH, num_stages=num_stages)
     target = compiled.extra.get("arch", backend)
     if compiled.extra.get("debug"):  # strip-debug added the device_print/assert buffer
         params = params + [Param(debug_output.PARAM, "i32", True, True)]
@@ -298,20 +301,22 @@ class KernelFunction:
                      for n, v in bound.items())
 
     def compile_for(self, bound: dict[str, Any], backend: str, num_warps: int,
-                    debug: bool = False, dump: Any = None) -> CompiledKernel:
-        key = (backend, num_warps, debug, self._spec_key(bound))
+                    debug: bool = False, dump: Any = None,
+                    num_stages: int = DEFAULT_STAGES) -> CompiledKernel:
+        key = (backend, num_warps, debug, num_stages, self._spec_key(bound))
         ck = self._cache.get(key)
         if ck is None or dump:
             disk_key = cache.make_key(self.source, key)
             ck = _compile(self.fn, self.specialize(bound), backend, num_warps, debug,
-                          dump, disk_key)
+                          dump, disk_key, num_stages=num_stages)
             self._cache[key] = ck
         return ck
 
     @_public
     def run(self, grid, args, kwargs) -> None:
         backend = resolve_backend(kwargs.pop("backend", None))
-        opts = (backend, kwargs.pop("num_warps", 4), bool(kwargs.pop("debug", False)))
+        opts = (backend, kwargs.pop("num_warps", 4), bool(kwargs.pop("debug", False)),
+                kwargs.pop("num_stages", DEFAULT_STAGES))
         verify = bool(kwargs.pop("verify", False))
         key = (opts, self._launch_key(args, kwargs))
         prepared = self._launches.get(key)
@@ -335,14 +340,15 @@ class KernelFunction:
     def _prepare(self, opts: tuple, args: Sequence[Any], kwargs: dict):
         """Compile for a new launch key; returns the kernel and where each runtime
         argument comes from (a position in args, or a keyword)."""
-        backend, num_warps, debug = opts
+        backend, num_warps, debug, num_stages = opts
         if num_warps not in (1, 2, 4, 8, 16):
             raise LaunchError(f"num_warps must be 1, 2, 4, 8 or 16, got {num_warps}")
+        _check_stages(num_stages)
         bound = self.bind(args, kwargs)
         if any(n not in self.constexprs and n not in kwargs and i >= len(args)
                for i, n in enumerate(self.arg_names)):
             raise LaunchError(f"{self.__name__}(): runtime arguments cannot take defaults")
-        ck = self.compile_for(bound, backend, num_warps, debug)
+        ck = self.compile_for(bound, backend, num_warps, debug, num_stages=num_stages)
         sources = tuple(i if i < len(args) else n for i, n in enumerate(self.arg_names)
                         if n not in self.constexprs)
         return ck, sources
@@ -437,7 +443,8 @@ PTX_TARGETS = ("sm_80", "sm_86", "sm_89", "sm_90")
 @_public
 def compile(fn, signature=None, constants=None, backend: str | None = None,
             num_warps: int = 4, dump_ir: Any = None, debug: bool = False,
-            target: str | None = None, args: Sequence[Any] | None = None) -> CompiledKernel:
+            target: str | None = None, args: Sequence[Any] | None = None,
+            num_stages: int = DEFAULT_STAGES) -> CompiledKernel:
     """Compile a kernel for an explicit signature (``{"x": "*f32", "n": "i32"}``), or for
     example arguments (``args=``, specialized the way a launch would; nothing runs)."""
     kf = fn if isinstance(fn, KernelFunction) else KernelFunction(fn)
@@ -445,6 +452,7 @@ def compile(fn, signature=None, constants=None, backend: str | None = None,
     backend = resolve_backend(backend) if backend in (None, "auto") else backend
     if backend not in BACKENDS:
         raise LaunchError(f"unknown backend {backend!r}; choose from {BACKENDS + ('auto',)}")
+    _check_stages(num_stages)
     if target is not None and (backend != "ptx" or target not in PTX_TARGETS):
         raise LaunchError(f"target {target!r}: the ptx backend takes one of {PTX_TARGETS}")
     if args is not None:
@@ -453,8 +461,13 @@ def compile(fn, signature=None, constants=None, backend: str | None = None,
         specs = kf.specialize(kf.bind(args, dict(constants or {})))
     else:
         specs = _signature_specs(kf, signature, constants)
-    key = cache.make_key(kf.source, backend, num_warps, debug, specs, target)
-    return _compile(kf.fn, specs, backend, num_warps, debug, dump_ir, key, target)
+    key = cache.make_key(kf.source, backend, num_warps, debug, specs, target, num_stages)
+    return _compile(kf.fn, specs, backend, num_warps, debug, dump_ir, key, target, num_stages)
+
+
+def _check_stages(num_stages: Any) -> None:
+    if not isinstance(num_stages, int) or isinstance(num_stages, bool) or num_stages < 1:
+        raise LaunchError(f"num_stages must be a positive integer, got {num_stages!r}")
 
 
 def _signature_specs(kf: KernelFunction, signature, constants) -> list[ArgSpec]:

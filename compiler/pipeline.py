@@ -55,7 +55,8 @@ class Compiled:
     extra: dict = field(default_factory=dict)
 
 
-def _make_pass(spec: str, num_warps: int, debug: bool = False) -> ModulePass:
+def _make_pass(spec: str, num_warps: int, debug: bool = False, num_stages: int = 2
+               ) -> ModulePass:
     name, _, opts = spec.partition("{")
     cls = get_all_passes()[name]()
     kwargs = {}
@@ -66,12 +67,14 @@ def _make_pass(spec: str, num_warps: int, debug: bool = False) -> ModulePass:
         kwargs["num_warps"] = num_warps
     if "debug" in cls.__dataclass_fields__:
         kwargs["debug"] = debug
+    if "num_stages" in cls.__dataclass_fields__:
+        kwargs["num_stages"] = num_stages
     return cls(**kwargs)
 
 
 def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         dump: bool | str | None = None, arch: str = DEFAULT_ARCH,
-        debug: bool = False) -> Compiled:
+        debug: bool = False, num_stages: int = 2) -> Compiled:
     """Lower a frontend module for ``backend``; return all stages and the final code."""
     ctx = make_context()
     target = targets.load(backend)
@@ -80,7 +83,7 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
     records = debug_records(module) if debug and target.INPUT == "simt" else []
     dot_tol = dot_tolerance(module)
     for spec in passes(backend):
-        p = _make_pass(spec, num_warps, debug)
+        p = _make_pass(spec, num_warps, debug, num_stages)
         p.apply(ctx, module)
         if verify:
             module.verify()

@@ -18,16 +18,18 @@ def backend(request):
     return name
 
 
-def launch(kernel, grid, *args, backend, num_warps=4, debug=False, **constexprs) -> bool:
+def launch(kernel, grid, *args, backend, num_warps=4, debug=False, num_stages=2,
+           **constexprs) -> bool:
     """Launch on ``backend``; returns False when it could only compile (ptx, no GPU):
     the kernel was then compiled to PTX and assembled to a cubin for sm_90."""
     if backend == "ptx" and not availability("ptx")[0]:
         bound = kernel.bind(args, constexprs)
-        ck = kernel.compile_for(bound, "ptx", num_warps, debug)
+        ck = kernel.compile_for(bound, "ptx", num_warps, debug, num_stages=num_stages)
         assert ck.asm["cubin"][:4] == b"\x7fELF"
         assert ".entry" in ck.asm["ptx"]
         return False
-    kernel[grid](*args, backend=backend, num_warps=num_warps, debug=debug, **constexprs)
+    kernel[grid](*args, backend=backend, num_warps=num_warps, debug=debug,
+                 num_stages=num_stages, **constexprs)
     return True
 
 

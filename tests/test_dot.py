@@ -2,6 +2,7 @@
 shapes, masked edges, transposed operands, accumulation loops, ``@tc.func``, and the
 errors for what a dot cannot be."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -95,7 +96,10 @@ CASES = [  # dtype, precision, (M, N, K), block (BM, BN, BK)
     (np.float16, "ieee", (16, 32, 256), (16, 32, 256)),
     (np.float16, "ieee", (100, 70, 130), (64, 32, 32)),
     (np.int8, "ieee", (48, 48, 96), (32, 16, 32)),
+    (ml_dtypes.bfloat16, "ieee", (64, 48, 64), (32, 16, 32)),
 ]
+# What WGSL cannot store (no 8-bit or bfloat16 buffers): asserted to be refused.
+_WGSL_REFUSES = {np.dtype(np.int8): "i8", np.dtype(ml_dtypes.bfloat16): "bf16"}
 
 
 @pytest.mark.parametrize("trans_b", [False, True])
@@ -109,16 +113,19 @@ def test_matmul(backend, rng, dtype, precision, mnk, block, trans_b):
     out_dtype = np.int32 if dtype == np.int8 else np.float32
     c = np.full((M, N), -7, out_dtype)
     strides_b = (1, K) if trans_b else (N, 1)
-    if dtype == np.int8 and backend == "wgsl":  # WGSL stores no 8-bit types yet
-        with pytest.raises(tc.UnsupportedError, match="i8"):
+    if backend == "wgsl" and np.dtype(dtype) in _WGSL_REFUSES:
+        with pytest.raises(tc.UnsupportedError, match=_WGSL_REFUSES[np.dtype(dtype)]):
             launch(matmul, (1, 1), a, b, c, M, N, K, K, 1, *strides_b, backend=backend, BM=BM,
-                   BN=BN, BK=BK, PRECISION=precision, TRANS_B=trans_b, ACC="i32")
+                   BN=BN, BK=BK, PRECISION=precision, TRANS_B=trans_b,
+                   ACC="i32" if dtype == np.int8 else "f32")
         return
     if launch(matmul, (tc.cdiv(M, BM), tc.cdiv(N, BN)), a, bt if trans_b else b, c, M, N, K,
               K, 1, *strides_b, backend=backend, BM=BM, BN=BN, BK=BK,
               PRECISION=precision, TRANS_B=trans_b, ACC="i32" if dtype == np.int8 else "f32"):
         want = a.astype(np.int64) @ b.astype(np.int64) if dtype == np.int8 \
             else _reference(a, b, precision)
+        if dtype == ml_dtypes.bfloat16:
+            dtype = np.float16  # compared like f16: exact products, f32 sums
         _check(c, want, dtype, precision, K)
 
 
@@ -217,3 +224,27 @@ def test_matmul_with_advancing_pointer_tiles(backend, rng):
     if launch(matmul_advancing_pointers, (1, 2), a, b, c, 32, 64, 72, backend=backend, BM=32,
               BN=32, BK=16):
         _check(c, a.astype(np.float64) @ b.astype(np.float64), np.float16, k=72)
+
+
+def test_num_stages_option(backend, rng):
+    a, b = _inputs(rng, np.float32, (32, 80)), _inputs(rng, np.float32, (80, 32))
+    c = np.zeros((32, 32), np.float32)
+    if launch(matmul, (1, 1), a, b, c, 32, 32, 80, 80, 1, 32, 1, backend=backend, BM=32, BN=32,
+              BK=16, PRECISION="ieee", TRANS_B=False, ACC="f32", num_stages=3):
+        _check(c, a.astype(np.float64) @ b, np.float32, k=80)
+
+
+def test_num_stages_changes_the_pipelined_loop():
+    args = (np.zeros((32, 64), np.float16), np.zeros((64, 32), np.float16),
+            np.zeros((32, 32), np.float32), 32, 32, 64, 64, 1, 32, 1, 32, 32, 16, "ieee", False,
+            "f32")
+    stage = {n: dict(tc.compile(matmul, args=args, backend="wgsl", num_stages=n).stages)[
+        "pipeline-loads"] for n in (1, 2, 3)}
+    loop = {n: next(line for line in text.splitlines() if "scf.for" in line)
+            for n, text in stage.items()}
+    assert loop[1].count("iter_args") == 1 and "%" in loop[1]
+    # each stage in flight carries one more (a, b) pair of prefetched tiles
+    assert loop[2].count("tensor<") + 2 == loop[3].count("tensor<")
+    assert loop[1].count("tensor<") + 2 == loop[2].count("tensor<")
+    with pytest.raises(tc.LaunchError, match="num_stages"):
+        tc.compile(matmul, args=args, backend="wgsl", num_stages=0)
