@@ -167,13 +167,33 @@ def zeros_like(x):
 
 
 @_builtin
-def load(pointer, mask=None, other=None):
-    """Read through ``pointer`` where ``mask`` holds, ``other`` elsewhere."""
+def load(pointer, mask=None, other=None, boundary_check=None, padding_option=None):
+    """Read through ``pointer`` where ``mask`` holds, ``other`` elsewhere; through a
+    block pointer, outside the ``boundary_check`` dimensions read zero (or NaN with
+    ``padding_option="nan"``)."""
 
 
 @_builtin
-def store(pointer, value, mask=None):
-    """Write ``value`` through ``pointer`` where ``mask`` holds."""
+def store(pointer, value, mask=None, boundary_check=None):
+    """Write ``value`` through ``pointer`` where ``mask`` holds; through a block pointer,
+    nothing outside the ``boundary_check`` dimensions."""
+
+
+@_builtin
+def make_block_ptr(base, shape, strides, offsets, block_shape, order):
+    """A pointer to the ``block_shape`` block at ``offsets`` (elements) of the tensor of
+    ``shape`` and ``strides`` at ``base``; ``order`` is a layout hint."""
+
+
+@_builtin
+def advance(base, offsets):
+    """The block pointer ``base`` moved by ``offsets`` elements."""
+
+
+@_builtin
+def make_tensor_descriptor(base, shape, strides, block_shape):
+    """A tensor read and written in ``block_shape`` blocks: ``desc.load(offsets)``,
+    ``desc.store(offsets, value)``; outside the tensor reads zero and is not written."""
 
 
 @_builtin

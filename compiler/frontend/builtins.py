@@ -10,8 +10,10 @@ language module fills a ``BuiltinTable`` with the decorators::
     @TABLE.builtin("sum", method=True)   # tl.sum(x, 1) and x.sum(1)
     def sum_(cg, x, axis=None, ...): ...
 
+    @TABLE.method("load", on=TensorDescriptor)   # desc.load(offsets): not a tile method
+
 The code generator looks a ``tl.<name>`` call up by name (the ``__tilec_builtin__``
-attribute of ``compiler.language`` functions), ``x.<name>(...)`` in ``methods`` and
+attribute of ``compiler.language`` functions), ``x.<name>(...)`` with ``method_of`` and
 ``x.<name>`` in ``properties``. The table knows nothing of the code generator.
 """
 
@@ -31,6 +33,7 @@ class BuiltinTable:
     prefix: str
     functions: dict[str, Handler] = field(default_factory=dict)
     methods: dict[str, Handler] = field(default_factory=dict)
+    object_methods: dict[tuple[type, str], Handler] = field(default_factory=dict)
     properties: dict[str, Handler] = field(default_factory=dict)
 
     def builtin(self, name: str, *, method: bool = False) -> Callable[[Handler], Handler]:
@@ -42,12 +45,22 @@ class BuiltinTable:
             return fn
         return register
 
-    def method(self, name: str) -> Callable[[Handler], Handler]:
-        """Register ``x.name(...)`` only (``x.to(dtype)``)."""
+    def method(self, name: str, *, on: type | None = None) -> Callable[[Handler], Handler]:
+        """Register ``x.name(...)`` only: on tiles (``x.to(dtype)``), or with ``on`` on
+        the frontend objects of that class (``desc.load(offsets)``)."""
         def register(fn: Handler) -> Handler:
-            self.methods[name] = fn
+            if on is None:
+                self.methods[name] = fn
+            else:
+                self.object_methods[on, name] = fn
             return fn
         return register
+
+    def method_of(self, value: Any, name: str, is_tile: bool) -> Handler | None:
+        """The handler of ``value.name(...)`` (``is_tile``: ``value`` is a tile or scalar)."""
+        if is_tile:
+            return self.methods.get(name)
+        return self.object_methods.get((type(value), name))
 
     def property(self, name: str) -> Callable[[Handler], Handler]:
         """Register the attribute ``x.name`` (``x.T``, ``x.dtype``): ``fn(cg, x)``."""
@@ -59,7 +72,8 @@ class BuiltinTable:
 
 @dataclass
 class Method:
-    """A tile method bound to its tile (``x.sum``), waiting for its call."""
+    """A method bound to its tile or object (``x.sum``), waiting for its call."""
 
     value: Any
     name: str
+    handler: Handler

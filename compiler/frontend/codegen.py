@@ -218,14 +218,17 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         base = self.visit(node.value)
+        handler = self.table.method_of(base, node.attr, isinstance(base, Value))
+        if handler is not None:
+            return Method(base, node.attr, handler)
         if isinstance(base, Value):
-            if node.attr in self.table.methods:
-                return Method(base, node.attr)
             if node.attr not in self.table.properties:
                 self._fail(node, f"{base.describe()} has no attribute {node.attr!r}")
             return self.table.properties[node.attr](self, base)
         if not hasattr(base, node.attr):
-            self._fail(node, f"{getattr(base, '__name__', base)!r} has no attribute {node.attr!r}")
+            shown = base.describe() if hasattr(base, "describe") else \
+                repr(getattr(base, "__name__", base))
+            self._fail(node, f"{shown} has no attribute {node.attr!r}")
         return getattr(base, node.attr)
 
     def visit_Tuple(self, node: ast.Tuple) -> tuple:
@@ -341,7 +344,7 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         args = [self.visit(a) for a in node.args]
         kwargs = {k.arg: self.visit(k.value) for k in node.keywords}
         if isinstance(fn, Method):
-            return self._call(self.table.methods[fn.name], f".{fn.name}",
+            return self._call(fn.handler, f".{fn.name}",
                               [fn.value, *args], kwargs)
         if isinstance(fn, TileFunction):
             return self.inline_call(fn, args, kwargs)

@@ -12,6 +12,11 @@ float32), or of the loop's type when the loop makes it a scalar of another dtype
 never replaces a scalar (``acc = 0.0`` then ``acc += tile`` is an error, as in Triton:
 start from ``tl.zeros``). Names first bound inside a loop or in one branch of an ``if``
 are not visible after it.
+
+An ``Aggregate`` (a block pointer) is carried part by part: the analysis sees each of
+its runtime parts as a variable of its own, keyed ``(name, i)``, so only the parts that
+change (``tl.advance``'s offsets) become ``iter_args``; the aggregate is rebuilt from the
+carried parts and the unchanged ones, and its compile-time part may not change.
 """
 
 from __future__ import annotations
@@ -27,10 +32,21 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 
 import compiler.language as tl
 from compiler.frontend import operators as ops
-from compiler.frontend.values import Value, constant, ir_type, literal_dtype, root_name, value_type
+from compiler.frontend.values import (
+    Aggregate,
+    Value,
+    constant,
+    ir_type,
+    literal_dtype,
+    root_name,
+    value_type,
+)
 
 _NUMBER = (bool, int, float)
 _MAX_DRY_RUNS = 4  # each may turn more Python numbers into carried scalars
+
+Key = str | tuple[str, int]
+"""A carried variable: a name, or part ``i`` of the aggregate a name holds."""
 
 
 def _builtin_name(fn: Any) -> str | None:
@@ -63,7 +79,34 @@ class Sig(NamedTuple):
 
 
 def _describe(v: Any) -> str:
-    return v.describe() if isinstance(v, Value) else f"the Python {type(v).__name__} {v!r}"
+    if isinstance(v, (Value, Aggregate)):
+        return v.describe()
+    return f"the Python {type(v).__name__} {v!r}"
+
+
+def _leaves(scope: dict[str, Any]) -> dict[Key, Any]:
+    """``scope`` with each aggregate replaced by its parts, keyed ``(name, i)``."""
+    out: dict[Key, Any] = {}
+    for name, v in scope.items():
+        if isinstance(v, Aggregate):
+            out.update({(name, i): p for i, p in enumerate(v.parts())})
+        else:
+            out[name] = v
+    return out
+
+
+def _assemble(scope: dict[str, Any], leaves: dict[Key, Any]) -> dict[str, Any]:
+    """The variables ``leaves`` rebinds; an aggregate is ``scope``'s with the new parts."""
+    out = {k: v for k, v in leaves.items() if isinstance(k, str)}
+    for name in dict.fromkeys(k[0] for k in leaves if isinstance(k, tuple)):
+        agg = scope[name]
+        out[name] = agg.with_parts([leaves.get((name, i), p) for i, p in enumerate(agg.parts())])
+    return out
+
+
+def _shown(key: Key, scope: dict[str, Any]) -> str:
+    """A carried variable as messages and SSA names show it: ``acc``, ``bp.off1``."""
+    return key if isinstance(key, str) else f"{key[0]}.{scope[key[0]].part_name(key[1])}"
 
 
 class ControlFlow:
@@ -116,29 +159,33 @@ class ControlFlow:
         return Sig(literal_dtype(start))
 
     def _loop_carried(self, body: Sequence[ast.stmt],
-                      bind: dict[str, tl.dtype]) -> dict[str, Sig]:
-        """The carried names of a loop body and their types. Dry runs bind them (and the
-        names in ``bind``, scalars) to stand-ins built in a scratch block."""
-        before = self.scope
-        sigs: dict[str, Sig] = {}
+                      bind: dict[str, tl.dtype]) -> dict[Key, Sig]:
+        """The carried variables of a loop body and their types. Dry runs bind them (and
+        the names in ``bind``, scalars) to stand-ins built in a scratch block."""
+        outer = self.scope
+        before = _leaves(outer)
+        sigs: dict[Key, Sig] = {}
         prelude = Block()
         try:
             with self._in_block(prelude):
                 for _ in range(_MAX_DRY_RUNS):
-                    stand = {n: before[n] if isinstance(before[n], Value) else
-                             constant(self.b, before[n], sig.dtype) for n, sig in sigs.items()}
+                    stand = {k: constant(self.b, before[k], sig.dtype)
+                             for k, sig in sigs.items() if not isinstance(before[k], Value)}
                     stand |= {n: constant(self.b, 0, d) for n, d in bind.items()}
-                    after = self._dry_run(body, before | stand)
-                    new = {n: self._start_sig(n, before[n], after[n])
-                           for n, v in (before | stand).items()
-                           if n not in bind and n in after and not _same_binding(v, after[n])}
+                    end_scope = self._dry_run(body, outer | _assemble(outer, stand))
+                    self._same_aggregates(outer, end_scope, "before the loop",
+                                          "after an iteration")
+                    after = _leaves(end_scope)
+                    new = {k: self._start_sig(_shown(k, outer), before[k], after[k])
+                           for k, v in (before | stand).items()
+                           if k not in bind and k in after and not _same_binding(v, after[k])}
                     if new == sigs:
                         break
                     sigs = new
         finally:
             prelude.erase(safe_erase=False)
-        for name, sig in sigs.items():
-            end = after[name]
+        for key, sig in sigs.items():
+            end, name = after[key], _shown(key, outer)
             if isinstance(end, Value) and Sig.of(end) != sig or \
                     not isinstance(end, (Value, *_NUMBER)):
                 self._fail(self.node, f"loop-carried variable {name!r} is {sig.describe()} "
@@ -147,10 +194,24 @@ class ControlFlow:
                                       "e.g. tl.zeros)")
         return sigs
 
-    def _starts(self, sigs: dict[str, Sig]) -> dict[str, Value]:
+    def _same_aggregates(self, a: dict[str, Any], b: dict[str, Any], where_a: str,
+                         where_b: str) -> None:
+        """Fail where a name holds an aggregate in ``a`` or ``b`` but not the same kind
+        of aggregate (its compile-time part) in both."""
+        for name in (n for n in a if n in b):
+            x, y = a[name], b[name]
+            if x is y or not isinstance(x, Aggregate) and not isinstance(y, Aggregate):
+                continue
+            if not (isinstance(x, Aggregate) and isinstance(y, Aggregate)
+                    and x.static() == y.static()):
+                self._fail(self.node, f"{name!r} is {_describe(x)} {where_a} but "
+                                      f"{_describe(y)} {where_b}; its type must stay the same")
+
+    def _starts(self, sigs: dict[Key, Sig]) -> dict[Key, Value]:
         """The carried variables' values before the loop, as typed Values."""
-        return {n: self.scope[n] if isinstance(self.scope[n], Value) else
-                constant(self.b, self.scope[n], sig.dtype) for n, sig in sigs.items()}
+        before = _leaves(self.scope)
+        return {k: before[k] if isinstance(before[k], Value) else
+                constant(self.b, before[k], sig.dtype) for k, sig in sigs.items()}
 
     def _carry_out(self, sig: Sig, end: Any) -> Value:
         """``end`` (a Value of type ``sig`` or a Python number) as a Value of ``sig``."""
@@ -158,20 +219,24 @@ class ControlFlow:
             return end
         return ops.materialize(self.b, end, sig.dtype, sig.shape)
 
-    def _yield(self, sigs: dict[str, Sig], values: dict[str, Any]) -> None:
-        ends = [self._carry_out(sig, values[n]) for n, sig in sigs.items()]
+    def _yield(self, sigs: dict[Key, Sig], scope: dict[str, Any]) -> None:
+        values = _leaves(scope)
+        ends = [self._carry_out(sig, values[k]) for k, sig in sigs.items()]
         self.b.emit(scf.YieldOp(*[e.ssa for e in ends]))
 
-    def _bind(self, values: Sequence[SSAValue], sigs: dict[str, Sig],
-              sources: dict[str, Any]) -> dict[str, Value]:
-        """``values`` as the variables ``sigs`` names, their SSA names too; a pointer is
+    def _bind(self, values: Sequence[SSAValue], sigs: dict[Key, Sig],
+              sources: dict[str, Any]) -> dict[str, Any]:
+        """``values`` as the variables ``sigs`` names (aggregates rebuilt from
+        ``sources``, the scope the values replace), their SSA names too; a pointer is
         named after the parameter its source points into, where ``root_name`` finds
         what a store through it writes."""
-        out = {}
-        for (name, sig), v in zip(sigs.items(), values, strict=True):
-            v.name_hint = root_name(sources[name]) if sig.is_ptr else name
-            out[name] = Value(v, *sig)
-        return out
+        leaves = _leaves(sources)
+        out: dict[Key, Any] = {}
+        for (key, sig), v in zip(sigs.items(), values, strict=True):
+            v.name_hint = root_name(leaves[key]) if sig.is_ptr else \
+                _shown(key, sources).replace(".", "_")
+            out[key] = Value(v, *sig)
+        return _assemble(sources, out)
 
     # ------------------------------------------------------------------ for
 
@@ -238,13 +303,13 @@ class ControlFlow:
         with self._in_block(body):
             (k,) = self._bind(body.args[:1], {name: Sig(dtype)}, {}).values()
             i = ops.materialize(self.b, self._sub(start, k), dtype, ()) if down else k
-            self.scope = outer | self._bind(body.args[1:], sigs, starts) | {name: i}
+            self.scope = outer | self._bind(body.args[1:], sigs, outer) | {name: i}
             self._visit_body(node.body)
             self._yield(sigs, self.scope)
         self.scope = outer
         loop = self.b.emit(scf.ForOp(lb.ssa, ub.ssa, st.ssa, [v.ssa for v in starts.values()],
                                      Region(body)))
-        self.scope.update(self._bind(loop.results, sigs, starts))
+        self.scope.update(self._bind(loop.results, sigs, outer))
 
     def _sub(self, a: Any, b: Any) -> Any:
         return a - b if not isinstance(a, Value) and not isinstance(b, Value) else \
@@ -262,7 +327,7 @@ class ControlFlow:
         before, after = Block(arg_types=types), Block(arg_types=types)
         outer = self.scope
         with self._in_block(before):
-            self.scope = outer | self._bind(before.args, sigs, starts)
+            self.scope = outer | self._bind(before.args, sigs, outer)
             cond = self.visit(node.test)
             self.scope = outer
             if not isinstance(cond, Value):
@@ -274,13 +339,13 @@ class ControlFlow:
             self._scalar_condition(node.test, cond, "while")
             self.b.emit(scf.ConditionOp(ops.to_bool(self.b, cond).ssa, *before.args))
         with self._in_block(after):
-            self.scope = outer | self._bind(after.args, sigs, starts)
+            self.scope = outer | self._bind(after.args, sigs, outer)
             self._visit_body(node.body)
             self._yield(sigs, self.scope)
         self.scope = outer
         loop = self.b.emit(scf.WhileOp([v.ssa for v in starts.values()], types,
                                        Region(before), Region(after)))
-        self.scope.update(self._bind(loop.results, sigs, starts))
+        self.scope.update(self._bind(loop.results, sigs, outer))
 
     def _scalar_condition(self, where: ast.AST, cond: Value, what: str) -> None:
         if cond.shape or cond.is_ptr:
@@ -306,11 +371,12 @@ class ControlFlow:
         blocks = (Block(), Block())
         ends = [self._branch(body, block, outer)
                 for body, block in zip((node.body, node.orelse), blocks, strict=True)]
-        # Yielded: names rebound in a branch that existed before or exist in both.
-        names = [n for n in dict.fromkeys([*ends[0], *ends[1]])
-                 if (n in outer or n in ends[0] and n in ends[1])
-                 and not _same_binding(ends[0][n], ends[1][n])]
-        sigs = {n: self._join(n, ends[0][n], ends[1][n]) for n in names}
+        self._same_aggregates(*ends, "in the if branch", "in the else branch")
+        # Yielded: what both branches bind (names from before the if included), where
+        # they differ; an aggregate part by part.
+        a, b = map(_leaves, ends)
+        keys = [k for k in a if k in b and not _same_binding(a[k], b[k])]
+        sigs = {k: self._join(_shown(k, ends[0]), a[k], b[k]) for k in keys}
         for block, values in zip(blocks, ends, strict=True):
             with self._in_block(block):
                 self._yield(sigs, values)

@@ -8,6 +8,8 @@ operators are in ``compiler.frontend.operators``.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
@@ -53,6 +55,33 @@ class Value:
     def describe(self) -> str:
         base = f"pointer to {self.dtype}" if self.is_ptr else str(self.dtype)
         return f"tile<{'x'.join(map(str, self.shape))}, {base}>" if self.shape else base
+
+
+class Aggregate(ABC):
+    """A frontend value made of several runtime parts (Values, or Python ints not yet
+    materialized) and a compile-time part: a block pointer. Loops and ``if``s carry the
+    parts that change (``compiler.frontend.control``) and rebuild it with
+    ``with_parts``; the compile-time part must stay the same."""
+
+    @abstractmethod
+    def parts(self) -> tuple[Value | int, ...]:
+        """The runtime parts, in a fixed order."""
+
+    @abstractmethod
+    def part_name(self, i: int) -> str:
+        """An identifier for part ``i`` (messages and SSA names): ``off1``."""
+
+    @abstractmethod
+    def with_parts(self, parts: Sequence[Value | int]) -> Aggregate:
+        """This value with its runtime parts replaced."""
+
+    @abstractmethod
+    def static(self) -> object:
+        """The compile-time part (compared for equality)."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """The value's type, for messages."""
 
 
 def value_type(dtype: tl.dtype, shape: tuple[int, ...], is_ptr: bool = False) -> Attribute:

@@ -3,6 +3,8 @@ language: one module per builtin family, all registering into ``TABLE``.
 
 - ``creation``: program ids, ``arange``, ``full``/``zeros``, ``x.dtype``/``x.shape``
 - ``memory``: ``load``/``store``
+- ``block_ptr``: ``make_block_ptr``/``advance``, ``make_tensor_descriptor`` and its
+  ``.load``/``.store``, lowered to pointer tiles and masks
 - ``elementwise``: math functions, ``where``, ``maximum``, ``cast``/``x.to``, ...
 - ``shape``: ``expand_dims``, ``broadcast_to``, ``reshape``, ``trans``/``x.T``, ...
 - ``reduce``: reductions and scans (``sum``, ``argmax``, ``cumsum``, ``reduce``, ...)
@@ -13,6 +15,7 @@ language: one module per builtin family, all registering into ``TABLE``.
 
 from compiler.frontend.triton import (  # noqa: F401 - imported to register their builtins
     atomic,
+    block_ptr,
     creation,
     debug,
     elementwise,

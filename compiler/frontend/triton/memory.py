@@ -1,6 +1,7 @@
 """Triton's memory builtins: ``tl.load``/``tl.store`` -> ``tile.load``/``tile.store``.
 
-The pointer, mask and value (or ``other``) broadcast together, as in Triton. The helpers
+The pointer, mask and value (or ``other``) broadcast together, as in Triton. A block
+pointer is ``compiler.frontend.triton.block_ptr``'s to lower. The helpers
 ``check_pointer`` and ``as_mask`` serve the atomics too. A store marks the parameter it writes
 (copied back to NumPy arrays).
 """
@@ -11,6 +12,7 @@ from typing import Any
 
 from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.operators import materialize, to_bool
+from compiler.frontend.triton import block_ptr
 from compiler.frontend.triton.table import builtin
 from compiler.frontend.values import Value, broadcast_shapes, root_name, splat
 from dialects import tile
@@ -38,8 +40,22 @@ def _broadcast_pointer(cg: CodeGenerator, ptr: Value, *operands: Any) -> Value:
     return splat(cg.b, ptr, shape)
 
 
+def _no_block_options(cg: CodeGenerator, what: str, **options: Any) -> None:
+    """``boundary_check``/``padding_option`` belong to block pointers; ``mask``/``other``
+    to pointer tiles."""
+    given = [name for name, v in options.items() if v not in (None, (), "")]
+    if given:
+        cg.fail(f"{what}: {' and '.join(given)} cannot be used here")
+
+
 @builtin("load")
-def load(cg: CodeGenerator, pointer: Any, mask: Any = None, other: Any = None) -> Value:
+def load(cg: CodeGenerator, pointer: Any, mask: Any = None, other: Any = None,
+         boundary_check: Any = None, padding_option: Any = None) -> Value:
+    if isinstance(pointer, block_ptr.BlockPtr):
+        _no_block_options(cg, "tl.load of a block pointer", mask=mask, other=other)
+        return block_ptr.load(cg, pointer, boundary_check, padding_option)
+    _no_block_options(cg, "tl.load of a pointer (not a block pointer)",
+                      boundary_check=boundary_check, padding_option=padding_option)
     ptr = _broadcast_pointer(cg, check_pointer(cg, pointer, "tl.load"), mask, other)
     mask_v = as_mask(cg, mask, ptr)
     other_v = None
@@ -52,7 +68,13 @@ def load(cg: CodeGenerator, pointer: Any, mask: Any = None, other: Any = None) -
 
 
 @builtin("store")
-def store(cg: CodeGenerator, pointer: Any, value: Any, mask: Any = None) -> None:
+def store(cg: CodeGenerator, pointer: Any, value: Any, mask: Any = None,
+          boundary_check: Any = None) -> None:
+    if isinstance(pointer, block_ptr.BlockPtr):
+        _no_block_options(cg, "tl.store through a block pointer", mask=mask)
+        return block_ptr.store(cg, pointer, value, boundary_check)
+    _no_block_options(cg, "tl.store through a pointer (not a block pointer)",
+                      boundary_check=boundary_check)
     ptr = _broadcast_pointer(cg, check_pointer(cg, pointer, "tl.store"), mask, value)
     if isinstance(value, Value) and value.is_ptr:
         cg.fail("storing pointers is not supported")
