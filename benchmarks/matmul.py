@@ -213,7 +213,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true", help="smaller sizes")
     p.add_argument("--skip-wgsl", action="store_true")
-    p.add_argument("--config", default="128,128,32,4", help="tilec matmul BM,BN,BK,warps")
+    p.add_argument("--config", default="128,128,64,4", help="tilec matmul BM,BN,BK,warps")
     p.add_argument("--only-matmul", action="store_true")
     args = p.parse_args()
     device = torch.cuda.get_device_name()
