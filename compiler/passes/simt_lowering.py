@@ -7,8 +7,8 @@ helpers that build SIMT ops in front of the op being lowered. ``HANDLERS`` maps 
 op class to its lowering ``handler(lowering, op)``; ``@lowers(OpClass, ...)`` registers
 one. This module lowers ``tile.range``, ``tile.splat``, ``tile.addptr``, ``tile.load``,
 ``tile.store``, tile constants and elementwise ops (any op without a handler); the feature
-modules ``lower_atomic``, ``lower_reduce`` and ``lower_shapes`` register theirs, and the
-pass (``tile_to_simt``) imports them all.
+modules ``lower_atomic``, ``lower_reduce``, ``lower_shapes``, ``lower_dot`` and
+``lower_mma_dot`` register theirs, and the pass (``tile_to_simt``) imports them all.
 """
 
 from __future__ import annotations
