@@ -1,22 +1,56 @@
 """On-disk cache of compiled kernels. No xDSL import: a hit must not load the compiler.
 
-An entry is one JSON file written to a temporary name and renamed into place, so
+An entry is one JSON object in ``<root>/<key[:2]>/<key>.json``::
+
+    {"schema": 2, "key": "<the key>", "info": "<KernelInfo JSON>",
+     "artifact": BLOB, "asm": {"<name>": BLOB, ...}, "stages": [["<name>", "<text>"], ...],
+     "sha256": "<hex>"}
+
+where a BLOB is ``{"text": str}`` or ``{"base64": str}`` (bytes: a cubin) and ``sha256`` is
+the digest of the canonical JSON (sorted keys, no spaces) of every other field. An entry
+that cannot be read or parsed, has the wrong shape or schema, fails its checksum, names
+another key or holds an unloadable ``KernelInfo`` is a miss: it is deleted with a warning
+on the ``tilec.cache`` logger and the kernel is compiled again.
+
+An entry is written to a temporary file in its own directory and renamed into place, so
 processes sharing the directory never see a torn entry.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
+import logging
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
+from compiler.kinfo import KernelInfo
+
 VERSION = "0.1.0"
+SCHEMA = 2  # 1: the unversioned, unchecked entries before it
+log = logging.getLogger("tilec.cache")
+
+
+@dataclass
+class Entry:
+    """What the cache holds for one compiled kernel."""
+
+    info: KernelInfo
+    artifact: str | bytes
+    asm: dict[str, str | bytes]
+    stages: list[tuple[str, str]]
+
+
+class InvalidEntry(ValueError):
+    """A cache file that is not an entry this version wrote."""
 
 
 def cache_dir() -> Path | None:
+    """The cache root, or None when ``TILEC_CACHE=0`` turns the disk cache off."""
     if os.environ.get("TILEC_CACHE", "1") == "0":
         return None
     root = os.environ.get("TILEC_CACHE_DIR") or os.path.join(
@@ -41,57 +75,133 @@ def compiler_hash() -> str:
 
 
 def make_key(*parts: object) -> str:
+    """The cache key of a compilation described by ``parts``."""
     h = hashlib.sha256(VERSION.encode() + compiler_hash().encode())
     for p in parts:
         h.update(b"\0" + repr(p).encode())
     return h.hexdigest()
 
 
-def _path(key: str) -> Path | None:
+def entry_path(key: str) -> Path | None:
+    """Where the entry of ``key`` lives (None: the disk cache is off)."""
     root = cache_dir()
     return None if root is None else root / key[:2] / f"{key}.json"
 
 
-def load(key: str) -> dict | None:
-    path = _path(key)
+# ---------------------------------------------------------------- load
+
+def load(key: str) -> Entry | None:
+    """The entry of ``key``, or None on a miss; a bad entry is deleted, never raised."""
+    path = entry_path(key)
     if path is None:
         return None
     try:
-        entry = json.loads(path.read_text())
-    except (OSError, ValueError):
+        return decode(key, path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
         return None
-    return _decode(entry)
+    except (OSError, UnicodeDecodeError, InvalidEntry) as e:
+        log.warning("discarding cache entry %s (%s); recompiling", path, e)
+        with contextlib.suppress(OSError):  # another process may have removed it first
+            path.unlink()
+        return None
 
 
-def store(key: str, entry: dict) -> None:
-    path = _path(key)
+def decode(key: str, text: str) -> Entry:
+    """Parse and check the entry text stored for ``key``; raises ``InvalidEntry``."""
+    try:
+        raw = json.loads(text)
+    except ValueError as e:
+        raise InvalidEntry(f"not JSON: {e}") from None
+    _check_header(key, raw)
+    _require(isinstance(raw.get("info"), str), "'info' is not a string")
+    _require(isinstance(raw.get("asm"), dict), "'asm' is not an object")
+    stages = raw.get("stages")
+    _require(isinstance(stages, list) and all(_is_stage(s) for s in stages),
+             "'stages' is not a list of [name, text] pairs")
+    try:
+        info = KernelInfo.from_json(raw["info"])
+    except (TypeError, ValueError, KeyError) as e:
+        raise InvalidEntry(f"bad kernel info: {type(e).__name__}: {e}") from None
+    return Entry(info, _unblob(raw.get("artifact")),
+                 {name: _unblob(b) for name, b in raw["asm"].items()},
+                 [tuple(s) for s in stages])
+
+
+def _check_header(key: str, raw: object) -> None:
+    """Shape, schema, checksum, key: what is checked before any field is trusted."""
+    _require(isinstance(raw, dict), "not a JSON object")
+    _require(raw.get("schema") == SCHEMA,
+             f"schema version {raw.get('schema')!r}, expected {SCHEMA}")
+    body = {k: v for k, v in raw.items() if k != "sha256"}
+    _require(raw.get("sha256") == _digest(body), "checksum mismatch")
+    _require(raw.get("key") == key, "written for another key")
+
+
+def _require(ok: bool, why: str) -> None:
+    if not ok:
+        raise InvalidEntry(why)
+
+
+def _is_stage(s: object) -> bool:
+    return isinstance(s, list) and len(s) == 2 and all(isinstance(x, str) for x in s)
+
+
+def _unblob(b: object) -> str | bytes:
+    if isinstance(b, dict) and len(b) == 1:
+        if isinstance(b.get("text"), str):
+            return b["text"]
+        if isinstance(b.get("base64"), str):
+            try:
+                return base64.b64decode(b["base64"], validate=True)
+            except ValueError:
+                pass
+    raise InvalidEntry(f"not a text or base64 blob: {str(b)[:40]}")
+
+
+# ---------------------------------------------------------------- store
+
+def store(key: str, entry: Entry) -> None:
+    """Write the entry of ``key`` atomically; a cache that cannot be written is only slower."""
+    path = entry_path(key)
     if path is None:
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            json.dump(_encode(entry), f)
+        _write_atomic(path, encode(key, entry))
+    except OSError as e:
+        log.warning("cannot write cache entry %s: %s", path, e)
+
+
+def encode(key: str, entry: Entry) -> str:
+    """The JSON text of ``entry`` stored under ``key``, checksum included."""
+    body = {"schema": SCHEMA, "key": key, "info": entry.info.to_json(),
+            "artifact": _blob(entry.artifact),
+            "asm": {name: _blob(v) for name, v in entry.asm.items()},
+            "stages": [list(s) for s in entry.stages]}
+    return json.dumps({**body, "sha256": _digest(body)})
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Temp file in the target's directory, then rename: readers see all or nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())  # a crash after the rename must not leave a short entry
         os.replace(tmp, path)
-    except OSError:
-        pass  # a cache that cannot be written is only slower
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
-def _encode(v):
+def _blob(v: str | bytes) -> dict[str, str]:
     if isinstance(v, bytes):
-        return {"__b64__": base64.b64encode(v).decode()}
-    if isinstance(v, dict):
-        return {k: _encode(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_encode(x) for x in v]
-    return v
+        return {"base64": base64.b64encode(v).decode()}
+    return {"text": v}
 
 
-def _decode(v):
-    if isinstance(v, dict):
-        if set(v) == {"__b64__"}:
-            return base64.b64decode(v["__b64__"])
-        return {k: _decode(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_decode(x) for x in v]
-    return v
+def _digest(body: dict) -> str:
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()

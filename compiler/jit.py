@@ -202,22 +202,24 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
              dump: Any = None, key: str | None = None, arch: str | None = None,
              num_stages: int = DEFAULT_STAGES) -> CompiledKernel:
     if key is not None and not dump:
-        hit = cache.load(key)
+        hit = cache.load(key)  # None also for a bad entry, which it deleted with a warning
         if hit is not None:
-            info = KernelInfo.from_json(hit["info"])
-            return CompiledKernel(info, hit["artifact"], hit["asm"], hit["stages"])
-    from compiler import frontend, pipeline
-    module, params = frontend.generate(KernelSource.of(fn), specs)
-    compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
-                            arch=arch or pipeline.DEFAULT_ARCH, num_stages=num_stages)
+            return CompiledKernel(hit.info, hit.artifact, hit.asm, hit.stages)
+    from compiler import frontend, pipeline, timing
+    with timing.compilation(f"{fn.__name__} on {backend} ({num_warps} warps)"):
+        with timing.phase("frontend"):
+            module, params = frontend.generate(KernelSource.of(fn), specs)
+        # The disk cache stores every stage's text: print them now, not clone then print.
+        compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
+                                arch=arch or pipeline.DEFAULT_ARCH, num_stages=num_stages,
+                                eager_stages=cache.cache_dir() is not None)
     target = compiled.extra.get("arch", backend)
     if compiled.extra.get("debug"):  # strip-debug added the device_print/assert buffer
         params = params + [Param(debug_output.PARAM, "i32", True, True)]
     info = KernelInfo(fn.__name__, params, backend, target, num_warps,
                       shared=compiled.extra.get("shared", 0), extra=compiled.extra)
     if key is not None:
-        cache.store(key, {"info": info.to_json(), "artifact": compiled.artifact,
-                          "asm": compiled.asm, "stages": compiled.stages})
+        cache.store(key, cache.Entry(info, compiled.artifact, compiled.asm, compiled.stages))
     return CompiledKernel(info, compiled.artifact, compiled.asm, compiled.stages)
 
 
