@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from compiler import target as targets
+from compiler import timing
 from compiler.context import make_context
 from compiler.passes.registry import get_all_passes
 from compiler.passes.strip_debug import debug_records
@@ -44,12 +46,50 @@ def passes(backend: str) -> list[str]:
     return _TILE + simt + list(target.PASSES)
 
 
+class Stages(Sequence):
+    """The IR after each stage, as ``(name, text)`` pairs, printed when first read.
+
+    Printing the module after every pass was a quarter to a third of a cold compile, yet
+    only ``ck.stages``, ``dump_ir``, ``--emit`` and the disk cache read the texts. So a
+    stage nobody needs now is kept as a clone of its module (about a third of the cost
+    of printing it) and printed on first read: the same text as an eager print."""
+
+    def __init__(self, eager: bool):
+        self.eager = eager
+        self._items: list[tuple[str, str | ModuleOp]] = []
+
+    def add(self, name: str, module: ModuleOp, eager: bool = False) -> None:
+        """Record ``module`` as it is now, as the IR after stage ``name``."""
+        if eager or self.eager:
+            self._items.append((name, _print(module)))
+        else:
+            with timing.phase("snapshot IR (clone)", summed=True):
+                self._items.append((name, module.clone()))
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        name, ir = self._items[i]
+        if not isinstance(ir, str):
+            ir = _print(ir)
+            self._items[i] = (name, ir)
+        return name, ir
+
+
+def _print(module: ModuleOp) -> str:
+    with timing.phase("print IR", summed=True):
+        return str(module)
+
+
 @dataclass
 class Compiled:
     """What a compilation produced: every stage's IR, the final code, the artifact a
     launcher needs, and launcher facts (all text or bytes: it goes to the disk cache)."""
 
-    stages: list[tuple[str, str]]
+    stages: Stages
     asm: dict[str, str | bytes]
     artifact: str | bytes
     extra: dict = field(default_factory=dict)
@@ -72,27 +112,41 @@ def _make_pass(spec: str, num_warps: int, debug: bool = False, num_stages: int =
     return cls(**kwargs)
 
 
+def describe(p: ModulePass) -> str:
+    """A pass with every option it runs with (defaults too): ``cse``,
+    ``assign-layouts{num-warps=4 vector-bits=128 mma=80}``."""
+    opts = " ".join(f"{k.replace('_', '-')}={getattr(p, k)}"
+                    for k in p.__dataclass_fields__ if k != "name")
+    return f"{p.name}{{{opts}}}" if opts else p.name
+
+
 def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         dump: bool | str | None = None, arch: str = DEFAULT_ARCH,
-        debug: bool = False, num_stages: int = 2) -> Compiled:
-    """Lower a frontend module for ``backend``; return all stages and the final code."""
-    ctx = make_context()
-    target = targets.load(backend)
-    stages = [("frontend", str(module))]
-    # SIMT targets turn debugging ops into records; the NumPy interpreter runs them itself.
-    records = debug_records(module) if debug and target.INPUT == "simt" else []
-    dot_tol = dot_tolerance(module)
-    for spec in passes(backend):
-        p = _make_pass(spec, num_warps, debug, num_stages)
-        p.apply(ctx, module)
-        if verify:
-            module.verify()
-        stages.append((p.name, str(module)))
-    asm: dict[str, str | bytes] = {"tile": stages[0][1]}
-    for name, text in stages:
-        if name == "tile-to-simt":
-            asm["simt"] = text
-    generated = target.generate(module, arch)
+        debug: bool = False, num_stages: int = 2, eager_stages: bool = False) -> Compiled:
+    """Lower a frontend module for ``backend``; return all stages and the final code.
+    ``eager_stages`` prints every stage now (for a caller that stores them all)."""
+    with timing.compilation(f"{backend} pipeline ({num_warps} warps)"):
+        ctx = make_context()
+        target = targets.load(backend)
+        dump = _dump_request(dump)
+        stages = Stages(eager_stages or bool(dump))
+        stages.add("frontend", module, eager=True)  # ck.asm["tile"]
+        # SIMT targets turn debugging ops into records; the NumPy interpreter runs them.
+        records = debug_records(module) if debug and target.INPUT == "simt" else []
+        dot_tol = dot_tolerance(module)
+        asm: dict[str, str | bytes] = {"tile": stages[0][1]}
+        for spec in passes(backend):
+            p = _make_pass(spec, num_warps, debug, num_stages)
+            with timing.phase(f"{len(stages):02d}-{describe(p)}"):
+                p.apply(ctx, module)
+            if verify:
+                with timing.phase("verify IR", summed=True):
+                    module.verify()
+            simt = p.name == "tile-to-simt"
+            stages.add(p.name, module, eager=simt)
+            if simt:
+                asm["simt"] = stages[-1][1]
+        generated = target.generate(module, arch)
     asm.update(generated.asm)
     extra = dict(generated.extra)
     if records:
@@ -125,10 +179,15 @@ def dot_tolerance(module: ModuleOp) -> float:
     return worst
 
 
-def _dump(compiled: Compiled, dump: bool | str | None) -> None:
+def _dump_request(dump: bool | str | None) -> bool | str | None:
+    """What to dump: ``dump_ir``'s value, else ``TILEC_DUMP_IR``'s (None: nothing)."""
     env = os.environ.get("TILEC_DUMP_IR", "")
     if dump is None or dump is False:
         dump = env if env not in ("", "0") else None
+    return dump or None
+
+
+def _dump(compiled: Compiled, dump: bool | str | None) -> None:
     if not dump:
         return
     if dump is True or dump == "1":

@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.printer import Printer
 
+from compiler import timing
 from compiler.target import Generated
 
 INPUT = "tile"
@@ -35,4 +36,5 @@ def print_with_locations(module: ModuleOp) -> str:
 
 
 def generate(module: ModuleOp, arch: str) -> Generated:
-    return Generated(print_with_locations(module))
+    with timing.phase("codegen: print IR with locations"):
+        return Generated(print_with_locations(module))

@@ -7,6 +7,7 @@ A cached launch imports only this module, so it imports no xDSL (``printer.py`` 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import math
@@ -101,19 +102,29 @@ class Launcher:
     needs a ``LaunchConfig`` and ``Stream`` object per launch: 11 us per launch on an H200
     VM, where the driver call itself takes 4.3 us (ctypes is no faster). A launch here
     checks each argument and stores it into its slot: 7 us with four arguments in all.
+
+    CUDA graphs: a launch with torch or CuPy arrays goes on that library's current stream
+    (the capturing one inside ``torch.cuda.graph``) and neither copies, allocates nor
+    waits, and the driver copies the parameter values into the graph node, so it
+    captures and replays; loading the module is made capture-safe below. A launch with
+    NumPy arrays (copied through device buffers, then waited for), with no arrays
+    (the legacy default stream) or with ``debug=True`` (a buffer read back) cannot be
+    captured.
     """
 
     def __init__(self, artifact: bytes, info: KernelInfo):
         core, driver = _cuda_core(), _driver()
         self.info = info
         self._device = core.Device()
-        self._device.set_current()
+        with _capture_relaxed(driver):  # the first launch may come inside a capture
+            self._device.set_current()
+            self._code = core.ObjectCode.from_cubin(artifact)
+            self._kernel = self._code.get_kernel(info.name)  # keeps the module loaded
+            handle = self._kernel.handle
+            self._function = (
+                _check(driver.cuKernelGetFunction(handle), "cuKernelGetFunction")
+                if isinstance(handle, driver.CUkernel) else handle)
         self._ordinal = self._device.device_id
-        self._code = core.ObjectCode.from_cubin(artifact)
-        self._kernel = self._code.get_kernel(info.name)  # keeps the module loaded
-        handle = self._kernel.handle
-        self._function = (_check(driver.cuKernelGetFunction(handle), "cuKernelGetFunction")
-                          if isinstance(handle, driver.CUkernel) else handle)
         self._cu_launch = driver.cuLaunchKernel
         self._success = driver.CUresult.CUDA_SUCCESS
         self._invalid_context = driver.CUresult.CUDA_ERROR_INVALID_CONTEXT
@@ -186,6 +197,24 @@ class Launcher:
         finally:
             for ptr in buffers:
                 driver.cuMemFree(ptr)
+
+
+@contextlib.contextmanager
+def _capture_relaxed(driver: Any):
+    """Let this thread load a module while a stream captures a CUDA graph.
+
+    Loading enqueues nothing on a stream, but torch captures in the global mode, where
+    the driver may refuse calls that are not stream work ("operation not permitted when
+    stream is capturing"); the relaxed mode, set and restored in the push/pop way the
+    driver documentation recommends, lets the load through.
+    """
+    relaxed = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED
+    previous = _check(driver.cuThreadExchangeStreamCaptureMode(relaxed),
+                      "cuThreadExchangeStreamCaptureMode")
+    try:
+        yield
+    finally:
+        driver.cuThreadExchangeStreamCaptureMode(previous)
 
 
 class _Puts(dict):

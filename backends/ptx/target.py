@@ -8,6 +8,7 @@ from xdsl.dialects.builtin import ModuleOp
 from backends.ptx import shared_layout
 from backends.ptx.assemble import assemble
 from backends.ptx.printer import print_ptx
+from compiler import timing
 from compiler.target import Generated
 
 INPUT = "simt"
@@ -17,8 +18,10 @@ PASSES = ("simt-to-ptx",)
 
 
 def generate(module: ModuleOp, arch: str) -> Generated:
-    ptx = print_ptx(module, arch=arch)
-    cubin = assemble(ptx, arch)
+    with timing.phase("codegen: print PTX"):
+        ptx = print_ptx(module, arch=arch)
+    with timing.phase("codegen: nvJitLink PTX -> cubin"):
+        cubin = assemble(ptx, arch)
     _, shared = shared_layout([op.size.value.data for op in module.walk()
                                if op.name == "ptx.shared"])
     return Generated(cubin, {"ptx": ptx, "cubin": cubin}, {"arch": arch, "shared": shared})

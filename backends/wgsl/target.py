@@ -7,6 +7,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from backends.wgsl import make_artifact
 from backends.wgsl.emit import emit_wgsl
+from compiler import timing
 from compiler.target import Generated
 
 INPUT = "simt"
@@ -15,5 +16,6 @@ PASSES = ()
 
 
 def generate(module: ModuleOp, arch: str) -> Generated:
-    text, facts = emit_wgsl(module)
+    with timing.phase("codegen: emit WGSL"):
+        text, facts = emit_wgsl(module)
     return Generated(make_artifact(text, facts), {"wgsl": text}, {"shared": facts["shared"]})

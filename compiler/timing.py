@@ -1,0 +1,69 @@
+"""``TILEC_TIMING=1``: the wall time of every phase of a compilation, like MLIR's
+``-mlir-timing``, printed as a table on stderr when the compilation ends.
+
+A compilation opens ``compilation(title)``; its steps (frontend, each pass, code
+generation) each time themselves with ``phase(name)``, which costs nothing when no timed
+compilation is open. Work done after every step (verifying, printing IR) is one
+``phase(name, summed=True)`` row, listed after the steps. Stdlib only: the pipeline and
+the backends' ``target`` modules share it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+# The phases of this thread's open timed compilation (None: none is open), in order.
+_open = threading.local()
+
+
+def enabled() -> bool:
+    return os.environ.get("TILEC_TIMING", "") not in ("", "0")
+
+
+@contextmanager
+def compilation(title: str) -> Iterator[None]:
+    """Time one compilation and print its table; nested ones join the outer table."""
+    if getattr(_open, "rows", None) is not None or not enabled():
+        yield
+        return
+    _open.rows, start = {}, time.perf_counter()
+    try:
+        yield
+        print(table(title, _open.rows, time.perf_counter() - start), file=sys.stderr)
+    finally:
+        _open.rows = None
+
+
+@contextmanager
+def phase(name: str, summed: bool = False) -> Iterator[None]:
+    """Add the wall time of the block to row ``name`` of the open timed compilation
+    (``summed``: a row that adds up work done after many steps)."""
+    rows = getattr(_open, "rows", None)
+    if rows is None:
+        yield
+        return
+    name = f"  {name} (summed)" if summed else name
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        rows[name] = rows.get(name, 0.0) + time.perf_counter() - start
+
+
+def table(title: str, rows: dict[str, float], total: float) -> str:
+    """The report: one line per phase with milliseconds and share of the total, the
+    steps in order, then the summed rows; what no phase covered shows as "other"
+    (imports on a first compilation, building passes, glue)."""
+    lines = [f"===-- tilec timing: {title} --===",
+             f"{'wall ms':>9}  {'%':>6}  phase"]
+    other = total - sum(rows.values())
+    ordered = sorted(rows.items(), key=lambda row: row[0].startswith(" "))
+    for name, seconds in [*ordered, ("other", other)]:
+        lines.append(f"{seconds * 1e3:9.2f}  {100 * seconds / total:5.1f}%  {name}")
+    lines.append(f"{total * 1e3:9.2f}  100.0%  total")
+    return "\n".join(lines)
