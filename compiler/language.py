@@ -292,6 +292,37 @@ def sigmoid(x):
 
 
 @_builtin
+def umulhi(x, y):
+    """The high 32 (or 64) bits of the unsigned product of 32- (or 64-) bit integers."""
+
+
+@_builtin
+def philox(seed, c0, c1, c2, c3, n_rounds=10):
+    """Philox 4x32 of the counter (c0, c1, c2, c3) under the 64-bit key ``seed``: four
+    uint32 words, as Triton's ``tl.philox``."""
+
+
+@_builtin
+def randint4x(seed, offset, n_rounds=10):
+    """Four uint32 random words per element of ``offset`` (Philox of (offset, 0, 0, 0))."""
+
+
+@_builtin
+def randint(seed, offset, n_rounds=10):
+    """The first word of ``randint4x``: uint32 random bits per element of ``offset``."""
+
+
+@_builtin
+def rand(seed, offset, n_rounds=10):
+    """float32 uniform in [0, 1) per element of ``offset``, as Triton draws it."""
+
+
+@_builtin
+def randn(seed, offset, n_rounds=10):
+    """float32 standard normal per element of ``offset`` (Box-Muller), as Triton draws it."""
+
+
+@_builtin
 def static_assert(cond, msg=""):
     """Compile-time assertion on constexprs."""
 

@@ -115,6 +115,19 @@ def _int_binary(fn: Callable, read: Callable) -> Builder:
     return build
 
 
+def _umulhi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The high half of the double-width unsigned product of i32s or i64s, in uint64:
+    directly for i32, from 32-bit halves (schoolbook, no partial sum overflows) for i64."""
+    ua, ub = _unsigned(a).astype(np.uint64), _unsigned(b).astype(np.uint64)
+    if a.dtype.itemsize == 4:
+        return _wrap(ua * ub >> np.uint64(32), a.dtype)
+    half, low = np.uint64(32), np.uint64(0xFFFFFFFF)
+    al, ah, bl, bh = ua & low, ua >> half, ub & low, ub >> half
+    mid = ah * bl + (al * bl >> half)
+    mid2 = al * bh + (mid & low)
+    return _wrap(ah * bh + (mid >> half) + (mid2 >> half), a.dtype)
+
+
 # -- float arithmetic -----------------------------------------------------------------
 
 def _maximumf(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -327,7 +340,7 @@ BUILDERS.update({
     **{name: _elementwise(fn) for name, fn in _FLOAT_BINARY.items()},
     **{name: _elementwise(fn) for name, fn in _UNARY.items()},
     **{name: _cast(fn) for name, fn in _CASTS.items()},
-    "math.fma": _elementwise(_fma),
+    "math.fma": _elementwise(_fma), "tile.umulhi": _elementwise(_umulhi),
     "tile.cmpi": _cmpi, "tile.cmpf": _cmpf, "tile.select": _select,
     "arith.constant": _constant, "tile.range": _range, "tile.splat": _splat,
     "tile.addptr": _addptr, "tile.program_id": _program_id,

@@ -98,6 +98,7 @@ def _build_table() -> dict[tuple[type, str], tuple[Step, ...]]:
                 table[op, dt] = ((t.format(f=dt),),)
     table |= {(op, "f32"): chain for op, chain in _F32_FAST.items()}
     table[math.RsqrtOp, "f64"] = (("sqrt.rn.f64",), ("rcp.rn.f64",))
+    table |= {(tile.UMulHiOp, dt): ((f"mul.hi.u{dt[1:]}",),) for dt in ("i32", "i64")}
     return table
 
 

@@ -61,6 +61,7 @@ _WGSL: dict[type[Operation], str] = _C_STYLE | {
     arith.MinUIOp: "bitcast<{T}>(min(bitcast<{U}>({a}), bitcast<{U}>({b})))",
     arith.MaximumfOp: "{maximumf}({a}, {b})", arith.MinimumfOp: "{minimumf}({a}, {b})",
     arith.SelectOp: "select({c}, {b}, {a})", tile.SelectOp: "select({c}, {b}, {a})",
+    tile.UMulHiOp: "{umulhi}({a}, {b})",
     arith.SIToFPOp: "{T}({a})", arith.UIToFPOp: "{T}(bitcast<{U}>({a}))",
     arith.FPToSIOp: "{fptosi}({a})", arith.FPToUIOp: "{fptoui}({a})",
     arith.ExtFOp: "{T}({a})", arith.TruncFOp: "{T}({a})",

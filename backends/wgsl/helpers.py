@@ -31,6 +31,18 @@ HELPERS = {
   let s = bitcast<{U}>(b);
   return select(bitcast<{T}>(bitcast<{U}>(a) >> s), {T}(0), s >= {U}(32u));
 }}""",
+    # WGSL has no 64-bit integers: the high word of a 32x32 product from 16-bit halves;
+    # each partial product fits in u32, and so does the sum of the middle column
+    "umulhi": """fn {name}(a: {T}, b: {T}) -> {T} {{
+  let x = bitcast<{U}>(a);
+  let y = bitcast<{U}>(b);
+  let m = {U}(0xffffu);
+  let s = {U}(16u);
+  let lh = (x & m) * (y >> s);
+  let hl = (x >> s) * (y & m);
+  let mid = (((x & m) * (y & m)) >> s) + (lh & m) + (hl & m);
+  return bitcast<{T}>((x >> s) * (y >> s) + (lh >> s) + (hl >> s) + (mid >> s));
+}}""",
     "isnan": """fn {name}(x: {T}) -> {B} {{
   return (bitcast<{U}>({F}(x)) & {U}(0x7fffffffu)) > {U}(0x7f800000u);
 }}""",

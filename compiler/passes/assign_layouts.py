@@ -408,7 +408,8 @@ def _convert_where_needed(op: Operation) -> None:
             conv.owner.operands[0] = out
 
 
-_CHEAP_TILE_OPS = (tile.RangeOp, tile.SplatOp, tile.CmpIOp, tile.CmpFOp, tile.SelectOp)
+_CHEAP_TILE_OPS = (tile.RangeOp, tile.SplatOp, tile.CmpIOp, tile.CmpFOp, tile.SelectOp,
+                   tile.UMulHiOp)
 REMATERIALIZE_LIMIT = 8  # ops recomputed in place of one conversion through memory
 
 

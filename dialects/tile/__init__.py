@@ -19,7 +19,14 @@ from dialects.tile.atomic import ATOMIC_KINDS, AtomicCASOp, AtomicRMWOp, check_a
 from dialects.tile.combine import ReduceOp, ScanOp, YieldOp, reduced_type
 from dialects.tile.debug import AssertOp, PrintOp
 from dialects.tile.dot import PRECISIONS, DotOp, accumulator_types
-from dialects.tile.elementwise import CMPF_PREDICATES, CMPI_PREDICATES, CmpFOp, CmpIOp, SelectOp
+from dialects.tile.elementwise import (
+    CMPF_PREDICATES,
+    CMPI_PREDICATES,
+    CmpFOp,
+    CmpIOp,
+    SelectOp,
+    UMulHiOp,
+)
 from dialects.tile.memory import (
     AddPtrOp,
     LoadOp,
@@ -47,7 +54,7 @@ from dialects.tile.types import (
 Tile = Dialect(
     "tile",
     [PrintOp, AssertOp, ProgramIdOp, NumProgramsOp, RangeOp, SplatOp, AddPtrOp, LoadOp, StoreOp,
-     CmpIOp, CmpFOp, SelectOp, AtomicRMWOp, AtomicCASOp, ReduceOp, ScanOp, YieldOp,
+     CmpIOp, CmpFOp, SelectOp, UMulHiOp, AtomicRMWOp, AtomicCASOp, ReduceOp, ScanOp, YieldOp,
      ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp, DotOp],
     [PtrType, BlockedLayoutAttr, SliceLayoutAttr, MmaLayoutAttr],
 )
@@ -58,7 +65,7 @@ __all__ = [
     "ConvertLayoutOp", "DotOp", "ExpandDimsOp", "LoadOp", "MmaLayoutAttr", "NumProgramsOp",
     "PrintOp", "ProgramIdOp",
     "PtrType", "RangeOp", "ReduceOp", "ReshapeOp", "ScanOp", "SelectOp", "SliceLayoutAttr",
-    "SplatOp", "StoreOp", "Tile", "TransOp", "YieldOp", "accumulator_types", "check_atomic",
-    "check_mask",
+    "SplatOp", "StoreOp", "Tile", "TransOp", "UMulHiOp", "YieldOp", "accumulator_types",
+    "check_atomic", "check_mask",
     "element_type", "i1_like", "is_layout", "layout_of", "like", "reduced_type", "static_shape",
 ]

@@ -1,10 +1,12 @@
-"""Comparisons and ``select`` on tiles (xDSL's ``arith`` ones accept scalar i1 only)."""
+"""Comparisons and ``select`` on tiles (xDSL's ``arith`` ones accept scalar i1 only), and
+``umulhi``, the high half of an unsigned product."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    IntegerType,
     StringAttr,
 )
 from xdsl.ir import SSAValue
@@ -24,6 +26,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from dialects.tile.types import (
+    element_type,
     i1_like,
 )
 
@@ -88,3 +91,27 @@ class SelectOp(IRDLOperation):
     def verify_(self) -> None:
         if self.cond.type != i1_like(self.lhs.type):
             raise VerifyException("tile.select condition must be i1 shaped like the values")
+
+
+@irdl_op_definition
+class UMulHiOp(IRDLOperation):
+    """The high half of the double-width unsigned product of i32 or i64 operands (xDSL's
+    arith.mului_extended gives both halves as two results; every elementwise table here
+    maps an op to one value, and the low half is arith.muli)."""
+
+    name = "tile.umulhi"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(T)
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+    WIDTHS: ClassVar[tuple[int, ...]] = (32, 64)
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
+
+    def verify_(self) -> None:
+        e = element_type(self.lhs.type)
+        if not isinstance(e, IntegerType) or e.width.data not in self.WIDTHS:
+            raise VerifyException("tile.umulhi operands must be i32 or i64 (scalar or shaped)")

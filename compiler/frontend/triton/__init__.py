@@ -10,6 +10,8 @@ language: one module per builtin family, all registering into ``TABLE``.
 - ``reduce``: reductions and scans (``sum``, ``argmax``, ``cumsum``, ``reduce``, ...)
 - ``atomic``: ``atomic_add/max/min/xchg/cas``
 - ``linalg``: ``dot`` (and ``a @ b``)
+- ``random``: Philox random numbers (``philox``, ``randint``, ``rand``, ``randn``, ...)
+  and ``umulhi``
 - ``debug``: ``static_assert``/``static_print``, ``device_print``/``device_assert``
 """
 
@@ -21,6 +23,7 @@ from compiler.frontend.triton import (  # noqa: F401 - imported to register thei
     elementwise,
     linalg,
     memory,
+    random,
     reduce,
     shape,
 )

@@ -152,6 +152,14 @@ func.func @select_condition(%c: tensor<8xi1>, %a: tensor<16xf32>) {
 
 // -----
 
+// CHECK: {{^}}tile.umulhi operands must be i32 or i64 (scalar or shaped){{$}}
+func.func @umulhi_type(%a: tensor<16xi16>) {
+  %h = tile.umulhi %a, %a : tensor<16xi16>
+  func.return
+}
+
+// -----
+
 // CHECK: {{^}}tile.program_id axis must be 0, 1 or 2{{$}}
 func.func @program_id_axis() {
   %p = tile.program_id 3 : i32

@@ -106,6 +106,19 @@ func.func @compare_select(%a: tensor<32xf32>, %b: tensor<32xf32>, %i: i32, %j: i
 // GENERIC:       "tile.cmpf"(%a, %b) <{predicate = "olt"}> : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xi1>
 // GENERIC:       "tile.select"(%lt, %b, %a) : (tensor<32xi1>, tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
 
+func.func @umulhi(%a: tensor<32xi32>, %i: i32, %l: i64) -> tensor<32xi32> {
+  %h = tile.umulhi %a, %a : tensor<32xi32>
+  %s = tile.umulhi %i, %i : i32
+  %w = tile.umulhi %l, %l : i64
+  func.return %h : tensor<32xi32>
+}
+// CHECK-LABEL: func.func @umulhi(%a: tensor<32xi32>, %i: i32, %l: i64) -> tensor<32xi32> {
+// CHECK-NEXT:    %h = tile.umulhi %a, %a : tensor<32xi32>
+// CHECK-NEXT:    %s = tile.umulhi %i, %i : i32
+// CHECK-NEXT:    %w = tile.umulhi %l, %l : i64
+// CHECK-NEXT:    func.return %h : tensor<32xi32>
+// GENERIC:       "tile.umulhi"(%a, %a) : (tensor<32xi32>, tensor<32xi32>) -> tensor<32xi32>
+
 func.func @layouts(%x: !tile.ptr<f16>) {
   %r = tile.range 0, 256 : tensor<256xi32, #tile.blocked<spt = [2], tpw = [32], wpc = [4]>>
   %xs = tile.splat %x : !tile.ptr<f16> -> tensor<256x!tile.ptr<f16>, #tile.blocked<spt = [2], tpw = [32], wpc = [4]>>
