@@ -1,11 +1,23 @@
 """Shared fixtures: run a kernel on a backend, or (ptx without a GPU) compile and
 assemble it for sm_90 so CI still checks every PTX kernel."""
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import compiler as tc
 from compiler.jit import availability
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def repo_pythonpath() -> str:
+    """PYTHONPATH for a subprocess: the repo first, then whatever PYTHONPATH already holds
+    (carried wheels on a GPU host, say)."""
+    return os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+
 
 BACKENDS = ["numpy", "wgsl", pytest.param("ptx", marks=pytest.mark.gpu)]
 

@@ -11,19 +11,15 @@ import pytest
 import compiler as tc
 import compiler.language as tl
 from examples.vector_add import add
+from tests.conftest import repo_pythonpath
 
 ROOT = Path(__file__).resolve().parent.parent
 SIG = {"x": "*f32", "y": "*f32", "out": "*f32", "n": "i32"}
 
 
-def _pythonpath() -> str:
-    """The repo first, then whatever PYTHONPATH already holds (carried wheels, say)."""
-    return os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-
-
 def run_py(code: str, **env) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, check=False,
-                          text=True, env={**os.environ, "PYTHONPATH": _pythonpath(), **env})
+                          text=True, env={**os.environ, "PYTHONPATH": repo_pythonpath(), **env})
 
 
 @pytest.mark.parametrize("backend", ["numpy", "wgsl", "ptx"])
@@ -173,7 +169,7 @@ def test_backends_and_auto(monkeypatch):
 
 def test_cli_compile_backends_and_opt(tmp_path):
     tilec = [sys.executable, "-m", "compiler.cli"]
-    env = {**os.environ, "PYTHONPATH": _pythonpath()}
+    env = {**os.environ, "PYTHONPATH": repo_pythonpath()}
     r = subprocess.run(tilec + ["compile", "examples/vector_add.py:add", "-s",
                                 "*f32,*f32,*f32,i32", "-c", "BLOCK=1024", "--backend", "ptx"],
                        cwd=ROOT, capture_output=True, check=False, text=True, env=env)
@@ -206,7 +202,7 @@ def test_cli_reports_compile_errors_without_traceback():
     r = subprocess.run([sys.executable, "-m", "compiler.cli", "compile",
                         "tests/bad_kernels.py:load_int", "-s", "*f32,i32", "-c", "BLOCK=64",
                         "--backend", "numpy"], cwd=ROOT, capture_output=True, check=False, text=True,
-                       env={**os.environ, "PYTHONPATH": _pythonpath()})
+                       env={**os.environ, "PYTHONPATH": repo_pythonpath()})
     assert r.returncode == 1
     assert "tests/bad_kernels.py:" in r.stderr and "Traceback" not in r.stderr
 
@@ -216,7 +212,7 @@ def test_cli_reports_compile_errors_without_traceback():
 def test_examples_run(example, backend):
     r = subprocess.run([sys.executable, f"examples/{example}.py", "--backend", backend],
                        cwd=ROOT, capture_output=True, check=False, text=True,
-                       env={**os.environ, "PYTHONPATH": _pythonpath()})
+                       env={**os.environ, "PYTHONPATH": repo_pythonpath()})
     assert r.returncode == 0, r.stdout + r.stderr
     assert "OK" in r.stdout
 
@@ -228,7 +224,7 @@ def test_examples_run_on_ptx(example):
         pytest.skip(tc.backends()["ptx"][1])
     r = subprocess.run([sys.executable, f"examples/{example}.py", "--backend", "ptx"],
                        cwd=ROOT, capture_output=True, check=False, text=True,
-                       env={**os.environ, "PYTHONPATH": _pythonpath()})
+                       env={**os.environ, "PYTHONPATH": repo_pythonpath()})
     assert r.returncode == 0, r.stdout + r.stderr
     assert "OK" in r.stdout
 
@@ -236,6 +232,6 @@ def test_examples_run_on_ptx(example):
 def test_cli_run_example():
     r = subprocess.run([sys.executable, "-m", "compiler.cli", "run", "examples/vector_add.py",
                         "--backend", "numpy"], cwd=ROOT, capture_output=True, check=False, text=True,
-                       env={**os.environ, "PYTHONPATH": _pythonpath()})
+                       env={**os.environ, "PYTHONPATH": repo_pythonpath()})
     assert r.returncode == 0, r.stderr
     assert "on numpy: OK" in r.stdout

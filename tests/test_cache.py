@@ -17,6 +17,7 @@ from compiler import cache
 from compiler.jit import availability
 from compiler.kinfo import KernelInfo, Param
 from examples.vector_add import add
+from tests.conftest import repo_pythonpath
 
 ROOT = Path(__file__).resolve().parent.parent
 SIG = {"x": "*f32", "y": "*f32", "out": "*f32", "n": "i32"}
@@ -127,7 +128,7 @@ def test_failed_write_leaves_no_temporary(cache_root, caplog, monkeypatch):
 def test_cache_module_imports_no_xdsl():
     code = "import sys, compiler.cache; print(any(m.startswith('xdsl') for m in sys.modules))"
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+                       env={**os.environ, "PYTHONPATH": repo_pythonpath()}, check=False)
     assert r.stdout.strip() == "False", r.stdout + r.stderr
 
 
@@ -138,6 +139,7 @@ import pathlib, sys, time
 import numpy as np
 import compiler as tc
 from examples.vector_add import add
+from tests.conftest import repo_pythonpath
 from tests.kernels import cast
 
 i, go, backends = int(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3].split(",")
@@ -164,7 +166,7 @@ print("ok", flush=True)
 def test_concurrent_processes_share_one_cache(tmp_path):
     root, go = tmp_path / "cache", tmp_path / "go"
     backends = ["numpy"] + (["wgsl"] if availability("wgsl")[0] else [])
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TILEC_CACHE_DIR": str(root)}
+    env = {**os.environ, "PYTHONPATH": repo_pythonpath(), "TILEC_CACHE_DIR": str(root)}
     env.pop("TILEC_CACHE", None)
     procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(i), str(go), ",".join(backends)],
                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
