@@ -70,7 +70,8 @@ class Program:
         for arg in self.f.body.blocks[0].args:
             name = arg.name_hint
             self.env[arg] = arrays[name] if name in arrays else np.array([[scalars[name]]])
-        self.shared: dict = {}  # buffer value -> [array, written, read] since the barrier
+        # buffer value -> [array, elements written, elements read] since the last barrier
+        self.shared: dict = {}
 
     def run(self) -> None:
         self.block(self.f.body.blocks[0])
@@ -155,21 +156,29 @@ class Program:
 
     def _alloc(self, op):
         buf = np.zeros(op.result.type.get_shape()[0], np_type(op.result.type.element_type))
-        self.shared[op.result] = [buf, False, False]
+        self.shared[op.result] = [buf, np.zeros(buf.size, bool), np.zeros(buf.size, bool)]
         return buf
 
+    def reads(self, buffer, elements) -> None:
+        """Record a read of shared ``elements``; none may have been written since the last
+        barrier (per element: disjoint halves of one buffer may be used without one)."""
+        _, written, read = self.shared[buffer]
+        assert not written[elements].any(), "shared memory read without a barrier after its writes"
+        read[elements] = True
+
+    def writes(self, buffer, elements) -> None:
+        _, written, read = self.shared[buffer]
+        assert not read[elements].any(), "shared memory rewritten without a barrier after its reads"
+        written[elements] = True
+
     def _shared_store(self, op, buf, index, value, *rest):
-        state = self.shared[op.buffer]
-        assert not state[2], "shared memory rewritten without a barrier after its reads"
         mask = self._check_access(op, buf, index, None if op.mask is None else self.env[op.mask])
+        self.writes(op.buffer, np.broadcast_to(index, mask.shape)[mask])
         _scatter(buf, index, value, mask)
-        state[1] = True
 
     def _shared_load(self, op, buf, index):
-        state = self.shared[op.buffer]
-        assert not state[1], "shared memory read without a barrier after its writes"
-        state[2] = True
         self._check_access(op, buf, index, None)
+        self.reads(op.buffer, np.asarray(index).ravel())
         return buf[index]
 
     def _shuffle_threads(self, op, a):
@@ -182,8 +191,8 @@ class Program:
         return np.broadcast_to(a, (self.threads, a.shape[1]))[src]
 
     def _barrier(self, op):
-        for state in self.shared.values():
-            state[1] = state[2] = False
+        for _, written, read in self.shared.values():
+            written[:] = read[:] = False
 
     HANDLERS: ClassVar[dict[str, Callable]] = {
         "simt.thread_id": lambda self, op: np.arange(self.threads)[:, None],

@@ -45,11 +45,11 @@ class MmaProgram(DotProgram):
     matrix fall in 8 different groups of 4 banks (no bank conflicts)."""
 
     def _ldmatrix(self, op, buf, offset):
-        state = self.shared[op.buffer]
-        assert not state[1], "ldmatrix without a barrier after the writes"
-        state[2] = True
         bits, count = _bits(op.result.type), op.count
         offsets = np.broadcast_to(offset, (self.threads, 1))[:, 0].astype(np.int64)
+        row = np.arange(128 // bits)  # a row of a matrix: 16 bytes from its thread's address
+        addressing = (np.arange(self.threads) % 32) < 8 * count
+        self.reads(op.buffer, (offsets[addressing, None] + row).ravel())
         chunks = offsets * bits // 128
         assert (offsets * bits % 128 == 0).all(), "ldmatrix rows must be 16-byte aligned"
         for warp in range(self.threads // 32):
