@@ -7,7 +7,7 @@ The op modules beside this one build on these; ``dialects.tile`` re-exports all 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerType, TensorType, VectorType
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
@@ -15,6 +15,32 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+
+
+def _parse_fields(parser: AttrParser, fields: dict[str, Callable[[], Attribute]]
+                  ) -> list[Attribute]:
+    """``<key = value, ...>`` with the keys in ``fields``' order, each value parsed by its
+    function: the syntax of every layout attribute."""
+    values: list[Attribute] = []
+    with parser.in_angle_brackets():
+        for i, (key, parse) in enumerate(fields.items()):
+            if i:
+                parser.parse_punctuation(",")
+            parser.parse_keyword(key)
+            parser.parse_punctuation("=")
+            values.append(parse())
+    return values
+
+
+def _int_list(parser: AttrParser) -> Callable[[], ArrayAttr[IntAttr]]:
+    def parse() -> ArrayAttr[IntAttr]:
+        items = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        return ArrayAttr(IntAttr(i) for i in items)
+    return parse
+
+
+def _int(parser: AttrParser) -> Callable[[], IntAttr]:
+    return lambda: IntAttr(parser.parse_integer())
 
 
 @irdl_attr_definition
@@ -62,20 +88,7 @@ class BlockedLayoutAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        def ints() -> ArrayAttr[IntAttr]:
-            items = parser.parse_comma_separated_list(
-                parser.Delimiter.SQUARE, parser.parse_integer)
-            return ArrayAttr(IntAttr(i) for i in items)
-
-        params: list[Attribute] = []
-        with parser.in_angle_brackets():
-            for i, key in enumerate(("spt", "tpw", "wpc")):
-                if i:
-                    parser.parse_punctuation(",")
-                parser.parse_keyword(key)
-                parser.parse_punctuation("=")
-                params.append(ints())
-        return params
+        return _parse_fields(parser, dict.fromkeys(("spt", "tpw", "wpc"), _int_list(parser)))
 
     def print_parameters(self, printer: Printer) -> None:
         fields = zip(("spt", "tpw", "wpc"), (self.spt, self.tpw, self.wpc), strict=True)
@@ -106,15 +119,7 @@ class SliceLayoutAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        with parser.in_angle_brackets():
-            parser.parse_keyword("dim")
-            parser.parse_punctuation("=")
-            dim = parser.parse_integer()
-            parser.parse_punctuation(",")
-            parser.parse_keyword("parent")
-            parser.parse_punctuation("=")
-            parent = parser.parse_attribute()
-        return [IntAttr(dim), parent]
+        return _parse_fields(parser, {"dim": _int(parser), "parent": parser.parse_attribute})
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<dim = {self.dim.data}, parent = ")
@@ -155,16 +160,7 @@ class MmaLayoutAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        with parser.in_angle_brackets():
-            parser.parse_keyword("version")
-            parser.parse_punctuation("=")
-            version = parser.parse_integer()
-            parser.parse_punctuation(",")
-            parser.parse_keyword("warps")
-            parser.parse_punctuation("=")
-            warps = parser.parse_comma_separated_list(
-                parser.Delimiter.SQUARE, parser.parse_integer)
-        return [IntAttr(version), ArrayAttr(IntAttr(w) for w in warps)]
+        return _parse_fields(parser, {"version": _int(parser), "warps": _int_list(parser)})
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<version = {self.version.data}, "
