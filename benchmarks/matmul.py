@@ -145,7 +145,7 @@ def _f32_launch(a, b, c, size: int, precision: str, config: dict):
     return lambda: tc_matmul.matmul[grid](
         a, b, c, size, size, size, size, size, size, BM=config["BM"], BN=config["BN"],
         BK=config["BK"], GROUP=8, ACTIVATION="", PRECISION=precision, backend="ptx",
-        num_warps=config["num_warps"])
+        num_warps=config["num_warps"])  # f32 operands stay in registers: 2 stages
 
 
 def attention_rows(batch: int, heads: int, seq: int, config: dict) -> list[list[str]]:
@@ -213,13 +213,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true", help="smaller sizes")
     p.add_argument("--skip-wgsl", action="store_true")
-    p.add_argument("--config", default="128,128,64,4", help="tilec matmul BM,BN,BK,warps")
+    p.add_argument("--config", default="128,128,64,4,3",
+                   help="tilec matmul BM,BN,BK,warps,stages")
     p.add_argument("--only-matmul", action="store_true")
     args = p.parse_args()
     device = torch.cuda.get_device_name()
     size = 2048 if args.quick else 4096
-    config = dict(zip(("BM", "BN", "BK", "num_warps"), map(int, args.config.split(",")),
-                      strict=True))
+    config = dict(zip(("BM", "BN", "BK", "num_warps", "num_stages"),
+                      map(int, args.config.split(",")), strict=True))
     header = ["what", "median time", "TFLOP/s", "ratio"]
     report(f"GPU: matmul (ratio: of cuBLAS; tilec tiles {args.config})", device, header,
            matmul_rows(size, config))

@@ -30,7 +30,7 @@ from dialects import tile
 # width and tensor cores, if it has them) and lowers to per-thread code, then runs its own
 # passes.
 _TILE = ["canonicalize", "cse"]
-_TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads",
+_TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads{{cp-async={mma}}}",
             "assign-layouts{{vector-bits={bits} mma={mma}}}", "tile-to-simt", "canonicalize",
             "cse"]
 DEFAULT_ARCH = "sm_90"

@@ -492,6 +492,39 @@ class BarOp(IRDLOperation):
 
 
 @irdl_op_definition
+class CpAsyncOp(IRDLOperation):
+    """``cp.async.{ca|cg}.shared.global [dst], [src], bytes, size`` per lane: copy ``bytes``
+    from the 64-bit global ``src`` to the 32-bit shared ``dst``, the first ``size`` of them
+    read and the rest zeros."""
+
+    name = "ptx.cp_async"
+    dst = operand_def()
+    src = operand_def()
+    size = operand_def()
+    bytes = prop_def(IntegerAttr[I32])
+    assembly_format = (
+        "$dst `,` $src `,` $bytes `,` $size attr-dict `:` type($dst) `,` type($src) `,`"
+        " type($size)"
+    )
+
+    def __init__(self, dst: SSAValue, src: SSAValue, size: SSAValue, nbytes: int):
+        super().__init__(operands=[dst, src, size],
+                         properties={"bytes": IntegerAttr(nbytes, i32)})
+
+
+@irdl_op_definition
+class PlainOp(IRDLOperation):
+    """One instruction without operands, printed as it is (``cp.async.commit_group``)."""
+
+    name = "ptx.plain"
+    text = prop_def(StringAttr)
+    assembly_format = "$text attr-dict"
+
+    def __init__(self, text: str):
+        super().__init__(properties={"text": StringAttr(text)})
+
+
+@irdl_op_definition
 class ConcatOp(IRDLOperation):
     """The registers of ``sources`` joined, in order; prints nothing."""
 
@@ -593,5 +626,5 @@ class RepackOp(IRDLOperation):
 PTX = Dialect("ptx", [LabelOp, BraOp, RegOp, AssignOp,
                      InstOp, MovImmOp, LanesOp, LdParamOp, SRegOp, LdGlobalOp, StGlobalOp,
                      AtomOp, AtomLoopOp, SharedOp, LdSharedOp, StSharedOp, BarOp, ConcatOp,
-                     LdMatrixOp, MmaOp, RepackOp],
+                     LdMatrixOp, MmaOp, RepackOp, CpAsyncOp, PlainOp],
               [])

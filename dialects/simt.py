@@ -6,7 +6,8 @@ registers or locals). Elementwise math stays ``arith``/``math`` (and ``tile.cmpi
 ``tile.cmpf``, ``tile.select``, which accept vectors), program ids stay
 ``tile.program_id``/``tile.num_programs``, splats are ``vector.broadcast``. This dialect
 adds what those lack: the thread index and global memory access as (kernel argument,
-element index), and the warp-level matrix ops of tensor cores (``ldmatrix``, ``mma``).
+element index), asynchronous copies from global to shared memory (``cp_async``), and the
+warp-level matrix ops of tensor cores (``ldmatrix``, ``mma``).
 Not xDSL's ``gpu.thread_id``: its result is ``index`` and both our targets
 compute with 32-bit thread ids.
 """
@@ -230,6 +231,60 @@ def _check_shared(op: IRDLOperation, buffer: SSAValue, index: SSAValue,
 
 
 @irdl_op_definition
+class CpAsyncOp(_Access):
+    """Per lane, start copying ``base[src]`` (global) to ``buffer[index]`` (shared), or a
+    zero where ``mask`` is false; ``vec`` consecutive lanes are one copy of 4, 8 or 16
+    bytes. Done once a ``simt.cp_async_wait`` says so (PTX ``cp.async``)."""
+
+    name = "simt.cp_async"
+    buffer = operand_def(MemRefType)
+    index = operand_def()
+    base = operand_def(PtrType)
+    src = operand_def()
+    mask = opt_operand_def()
+    assembly_format = (
+        "$base `[` $src `]` `to` $buffer `[` $index `]` (`mask` $mask^ `:` type($mask))?"
+        " attr-dict `:` type($base) `,` type($src) `,` type($buffer) `,` type($index)"
+    )
+
+    def __init__(self, buffer: SSAValue, index: SSAValue, base: SSAValue, src: SSAValue,
+                 mask: SSAValue | None = None, vec: int = 1):
+        super().__init__(operands=[buffer, index, base, src, mask], properties=_vec_prop(vec))
+
+    def verify_(self) -> None:
+        value = like(self.index.type, self.buffer.type.element_type)  # pyright: ignore
+        _check_shared(self, self.buffer, self.index, value, self.mask, self.width)
+        _check_access(self, self.base, self.src, value, self.mask, self.width)
+        bits = element_type(value).bitwidth  # pyright: ignore[reportAttributeAccessIssue]
+        if self.width * bits not in (32, 64, 128):
+            raise VerifyException("simt.cp_async copies 4, 8 or 16 bytes at a time")
+
+
+@irdl_op_definition
+class CpAsyncCommitOp(IRDLOperation):
+    """Close this thread's group of ``simt.cp_async`` copies issued since the last one."""
+
+    name = "simt.cp_async_commit"
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class CpAsyncWaitOp(IRDLOperation):
+    """Wait until at most ``pending`` of this thread's groups of copies are unfinished (no
+    barrier: a ``simt.barrier`` after it makes the copies visible to other threads)."""
+
+    name = "simt.cp_async_wait"
+    pending = prop_def(IntegerAttr[I32])
+    assembly_format = "$pending attr-dict"
+
+    def __init__(self, pending: int):
+        super().__init__(properties={"pending": IntegerAttr(pending, i32)})
+
+
+@irdl_op_definition
 class BarrierOp(IRDLOperation):
     """Wait until every thread of the program gets here; shared-memory writes before it
     are visible to reads after it (PTX ``bar.sync 0``, WGSL ``workgroupBarrier``)."""
@@ -447,4 +502,5 @@ class MmaOp(IRDLOperation):
 
 SIMT = Dialect("simt", [ThreadIdOp, LoadOp, StoreOp, SharedAllocOp, SharedLoadOp,
                         SharedStoreOp, BarrierOp, ShuffleXorOp, ShuffleUpOp, ShuffleDownOp,
-                        AtomicRMWOp, AtomicCASOp, LdMatrixOp, MmaOp], [])
+                        AtomicRMWOp, AtomicCASOp, LdMatrixOp, MmaOp, CpAsyncOp,
+                        CpAsyncCommitOp, CpAsyncWaitOp], [])

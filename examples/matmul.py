@@ -49,11 +49,12 @@ def matmul(a, b, c, M, N, K, stride_am, stride_bk, stride_cm,
 
 def launch(a: np.ndarray, b: np.ndarray, c: np.ndarray, backend: str = "auto",
            activation: str = "", BM: int = 64, BN: int = 64, BK: int = 32,
-           num_warps: int = 4) -> None:
+           num_warps: int = 4, num_stages: int = 2) -> None:
     (M, K), (_, N) = a.shape, b.shape
     grid = (tc.cdiv(M, BM) * tc.cdiv(N, BN),)
     matmul[grid](a, b, c, M, N, K, a.shape[1], b.shape[1], c.shape[1], BM=BM, BN=BN, BK=BK,
-                 GROUP=8, ACTIVATION=activation, backend=backend, num_warps=num_warps)
+                 GROUP=8, ACTIVATION=activation, backend=backend, num_warps=num_warps,
+                 num_stages=num_stages)
 
 
 def reference(a: np.ndarray, b: np.ndarray, activation: str = "") -> np.ndarray:

@@ -1,8 +1,9 @@
 """``tile.dot`` on tensor cores: the ``#tile.mma`` layouts assign-layouts picks per operand
 type and target, the SIMT IR tile-to-simt makes (``simt.ldmatrix`` + ``simt.mma`` in one
 ``scf.for`` over k), whole lowered kernels in the SIMT simulator (with ``tests/test_mma.py``'s
-fragment model for ldmatrix and mma) against ``np.matmul``, and ``mma.sync`` in the PTX of
-``examples.matmul`` for sm_80 and sm_90."""
+fragment model for ldmatrix and mma, and cp.async copies that land at their wait) against
+``np.matmul``, and ``mma.sync`` and ``cp.async`` in the PTX of ``examples.matmul`` for sm_80
+and sm_90."""
 
 from typing import ClassVar
 
@@ -71,9 +72,32 @@ class MmaProgram(DotProgram):
         return np.concatenate([np.array(mma(k, bits, *(x[w:w + 32].tolist() for x in (a, b, c))))
                                for w in range(0, self.threads, 32)])
 
+    def _cp_async(self, op, buf, index, base, src, *rest):
+        """Reads global memory now; writes shared memory when a wait completes its group
+        (so a stage read too early holds stale values)."""
+        mask = self._check_access(op, base, src, self.mask(op))
+        self._check_access(op, buf, index, mask)
+        value = np.where(mask, base[np.where(mask, src, 0)], 0)
+        self.__dict__.setdefault("copying", []).append((op.buffer, buf, index, value))
+
+    def _commit(self, op):
+        self.__dict__.setdefault("groups", []).append(self.__dict__.pop("copying", []))
+
+    def _wait(self, op):
+        groups = self.__dict__.get("groups", [])
+        keep = op.pending.value.data
+        done = groups[:max(0, len(groups) - keep)]
+        self.groups = groups[len(done):]
+        for buffer, buf, index, value in (c for group in done for c in group):
+            index = np.broadcast_to(index, value.shape)
+            self.writes(buffer, index.ravel())
+            buf[index] = value
+
     HANDLERS: ClassVar = {**DotProgram.HANDLERS, "simt.ldmatrix": _ldmatrix,
                           "simt.mma": _mma, "arith.truncf": lambda self, op, a: a,
-                          "math.exp": lambda self, op, a: np.exp(a)}
+                          "math.exp": lambda self, op, a: np.exp(a),
+                          "simt.cp_async": _cp_async, "simt.cp_async_commit": _commit,
+                          "simt.cp_async_wait": _wait}
 
 
 # -- layouts -------------------------------------------------------------------------------
@@ -223,10 +247,11 @@ def test_tf32x3_is_more_accurate_than_tf32():
 
 
 def _simulate_ptx_kernel(kernel, signature: str, constants: dict, arrays: dict,
-                        scalars: dict, grid: tuple[int, ...]) -> str:
+                        scalars: dict, grid: tuple[int, ...], num_stages: int = 2) -> str:
     """Compile ``kernel`` for PTX and run its SIMT IR (the last stage before simt-to-ptx)
     on every program of ``grid``; the SIMT text."""
-    ck = tc.compile(kernel, backend="ptx", signature=signature, constants=constants)
+    ck = tc.compile(kernel, backend="ptx", signature=signature, constants=constants,
+                    num_stages=num_stages)
     text = [ir for name, ir in ck.stages if name == "cse"][-1]
     module = parse_module(text)
     for pid in np.ndindex(*reversed(grid)):
@@ -247,6 +272,26 @@ def test_example_matmul_simulated():
         (tc.cdiv(m, 64) * tc.cdiv(n, 32),))
     assert "simt.mma" in text
     want = example.reference(a, b, "leaky_relu")
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=0,
+                               atol=2.0**-10 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_example_matmul_cp_async_simulated(stages):
+    """Sizes that are multiples of 16 (declared so): operands go to shared-memory stages
+    by 16-byte asynchronous copies; edges of M and N masked, zero-filled."""
+    (m, n, k), rng = (96, 80, 160), np.random.default_rng(stages)
+    a, b = (rng.standard_normal(s).astype(np.float16) for s in ((m, k), (k, n)))
+    c = np.zeros((m, n), np.float16)
+    text = _simulate_ptx_kernel(
+        example.matmul, "*f16,*f16,*f16" + ",i32:16" * 6,
+        {"BM": 64, "BN": 32, "BK": 32, "GROUP": 8, "ACTIVATION": ""},
+        {"a": a.ravel(), "b": b.ravel(), "c": c.reshape(-1)},
+        dict(zip(["M", "N", "K", "stride_am", "stride_bk", "stride_cm"], [m, n, k, k, n, n])),
+        (tc.cdiv(m, 64) * tc.cdiv(n, 32),), stages)
+    assert text.count("simt.cp_async ") == 2 * stages  # a and b: prologue, then the loop
+    assert "vec = 8" in text and f"simt.cp_async_wait {stages - 2}" in text
+    want = example.reference(a, b)
     np.testing.assert_allclose(c.astype(np.float64), want, rtol=0,
                                atol=2.0**-10 * np.abs(want).max())
 
@@ -279,6 +324,19 @@ def test_example_matmul_uses_mma_sync(arch, dtype):
     ptx = ck.asm["ptx"]
     assert ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx) == precision_free
     assert ("ldmatrix.sync.aligned.m8n8.x4" in ptx) == precision_free
+    assert isinstance(ck.asm["cubin"], bytes) and ck.asm["cubin"]
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_example_matmul_copies_asynchronously(arch):
+    """Sizes declared multiples of 16: 16-byte cp.async into 3 stages, assembled."""
+    ck = tc.compile(example.matmul, backend="ptx", target=arch, num_stages=3,
+                    signature="*f16,*f16,*f16" + ",i32:16" * 6,
+                    constants={"BM": 128, "BN": 128, "BK": 64, "GROUP": 8, "ACTIVATION": ""})
+    ptx = ck.asm["ptx"]
+    assert ptx.count("cp.async.cg.shared.global") == 3 * (8 + 8)  # 16 bytes a thread
+    assert "cp.async.wait_group 1" in ptx and "ld.global" not in ptx.split("$L__for")[1]
+    assert ck.metadata.extra["shared"] == 3 * 2 * (128 * 72 + 64 * 136)  # padded rows
     assert isinstance(ck.asm["cubin"], bytes) and ck.asm["cubin"]
 
 

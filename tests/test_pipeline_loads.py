@@ -85,13 +85,14 @@ def _loop_arity(text: str) -> list[int]:
     return [len(op.iter_args) for op in module.walk() if isinstance(op, scf.ForOp)]
 
 
-def _same_bits(kernel, grid, make_args, constants, stages, lower=False):
+def _same_bits(kernel, grid, make_args, constants, stages, lower=False, cp_async=0):
     """The kernel's outputs with and without the pass, bit for bit; the pipelined IR."""
     plain, piped = make_args(), make_args()
     text, info = _tile_ir(kernel, plain, constants)
     first = (LowerControl(),) if lower else ()
     _run(text, info, grid, plain, *first)
-    out = _run(text, info, grid, piped, *first, PipelineLoads(num_stages=stages))
+    out = _run(text, info, grid, piped, *first,
+               PipelineLoads(num_stages=stages, cp_async=cp_async))
     for x, y in zip(plain, piped, strict=True):
         if isinstance(x, np.ndarray):
             assert x.tobytes() == y.tobytes()
@@ -113,6 +114,26 @@ def test_example_matmul_bits_unchanged(k, stages):
     text = _same_bits(example.matmul, (tc.cdiv(m, 16) * tc.cdiv(n, 16),), make_args, consts,
                       stages, lower=True)
     assert _loop_arity(text) == [1 + 2 * (stages - 1)]  # acc and the prefetched a, b tiles
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize("k", [128, 70, 16, 0])
+def test_shared_memory_stages_bits_unchanged(k, stages):
+    """With cp.async (sm_80): the dot operands go through shared-memory stages filled
+    ``stages - 1`` iterations ahead; the NumPy meaning of the stages delays each copy
+    until its wait, so a wrong count of groups or waits shows."""
+    m, n, rng = 70, 40, np.random.default_rng(k)
+    a = rng.standard_normal((m, max(k, 1))).astype(np.float16)
+    b = rng.standard_normal((max(k, 1), n)).astype(np.float16)
+
+    def make_args():
+        return [a, b, np.full((m, n), np.nan, np.float16), m, n, k, a.shape[1], n, n]
+
+    consts = {"BM": 64, "BN": 32, "BK": 32, "GROUP": 2, "ACTIVATION": ""}
+    text = _same_bits(example.matmul, (tc.cdiv(m, 64) * tc.cdiv(n, 32),), make_args, consts,
+                      stages, lower=True, cp_async=80)
+    assert _loop_arity(text) == [2]  # the accumulator and the stage it reads
+    assert text.count("tile.async_copy") == 2 * stages and "tile.shared_read" in text
 
 
 @pytest.mark.parametrize("stages", [2, 3])
@@ -199,5 +220,5 @@ def test_ptx_pipeline_pipelines_and_assembles():
                     signature="*f16,*f16,*f16,i32,i32,i32,i32,i32,i32",
                     constants={"BM": 64, "BN": 64, "BK": 32, "GROUP": 8, "ACTIVATION": ""})
     stages = dict(ck.stages)
-    assert _loop_arity(stages["pipeline-loads"]) == [3]
+    assert _loop_arity(stages["pipeline-loads"]) == [2]  # accumulator, stage (cp.async)
     assert isinstance(ck.asm["cubin"], bytes) and ck.asm["cubin"]

@@ -2,11 +2,19 @@
 
 ``Kernel`` (``kernel.py``) compiles and runs a kernel through tables of op meanings; this
 module imports the feature modules that fill them: ``ops`` (elementwise, memory, program
-ids), ``atomics``, ``combine`` (reduce, scan), ``dot``, ``shapes`` and ``control`` (``scf``, print,
-assert). Use ``Kernel`` from here, so that every op is registered.
+ids), ``atomics``, ``combine`` (reduce, scan), ``dot``, ``async_copy`` (shared-memory
+stages), ``shapes`` and ``control`` (``scf``, print, assert). Use ``Kernel`` from here, so that every op is registered.
 """
 
-from backends.numpy import atomics, combine, control, dot, ops, shapes  # noqa: F401 - register ops
+from backends.numpy import (  # noqa: F401 - register ops
+    async_copy,
+    atomics,
+    combine,
+    control,
+    dot,
+    ops,
+    shapes,
+)
 from backends.numpy.kernel import Kernel
 
 __all__ = ["Kernel"]

@@ -29,7 +29,7 @@ MAX_ELEMENTS = 4  # a PTX vector access moves at most 4 registers
 I8 = IntegerType(8)
 
 
-def _address(lo: Lowering, base: SSAValue, index: SSAValue, dt: str) -> SSAValue:
+def global_address(lo: Lowering, base: SSAValue, index: SSAValue, dt: str) -> SSAValue:
     """``base + index * sizeof(dt)`` per lane of ``index``."""
     wide, key = like(index.type, ELEMS["i64"]), ("offset", index, BYTES[dt])
     if key not in lo.memo:
@@ -51,7 +51,7 @@ def _access(lo: Lowering, op: simt.LoadOp | simt.StoreOp, dt: str
             ) -> tuple[SSAValue, SSAValue | None, int]:
     """Addresses and guards of the accesses, and their width in lanes."""
     vec = access_width(op, dt)
-    addr = _address(lo, lo.values[op.base], lo.pick(lo.values[op.index], vec), dt)
+    addr = global_address(lo, lo.values[op.base], lo.pick(lo.values[op.index], vec), dt)
     mask = None if op.mask is None else lo.pick(lo.values[op.mask], vec)
     return addr, mask, vec
 
@@ -145,7 +145,7 @@ def store(lo: Lowering, op: simt.StoreOp) -> None:
 def atomic(lo: Lowering, op: simt.AtomicRMWOp | simt.AtomicCASOp) -> SSAValue:
     dt = dtype(op.result.type)
     kind = op.kind.data if isinstance(op, simt.AtomicRMWOp) else "cas"
-    addr = _address(lo, lo.values[op.base], lo.values[op.index], dt)
+    addr = global_address(lo, lo.values[op.base], lo.values[op.index], dt)
     pred = None if op.mask is None else lo.values[op.mask]
     val = lo.values[op.val]
     if (kind, dt) in _ATOM_LOOP:

@@ -12,6 +12,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from backends.ptx import (  # noqa: F401 - importing them registers their emitters
+    print_async,
     print_atomics,
     print_control,
     print_cross_thread,

@@ -22,6 +22,7 @@ from xdsl.passes import ModulePass
 
 from backends.ptx import (  # noqa: F401 - importing them registers their handlers
     lower_arith,
+    lower_async,
     lower_casts,
     lower_control,
     lower_cross_thread,

@@ -150,11 +150,14 @@ def mma_layout(op: tile.DotOp, num_warps: int) -> MmaLayoutAttr | None:
     return None if warps is None else MmaLayoutAttr(2, warps)
 
 
+_ACCESSES = (LoadOp, StoreOp, tile.AsyncCopyOp)  # tile accesses that get a ``vec``
+
+
 def _pow2_floor(n: int) -> int:
     return 1 << (max(1, n).bit_length() - 1)
 
 
-def access_vec(op: LoadOp | StoreOp, layout: Attribute, facts: AxisInfoAnalysis,
+def access_vec(op: LoadOp | StoreOp | tile.AsyncCopyOp, layout: Attribute, facts: AxisInfoAnalysis,
                vector_bits: int) -> int:
     """Elements per access: within one thread's run, contiguous, aligned, one mask value,
     and at most ``vector_bits`` wide."""
@@ -172,7 +175,7 @@ def _access_bits(f: func.FuncOp) -> dict[tuple[int, ...], int]:
     """Widest element loaded or stored, per tile shape."""
     widest: dict[tuple[int, ...], int] = {}
     for op in f.walk():
-        if isinstance(op, LoadOp | StoreOp) and isinstance(op.ptr.type, TensorType):
+        if isinstance(op, _ACCESSES) and isinstance(op.ptr.type, TensorType):
             shape = op.ptr.type.get_shape()
             bits = bits_of(op.ptr.type.element_type.pointee)  # pyright: ignore
             widest[shape] = max(widest.get(shape, 0), bits)
@@ -347,7 +350,7 @@ class _Assigner:
     def run(self) -> None:
         facts = AxisInfoAnalysis(self.f)
         for op in self.f.walk():
-            if isinstance(op, LoadOp | StoreOp) and _is_tile(op.ptr):
+            if isinstance(op, _ACCESSES) and _is_tile(op.ptr):
                 vec = access_vec(op, self.layout(op.ptr), facts, self.vector_bits)
                 op.properties["vec"] = IntegerAttr(vec, i32)
         new_types = {v: _with_layout(v.type, self.layout(v)) for v in _tile_values(self.f)}

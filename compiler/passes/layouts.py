@@ -149,3 +149,11 @@ def element_ids(layout: Attribute, shape: Sequence[int],
     for dm, w in zip(lane_map(layout, shape), weights, strict=True):
         ids += (dm.thread_part(tid) + np.asarray(dm.lanes)[None, :]) * w
     return ids
+
+
+def padded_row(length: int, bits: int) -> int:
+    """The row length a tile of ``length`` columns of ``bits``-bit elements is staged
+    with for ``ldmatrix``: a row of two or more 16-byte chunks gets one chunk more, so the
+    8 rows one ldmatrix matrix reads start in 8 different groups of 4 banks."""
+    chunk = 128 // bits
+    return length + chunk if length >= 2 * chunk else length

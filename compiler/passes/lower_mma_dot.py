@@ -29,7 +29,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from compiler.passes.axis_info import bits_of
-from compiler.passes.layouts import element_ids, ilog2
+from compiler.passes.layouts import element_ids, ilog2, padded_row
 from compiler.passes.lower_dot import DOT_LOWERINGS, At, add_offset, round_tf32, shared_vec
 from compiler.passes.lower_shapes import _index
 from compiler.passes.simt_lowering import Lowering
@@ -85,7 +85,7 @@ class Geometry:
         return min(2, self.cols)
 
     def padded(self, length: int) -> int:
-        return length + self.cb if length >= 2 * self.cb else length
+        return padded_row(length, self.bits)
 
     @property
     def row_a(self) -> int:
@@ -149,24 +149,46 @@ def lower_mma_dot(lo: Lowering, op: tile.DotOp) -> None:
     assert isinstance(acc_t, TensorType)
     g = geometry(op, a_t, acc_t)
     at = At(InsertPoint.before(op), op.location)
-    buf = lo.shared_buffer(a_t.element_type, g.size, op)
     b_weights = [1, g.row_b] if g.b_nk else [g.row_b, 1]
-    for v, t, weights, offset in ((op.a, a_t, [g.row_a, 1], 0),
-                                  (op.b, b_t, b_weights, g.b_offset)):
-        index = add_offset(lo, op, _index(lo, op, (t, weights)), offset)
-        vec = shared_vec(element_ids(t.encoding, t.get_shape(), weights), [offset], g.bits)
-        at(simt.SharedStoreOp(buf, index, v, vec=vec))
-    at(simt.BarrierOp())
-    bases = _base(lo, op, g, g.a_terms(), 0), _base(lo, op, g, g.b_terms(), g.b_offset)
+    sources = []
+    for v, t, weights, offset, row in ((op.a, a_t, [g.row_a, 1], 0, g.row_a),
+                                       (op.b, b_t, b_weights, g.b_offset, g.row_b)):
+        sources.append(_source(lo, op, at, g, v, t, weights, offset, row))
+    staged = any(v not in lo.views for v in (op.a, op.b))
+    if staged:
+        at(simt.BarrierOp())
+    bases = tuple(_base(lo, op, g, terms, offset) if start is None
+                  else at(arith.AddiOp(_base(lo, op, g, terms, 0), start))
+                  for (_, start, offset), terms in zip(sources, (g.a_terms(), g.b_terms()),
+                                                       strict=True))
+    bufs = sources[0][0], sources[1][0]
     accs = [_shuffle(at, op.acc, op.acc, _lanes(g, r, c))
             for r in range(g.rows) for c in range(g.cols)]
     body = Block(arg_types=[i32, *(v.type for v in accs)])
     step = at.inside(body)
-    step(scf.YieldOp(*_k_step(step, g, buf, bases, body.args[0], list(body.args[1:]),
+    step(scf.YieldOp(*_k_step(step, g, bufs, bases, body.args[0], list(body.args[1:]),
                               op.input_precision.data)))
     loop = at(scf.ForOp(at.const(0), at.const(g.k), at.const(g.mk), accs, body))
-    at(simt.BarrierOp())
+    if staged:  # the staging buffer is free again (stages: the next async_wait says so)
+        at(simt.BarrierOp())
     lo.replace(op, _join(at, g, list(loop.owner.results)))
+
+
+def _source(lo: Lowering, op: tile.DotOp, at: At, g: Geometry, v: SSAValue, t: TensorType,
+            weights: list[int], offset: int, row: int
+            ) -> tuple[SSAValue, SSAValue | None, int]:
+    """Where ``ldmatrix`` reads operand ``v``: (buffer, dynamic start or None, constant
+    start). A tile already in a shared-memory stage (``Lowering.views``) is read there;
+    any other is written by every thread to the staging buffer first."""
+    if v in lo.views:
+        buf, start, row_len = lo.views[v]
+        assert row_len == row and not (v is op.b and g.b_nk), "stage not as ldmatrix reads"
+        return buf, start, 0
+    buf = lo.shared_buffer(t.element_type, g.size, op)
+    index = add_offset(lo, op, _index(lo, op, (t, weights)), offset)
+    vec = shared_vec(element_ids(t.encoding, t.get_shape(), weights), [offset], g.bits)
+    at(simt.SharedStoreOp(buf, index, v, vec=vec))
+    return buf, None, offset
 
 
 DOT_LOWERINGS[MmaLayoutAttr] = lower_mma_dot
@@ -196,15 +218,16 @@ def _base(lo: Lowering, op: Operation, g: Geometry, terms: dict[str, int],
     return total
 
 
-def _k_step(at: At, g: Geometry, buf: SSAValue, bases: tuple[SSAValue, SSAValue],
+def _k_step(at: At, g: Geometry, bufs: tuple[SSAValue, SSAValue],
+            bases: tuple[SSAValue, SSAValue],
             k0: SSAValue, accs: list[SSAValue], precision: str) -> list[SSAValue]:
     """One step of k: fragments of A and B at ``k0``, an mma per (r, c); the new accs."""
     a_at = at(arith.AddiOp(bases[0], k0))
     b_k = k0 if g.b_nk else at(arith.MuliOp(k0, at.const(g.row_b)))
     b_at = at(arith.AddiOp(bases[1], b_k))
-    fa = [_ldmatrix(at, buf, a_at, r * g.a_tile, 4, False) for r in range(g.rows)]
+    fa = [_ldmatrix(at, bufs[0], a_at, r * g.a_tile, 4, False) for r in range(g.rows)]
     fb = [half for c in range(0, g.cols, g.pair)
-          for half in _halves(at, _ldmatrix(at, buf, b_at, c * g.b_tile, 2 * g.pair,
+          for half in _halves(at, _ldmatrix(at, bufs[1], b_at, c * g.b_tile, 2 * g.pair,
                                             not g.b_nk), g.pair)]
     products = [(fa, fb)]
     if precision == "tf32x3":

@@ -1,4 +1,5 @@
-"""pipeline-loads: tile IR -> tile IR whose ``scf.for`` loops prefetch their dot operands.
+"""pipeline-loads: tile IR -> tile IR whose ``scf.for`` loops prefetch their dot operands
+(into registers, or with ``cp_async`` into shared-memory stages: the ``async_copy`` ops).
 
 A ``tile.load`` in a loop body that feeds a ``tile.dot`` (directly or through casts and
 shape ops) makes every iteration wait a full global-memory latency before its math. Here
@@ -16,6 +17,16 @@ or offsets moved by ``+= BLOCK``). Their future values are computed by cloning t
 that compute the yielded values. Only loops with a positive constant step (the frontend's
 ``range`` loops count up by a positive step, comparing signed) and no memory writes in
 the body are changed: a write could alias a prefetched address.
+
+On a target that copies from global to shared memory asynchronously (``cp_async``: PTX
+``cp.async``, sm_80 and up), loads that go straight into a tensor-core dot as 2-D tiles of
+16-bit elements, zero where masked off, skip the registers (Triton's multi-buffering): each
+gets a ``tile.shared_alloc`` of ``num_stages`` tiles (rows padded as ``ldmatrix`` reads
+them), the prologue copies iterations ``0 .. S-2`` into stages ``0 .. S-2``, one group per
+iteration, and iteration ``i`` waits for its group (``tile.async_wait S-2``, which also
+waits for every thread), reads stage ``i % S`` (``tile.shared_read``) and copies iteration
+``i + S - 1`` into the stage iteration ``i - 1`` read. Registers stay free for the
+accumulator, and the copies of ``S - 1`` iterations are in flight during the math.
 """
 
 from __future__ import annotations
@@ -25,13 +36,27 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, TensorType, i1
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+    i1,
+    i32,
+)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import MemoryEffectKind, get_effects, is_side_effect_free
 
+from compiler.passes.assign_layouts import mma_layout
+from compiler.passes.axis_info import bits_of
+from compiler.passes.layouts import padded_row
 from dialects import tile
+
+CP_ASYNC_SM = 80  # the first SM version with cp.async
 
 # body value -> the value it stands for at the insertion point
 State = dict[SSAValue, SSAValue]
@@ -170,9 +195,10 @@ class _Pipeliner:
         return _insert(tile.CmpIOp("ult", self._steps(distance, point), left), point,
                        self.loop)
 
-    def _load(self, state: State, live: SSAValue, point: InsertPoint) -> list[SSAValue]:
-        """The loads of the iteration ``state`` describes, masked off where not ``live``
-        (a masked-off lane reads ``other``, and nobody reads it)."""
+    def _accesses(self, state: State, live: SSAValue, point: InsertPoint,
+                  build) -> list[SSAValue | None]:
+        """``build(load, ptr, mask, other)`` (inserting at ``point``) for each load of the
+        iteration ``state`` describes, masked off where not ``live``."""
         mapping = _clone(self.address.ops, state, point)
         out = []
         for ld in self.loads:
@@ -184,49 +210,150 @@ class _Pipeliner:
                              point, ld)
             if mask is not None:
                 on = _insert(arith.AndIOp(mask, on), point, ld)
-            out.append(_insert(tile.LoadOp(ptr, on, other), point, ld))
+            out.append(build(ld, ptr, on, other))
         return out
 
-    def _prologue(self) -> list[list[SSAValue]]:
-        """Loads of iterations ``lb .. lb + (depth-1)*step`` before the loop, per load."""
+    def _load(self, state: State, live: SSAValue, point: InsertPoint) -> list[SSAValue]:
+        """The loads of the iteration ``state`` describes, masked off where not ``live``
+        (a masked-off lane reads ``other``, and nobody reads it)."""
+        return self._accesses(state, live, point, lambda ld, ptr, on, other: _insert(
+            tile.LoadOp(ptr, on, other), point, ld))
+
+    def _prologue(self, emit) -> list:
+        """Before the loop, ``emit(i, state, live, point)`` for iterations ``i`` = 0 ..
+        depth-1 (``lb + i*step``: the state, and whether the loop runs it); the results."""
         loop, point = self.loop, InsertPoint.before(self.loop)
         state: State = {self.iv: loop.lb} | {a: loop.iter_args[a.index - 1]
                                              for a in self.carried}
         first = _insert(tile.CmpIOp("slt", loop.lb, loop.ub), point, loop)
-        stages = [self._load(state, first, point)]
+        out = [emit(0, state, first, point)]
         for i in range(1, self.depth):
             state = self._next(state, point)
             live = arith.AndIOp(first, self._before_ub(loop.lb, i, point))
-            stages.append(self._load(state, _insert(live, point, loop), point))
-        return [list(per_load) for per_load in zip(*stages, strict=True)]
+            out.append(emit(i, state, _insert(live, point, loop), point))
+        return out
 
-    def _steady(self) -> list[SSAValue]:
-        """Loads of iteration ``iv + depth*step``, at the top of the body."""
-        point = InsertPoint.at_start(self.body)
+    def _ahead(self, point: InsertPoint) -> tuple[State, SSAValue]:
+        """At ``point`` in the body: the state of iteration ``iv + depth*step`` and whether
+        the loop runs it."""
         state: State = {v: v for v in (self.iv, *self.carried)}
         for _ in range(self.depth):
             state = self._next(state, point)
-        return self._load(state, self._before_ub(self.iv, self.depth, point), point)
+        return state, self._before_ub(self.iv, self.depth, point)
 
     def run(self) -> None:
-        prologue = self._prologue()
-        prefetched = self._steady()
-        body, loop = self.body, self.loop
+        prologue = self._prologue(lambda _, state, live, at: self._load(state, live, at))
+        top = InsertPoint.at_start(self.body)
+        prefetched = self._load(*self._ahead(top), top)
+        body = self.body
         yielded = list(body.last_op.operands)
-        for ld, first, new in zip(self.loads, prologue, prefetched, strict=True):
+        for ld, first, new in zip(self.loads, zip(*prologue, strict=True), prefetched,
+                                  strict=True):
             slots = [body.insert_arg(ld.result.type, len(body.args)) for _ in first]
             ld.result.replace_all_uses_with(slots[0])
             yielded += [*slots[1:], new]  # the queue moves up one iteration
             Rewriter.erase_op(ld)
+        self._finish(yielded, [v for first in zip(*prologue, strict=True) for v in first])
+
+    def _finish(self, yielded: list[SSAValue], inits: list[SSAValue]) -> scf.ForOp:
+        """The loop again, yielding ``yielded`` and carrying ``inits`` after its own
+        iter_args; the original address ops, now dead, erased."""
+        loop, body = self.loop, self.body
         Rewriter.replace_op(body.last_op, scf.YieldOp(*yielded))
-        for op in reversed(self.address.ops):  # the original address ops, now dead
+        for op in reversed(self.address.ops):
             if all(not r.uses for r in op.results):
                 Rewriter.erase_op(op)
-        inits = [*loop.iter_args, *(v for first in prologue for v in first)]
-        new = scf.ForOp(loop.lb, loop.ub, loop.step, inits, loop.detach_region(loop.body))
+        new = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, *inits],
+                        loop.detach_region(loop.body))
         new.location = loop.location
         Rewriter.insert_op(new, InsertPoint.before(loop))
         Rewriter.replace_op(loop, [], new.results[:len(loop.results)])
+        return new
+
+
+class _AsyncPipeliner(_Pipeliner):
+    """Prefetches into shared memory instead of registers: each load gets a buffer of
+    ``depth + 1`` stages that asynchronous copies fill ``depth`` iterations ahead; the
+    loop carries the stage it reads (iteration ``i`` reads stage ``i % (depth + 1)``)."""
+
+    def _copy(self, state: State, live: SSAValue, stage: SSAValue,
+              point: InsertPoint) -> None:
+        """The copies of the iteration ``state`` describes into ``stage``, one group."""
+        buffers = dict(zip(self.loads, self.buffers, strict=True))
+        self._accesses(state, live, point, lambda ld, ptr, on, _: _put(
+            tile.AsyncCopyOp(ptr, buffers[ld], stage, on), point, ld))
+        _put(tile.AsyncCommitOp(), point, self.loop)
+
+    def _const(self, value: int, point: InsertPoint) -> SSAValue:
+        return _insert(arith.ConstantOp(IntegerAttr(value, i32)), point, self.loop)
+
+    def _rotate(self, stage: SSAValue, at: int, to: int, delta: int,
+                point: InsertPoint) -> SSAValue:
+        """``to`` where ``stage == at``, else ``stage + delta``."""
+        wraps = _insert(tile.CmpIOp("eq", stage, self._const(at, point)), point, self.loop)
+        moved = _insert(arith.AddiOp(stage, self._const(delta, point)), point, self.loop)
+        return _insert(tile.SelectOp(wraps, self._const(to, point), moved), point, self.loop)
+
+    def run(self) -> None:
+        before, depth = InsertPoint.before(self.loop), self.depth
+        self.buffers = [_insert(tile.SharedAllocOp(ld.result.type.element_type, depth + 1,
+                                                   *_staged_shape(ld)), before, ld)
+                        for ld in self.loads]
+        self._prologue(lambda i, state, live, at: self._copy(state, live,
+                                                             self._const(i, at), at))
+        body, top = self.body, InsertPoint.at_start(self.body)
+        stage = body.insert_arg(i32, len(body.args))
+        _put(tile.AsyncWaitOp(depth - 1), top, self.loop)  # this iteration's group is in
+        for ld, buf in zip(self.loads, self.buffers, strict=True):
+            ld.result.replace_all_uses_with(
+                _insert(tile.SharedReadOp(buf, stage, ld.result.type), top, ld))
+            Rewriter.erase_op(ld)
+        # the stage read last iteration: every thread is done with it (the wait's barrier)
+        state, live = self._ahead(top)
+        self._copy(state, live, self._rotate(stage, 0, depth, -1, top), top)
+        yielded = [*body.last_op.operands, self._rotate(stage, depth, 0, 1, top)]
+        loop = self._finish(yielded, [self._const(0, before)])
+        _put(tile.AsyncWaitOp(0), InsertPoint.after(loop), loop)  # no copy outlives it
+
+
+def _put(op: Operation, point: InsertPoint, loc: Operation) -> None:
+    op.location = loc.location
+    Rewriter.insert_op(op, point)
+
+
+def _staged_shape(load: tile.LoadOp) -> tuple[int, int]:
+    """Rows and (padded) row length of a stage holding ``load``'s tile."""
+    rows, cols = load.result.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
+    return rows, padded_row(cols, bits_of(load.result.type.element_type))  # pyright: ignore
+
+
+def _is_zero(v: SSAValue | None) -> bool:
+    """Whether ``v`` is absent or a zero constant (a tile: splat of one)."""
+    if v is None:
+        return True
+    op = v.owner
+    if isinstance(op, tile.SplatOp):
+        return _is_zero(op.value)
+    if not isinstance(op, arith.ConstantOp):
+        return False
+    value = op.value
+    if isinstance(value, DenseIntOrFPElementsAttr):
+        return value.is_splat() and next(iter(value.iter_values())) == 0
+    return isinstance(value, IntegerAttr | FloatAttr) and value.value.data == 0
+
+
+def _copyable(load: tile.LoadOp, num_warps: int) -> bool:
+    """Whether ``load`` can go to shared memory by asynchronous copies: a 2-D tile of 16-bit
+    elements (what ``ldmatrix`` reads as staged), zero where masked off, used only as an
+    operand of a dot that will run on tensor cores."""
+    t = load.result.type
+    uses = list(load.result.uses)
+    if (not isinstance(t, TensorType) or len(t.get_shape()) != 2
+            or bits_of(t.element_type) != 16 or not _is_zero(load.other) or len(uses) != 1):
+        return False
+    dot, index = uses[0].operation, uses[0].index
+    return (isinstance(dot, tile.DotOp) and index < 2 and dot.parent is load.parent
+            and mma_layout(dot, num_warps) is not None)
 
 
 def _closure(args: set[BlockArgument], movable: dict[BlockArgument, _Slice]) -> set:
@@ -238,9 +365,10 @@ def _closure(args: set[BlockArgument], movable: dict[BlockArgument, _Slice]) -> 
         args = more
 
 
-def pipeline(loop: scf.ForOp, depth: int) -> bool:
-    """Prefetch ``loop``'s dot operands ``depth`` iterations ahead; False if it is left
-    unchanged (nothing qualifies)."""
+def pipeline(loop: scf.ForOp, depth: int, cp_async: bool = False, num_warps: int = 4
+             ) -> bool:
+    """Prefetch ``loop``'s dot operands ``depth`` iterations ahead (into shared memory if
+    ``cp_async`` and they all can go there); False if it is left unchanged."""
     step = _positive_step(loop)
     body = loop.body.block
     iv_type = body.args[0].type
@@ -257,17 +385,24 @@ def pipeline(loop: scf.ForOp, depth: int) -> bool:
     carried = _closure(set().union(*(slices[ld].args for ld in loads)) & movable.keys(),
                        movable)
     advance = {op for a in carried for op in movable[a].ops}
-    _Pipeliner(loop, step, depth, loads, [a for a in body.args[1:] if a in carried],
-               [op for op in body.ops if op in advance]).run()
+    kind = _Pipeliner
+    if cp_async and all(_copyable(ld, num_warps) for ld in loads):
+        kind = _AsyncPipeliner
+    kind(loop, step, depth, loads, [a for a in body.args[1:] if a in carried],
+         [op for op in body.ops if op in advance]).run()
     return True
 
 
 @dataclass(frozen=True)
 class PipelineLoads(ModulePass):
-    """Prefetch the loads feeding dots ``num_stages - 1`` iterations ahead (1: off)."""
+    """Prefetch the loads feeding dots ``num_stages - 1`` iterations ahead (1: off); with
+    ``cp_async`` (the SM version whose ``cp.async`` may be used, 80 and up; 0: none) into
+    shared-memory stages."""
 
     name = "pipeline-loads"
     num_stages: int = 2
+    num_warps: int = 4
+    cp_async: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.num_stages < 1:
@@ -275,4 +410,4 @@ class PipelineLoads(ModulePass):
         if self.num_stages == 1:
             return
         for loop in [o for o in op.walk() if isinstance(o, scf.ForOp)]:
-            pipeline(loop, self.num_stages - 1)
+            pipeline(loop, self.num_stages - 1, self.cp_async >= CP_ASYNC_SM, self.num_warps)

@@ -8,7 +8,7 @@ op class to its lowering ``handler(lowering, op)``; ``@lowers(OpClass, ...)`` re
 one. This module lowers ``tile.range``, ``tile.splat``, ``tile.addptr``, ``tile.load``,
 ``tile.store``, tile constants and elementwise ops (any op without a handler); the feature
 modules ``lower_atomic``, ``lower_reduce``, ``lower_shapes``, ``lower_dot`` and
-``lower_mma_dot`` register theirs, and the pass (``tile_to_simt``) imports them all.
+``lower_mma_dot``, ``lower_async_copy`` register theirs, and the pass (``tile_to_simt``) imports them all.
 """
 
 from __future__ import annotations
@@ -97,6 +97,9 @@ class Lowering:
             a: (a, None) for a in entry.args if isinstance(a.type, PtrType)}
         self.dead: list[Operation] = []
         self.shared: dict[Attribute, SSAValue] = {}  # element type -> data-movement buffer
+        # a tile read from a shared-memory stage that dots read in place: (buffer, the
+        # stage's first element, row length)
+        self.views: dict[SSAValue, tuple[SSAValue, SSAValue, int]] = {}
 
     def run(self) -> None:
         ops = list(self.f.body.walk())

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from compiler.passes import (  # noqa: F401 - register
+    lower_async_copy,
     lower_atomic,
     lower_dot,
     lower_mma_dot,

@@ -15,6 +15,13 @@ dialect and re-exports every name, so users write ``from dialects import tile`` 
 
 from xdsl.ir import Dialect
 
+from dialects.tile.async_copy import (
+    AsyncCommitOp,
+    AsyncCopyOp,
+    AsyncWaitOp,
+    SharedAllocOp,
+    SharedReadOp,
+)
 from dialects.tile.atomic import ATOMIC_KINDS, AtomicCASOp, AtomicRMWOp, check_atomic
 from dialects.tile.combine import ReduceOp, ScanOp, YieldOp, reduced_type
 from dialects.tile.debug import AssertOp, PrintOp
@@ -55,7 +62,7 @@ Tile = Dialect(
     "tile",
     [PrintOp, AssertOp, ProgramIdOp, NumProgramsOp, RangeOp, SplatOp, AddPtrOp, LoadOp, StoreOp,
      CmpIOp, CmpFOp, SelectOp, UMulHiOp, AtomicRMWOp, AtomicCASOp, ReduceOp, ScanOp, YieldOp,
-     ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp, DotOp],
+     ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp, DotOp, SharedAllocOp, AsyncCopyOp, AsyncCommitOp, AsyncWaitOp, SharedReadOp],
     [PtrType, BlockedLayoutAttr, SliceLayoutAttr, MmaLayoutAttr],
 )
 

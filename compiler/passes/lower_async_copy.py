@@ -1,0 +1,115 @@
+"""Part of tile-to-simt: shared-memory stages filled by asynchronous copies (tile IR with
+layouts, from ``pipeline-loads``) -> SIMT IR.
+
+- ``tile.shared_alloc`` -> one ``simt.shared_alloc`` of all its stages, rows one after
+  another (``row_len`` elements each);
+- ``tile.async_copy`` -> ``simt.cp_async``: each thread copies its own elements of the
+  tile (its lanes under the pointer tile's layout) into the stage, ``vec`` lanes (4, 8 or
+  16 bytes) a copy; an access narrower than 4 bytes, which ``cp.async`` cannot make, is a
+  ``simt.load`` and ``simt.shared_store`` instead (the wait's barrier orders it all the same);
+- ``tile.async_commit`` / ``tile.async_wait`` -> ``simt.cp_async_commit`` /
+  ``simt.cp_async_wait`` and ``simt.barrier``;
+- ``tile.shared_read`` feeding only tensor-core dots is left to them (``lower_mma_dot``
+  reads the stage with ``ldmatrix``: ``Lowering.views``); anywhere else each thread reads
+  its elements with ``simt.shared_load``.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import Rewriter
+
+from compiler.passes.axis_info import bits_of
+from compiler.passes.layouts import element_ids
+from compiler.passes.lower_dot import shared_vec
+from compiler.passes.lower_shapes import _index
+from compiler.passes.simt_lowering import Lowering, lowers
+from dialects import simt, tile
+from dialects.tile import MmaLayoutAttr, like
+
+CP_ASYNC_BITS = (32, 64, 128)  # the sizes one cp.async copies
+
+
+def _stage_shape(lo: Lowering, op: Operation, index: int) -> tuple[int, int]:
+    """Rows and row length of a stage of ``op``'s buffer operand ``index``."""
+    t = lo.operand_types[op][index]
+    assert isinstance(t, MemRefType)
+    _, rows, row_len = t.get_shape()
+    return rows, row_len
+
+
+def _stage_start(lo: Lowering, op: Operation, stage: SSAValue, size: int) -> SSAValue:
+    """The element where ``stage`` starts: ``stage * size``."""
+    return lo.emit(arith.MuliOp(stage, lo.const(size, op)), op)
+
+
+@lowers(tile.SharedAllocOp)
+def _alloc(lo: Lowering, op: tile.SharedAllocOp) -> None:
+    t = op.result.type
+    stages, rows, row_len = t.get_shape()
+    size = stages * rows * row_len
+    lo.replace(op, lo.prologue_op(simt.SharedAllocOp(t.element_type, size), op))
+
+
+def _lanes(lo: Lowering, op: Operation, t: TensorType, row_len: int,
+           start: SSAValue) -> SSAValue:
+    """Each lane's element of the buffer: its place in a stage plus ``start``."""
+    index = _index(lo, op, (t, [row_len, 1]))
+    return lo.emit(arith.AddiOp(index, lo.emit(vector.BroadcastOp(start, index.type), op)), op)
+
+
+@lowers(tile.AsyncCopyOp)
+def _copy(lo: Lowering, op: tile.AsyncCopyOp) -> None:
+    ptr_t = lo.operand_types[op][0]
+    assert isinstance(ptr_t, TensorType)
+    rows, row_len = _stage_shape(lo, op, 1)
+    where = _lanes(lo, op, ptr_t, row_len, _stage_start(lo, op, op.stage, rows * row_len))
+    base, src = lo.access(op)  # pyright: ignore[reportArgumentType]
+    elem = op.buffer.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+    bits = bits_of(elem)
+    ids = element_ids(ptr_t.encoding, ptr_t.get_shape(), [row_len, 1])
+    vec = min(1 if op.vec is None else op.vec.value.data, shared_vec(ids, [row_len], bits))
+    if vec * bits in CP_ASYNC_BITS:
+        lo.insert(simt.CpAsyncOp(op.buffer, where, base, src, op.mask, vec), op)
+    else:
+        zero = lo.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+            like(where.type, elem), [0])), op)
+        value = lo.emit(simt.LoadOp(base, src, op.mask, zero, vec), op)
+        lo.insert(simt.SharedStoreOp(op.buffer, where, value, vec=vec), op)
+    Rewriter.erase_op(op)
+
+
+@lowers(tile.AsyncCommitOp)
+def _commit(lo: Lowering, op: tile.AsyncCommitOp) -> None:
+    lo.insert(simt.CpAsyncCommitOp(), op)
+    Rewriter.erase_op(op)
+
+
+@lowers(tile.AsyncWaitOp)
+def _wait(lo: Lowering, op: tile.AsyncWaitOp) -> None:
+    lo.insert(simt.CpAsyncWaitOp(op.pending.value.data), op)
+    lo.insert(simt.BarrierOp(), op)
+    Rewriter.erase_op(op)
+
+
+def _to_tensor_cores(op: tile.SharedReadOp) -> bool:
+    return all(isinstance(u.operation, tile.DotOp) and u.index < 2
+               and isinstance(u.operation.result.type.encoding, MmaLayoutAttr)
+               for u in op.result.uses)
+
+
+@lowers(tile.SharedReadOp)
+def _read(lo: Lowering, op: tile.SharedReadOp) -> None:
+    rows, row_len = _stage_shape(lo, op, 0)
+    start = _stage_start(lo, op, op.stage, rows * row_len)
+    if _to_tensor_cores(op):
+        lo.views[op.result] = (op.buffer, start, row_len)
+        lo.dead.append(op)
+        return
+    t = op.result.type
+    ids = element_ids(t.encoding, t.get_shape(), [row_len, 1])
+    vec = shared_vec(ids, [row_len], bits_of(t.element_type))
+    where = _lanes(lo, op, t, row_len, start)
+    lo.replace(op, lo.emit(simt.SharedLoadOp(op.buffer, where, vec), op))

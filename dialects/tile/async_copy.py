@@ -1,0 +1,152 @@
+"""Multi-stage buffers in shared memory, filled by asynchronous copies (Triton's
+``local_alloc``, ``async_copy_global_to_local``, ``async_commit_group``, ``async_wait``
+and ``local_load``).
+
+``pipeline-loads`` writes these for a target that copies from global to shared memory
+without passing through registers (PTX ``cp.async``, sm_80 and newer): a dot's operand is
+loaded into stage ``s`` of a buffer of ``stages`` tiles some iterations ahead, and read back
+from it by ``tile.shared_read``. A buffer is a ``memref<stages x rows x row_len x T, 3>``
+(memory space 3, as ``simt.shared_alloc``); ``row_len`` may exceed the tile's columns (the
+padding that keeps the rows of an ``ldmatrix`` in different banks).
+
+The copies of one thread are ordered into groups: ``tile.async_commit`` closes the group of
+the copies issued since the last one, and ``tile.async_wait`` waits until at most
+``pending`` of the thread's groups are unfinished, then for every thread of the program
+(so what any thread copied is visible to all, and every earlier read of the buffers is
+done before the next copy).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import I32, IntegerAttr, MemRefType, TensorType, i32
+from xdsl.ir import SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from dialects.tile.memory import check_mask
+from dialects.tile.types import PtrType, element_type
+
+SHARED = 3  # the memref memory space of shared memory (as simt.SHARED)
+
+
+def _buffer_shape(op: IRDLOperation, t: object) -> tuple[int, int, int]:
+    if (not isinstance(t, MemRefType) or t.memory_space != IntegerAttr(SHARED, i32)
+            or len(t.get_shape()) != 3):
+        raise VerifyException(f"{op.name} needs a 3-D buffer in shared memory (memory space 3)")
+    stages, rows, row_len = t.get_shape()
+    return stages, rows, row_len
+
+
+def _check_tile(op: IRDLOperation, buffer: SSAValue, t: object) -> None:
+    """``t`` is a 2-D tile of the buffer's elements that fits in one stage."""
+    _, rows, row_len = _buffer_shape(op, buffer.type)
+    if not isinstance(t, TensorType) or len(t.get_shape()) != 2:
+        raise VerifyException(f"{op.name} moves 2-D tiles")
+    r, c = t.get_shape()
+    if r != rows or c > row_len:
+        raise VerifyException(f"{op.name}: a {r}x{c} tile does not fit a stage of "
+                              f"{rows}x{row_len}")
+
+
+@irdl_op_definition
+class SharedAllocOp(IRDLOperation):
+    """A program-wide buffer of ``stages`` tiles in shared memory."""
+
+    name = "tile.shared_alloc"
+    result = result_def(MemRefType)
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, elem, stages: int, rows: int, row_len: int):
+        super().__init__(result_types=[MemRefType(elem, [stages, rows, row_len],
+                                                  memory_space=IntegerAttr(SHARED, i32))])
+
+    def verify_(self) -> None:
+        _buffer_shape(self, self.result.type)
+
+
+@irdl_op_definition
+class AsyncCopyOp(IRDLOperation):
+    """Start copying the tile at ``ptr`` into stage ``stage`` of ``buffer``: where ``mask``
+    is false the stage gets zeros. Done once a ``tile.async_wait`` says so."""
+
+    name = "tile.async_copy"
+    ptr = operand_def(TensorType)
+    buffer = operand_def(MemRefType)
+    stage = operand_def(I32)
+    mask = opt_operand_def(TensorType)
+    vec = opt_prop_def(IntegerAttr[I32])  # as tile.load's
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    assembly_format = (
+        "$ptr `,` $buffer `[` $stage `]` (`mask` $mask^ `:` type($mask))? attr-dict"
+        " `:` type($ptr) `,` type($buffer)"
+    )
+
+    def __init__(self, ptr: SSAValue, buffer: SSAValue, stage: SSAValue,
+                 mask: SSAValue | None = None):
+        super().__init__(operands=[ptr, buffer, stage, mask])
+
+    def verify_(self) -> None:
+        pointee = element_type(self.ptr.type)
+        if not isinstance(pointee, PtrType):
+            raise VerifyException("tile.async_copy expects a tile of pointers")
+        if pointee.pointee != self.buffer.type.element_type:  # pyright: ignore
+            raise VerifyException("tile.async_copy: the buffer must hold the pointee type")
+        _check_tile(self, self.buffer, self.ptr.type)
+        check_mask(self, self.ptr, self.mask)
+
+
+@irdl_op_definition
+class AsyncCommitOp(IRDLOperation):
+    """Close this thread's group of copies issued since the last commit."""
+
+    name = "tile.async_commit"
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class AsyncWaitOp(IRDLOperation):
+    """Wait until at most ``pending`` groups of this thread's copies are unfinished, then
+    until every thread of the program gets here."""
+
+    name = "tile.async_wait"
+    pending = prop_def(IntegerAttr[I32])
+    assembly_format = "$pending attr-dict"
+
+    def __init__(self, pending: int):
+        super().__init__(properties={"pending": IntegerAttr(pending, i32)})
+
+    def verify_(self) -> None:
+        if self.pending.value.data < 0:
+            raise VerifyException("tile.async_wait pending must be >= 0")
+
+
+@irdl_op_definition
+class SharedReadOp(IRDLOperation):
+    """The tile in stage ``stage`` of ``buffer`` (its first columns, past a row's padding)."""
+
+    name = "tile.shared_read"
+    buffer = operand_def(MemRefType)
+    stage = operand_def(I32)
+    result = result_def(TensorType)
+    assembly_format = "$buffer `[` $stage `]` attr-dict `:` type($buffer) `->` type($result)"
+
+    def __init__(self, buffer: SSAValue, stage: SSAValue, result_type: TensorType):
+        super().__init__(operands=[buffer, stage], result_types=[result_type])
+
+    def verify_(self) -> None:
+        if self.result.type.element_type != self.buffer.type.element_type:  # pyright: ignore
+            raise VerifyException("tile.shared_read gives the buffer's element type")
+        _check_tile(self, self.buffer, self.result.type)

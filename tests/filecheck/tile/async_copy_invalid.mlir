@@ -1,0 +1,35 @@
+// The verifier messages of the shared-memory stage ops.
+// RUN: %opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// CHECK: {{^}}tile.shared_alloc needs a 3-D buffer in shared memory (memory space 3){{$}}
+func.func @global() {
+  %b = tile.shared_alloc : memref<2x16x16xf16>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.async_copy: a 32x16 tile does not fit a stage of 16x16{{$}}
+func.func @too_big(%p: tensor<32x16x!tile.ptr<f16>>, %s: i32) {
+  %b = tile.shared_alloc : memref<2x16x16xf16, 3 : i32>
+  tile.async_copy %p, %b[%s] : tensor<32x16x!tile.ptr<f16>>, memref<2x16x16xf16, 3 : i32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.async_copy: the buffer must hold the pointee type{{$}}
+func.func @pointee(%p: tensor<16x16x!tile.ptr<f32>>, %s: i32) {
+  %b = tile.shared_alloc : memref<2x16x16xf16, 3 : i32>
+  tile.async_copy %p, %b[%s] : tensor<16x16x!tile.ptr<f32>>, memref<2x16x16xf16, 3 : i32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.shared_read gives the buffer's element type{{$}}
+func.func @elem(%s: i32) {
+  %b = tile.shared_alloc : memref<2x16x16xf16, 3 : i32>
+  %t = tile.shared_read %b[%s] : memref<2x16x16xf16, 3 : i32> -> tensor<16x16xf32>
+  func.return
+}
