@@ -30,6 +30,7 @@ import compiler as tc
 from benchmarks.common import report
 from examples import attention as tc_attention
 from examples import matmul as tc_matmul
+from examples import persistent_matmul as tc_persistent
 
 
 @triton.jit
@@ -107,6 +108,9 @@ def matmul_rows(size: int, tilec_config: dict) -> list[list[str]]:
             size, 256),)](a, b, c, size, size, size, size, size, size, BM=128, BN=256, BK=64,
             GROUP=8, num_warps=8, num_stages=3),
         "tilec ptx": lambda: tc_matmul.launch(a, b, c, "ptx", **tilec_config),
+        "tilec ptx persistent (2 programs per SM)": lambda: tc_persistent.launch(
+            a, b, c, 2 * torch.cuda.get_device_properties(0).multi_processor_count, "ptx",
+            **tilec_config),
     }
     times = {}
     for name, fn in runs.items():

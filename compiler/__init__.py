@@ -4,10 +4,13 @@
 imported only when a kernel must be compiled.
 """
 
+from compiler import testing  # tc.testing.do_bench, perf_report, Benchmark
+from compiler.autotune import Config, autotune, heuristics
 from compiler.errors import (
     BackendUnavailableError,
     CompileError,
     DeviceAssertionError,
+    InternalCompilerError,
     LaunchError,
     OutOfBoundsError,
     TilecError,
@@ -39,9 +42,17 @@ def wgsl_device():
     return device()
 
 
+def wgsl_array(buffer, dtype, shape):
+    """A ``wgpu.GPUBuffer`` with the dtype and shape it holds: launches take it as such
+    (a bare buffer is taken as float32)."""
+    from backends.wgsl.arrays import wgsl_array as typed
+    return typed(buffer, dtype, shape)
+
+
 __all__ = [
-    "BackendUnavailableError", "CompileError", "CompiledKernel", "DeviceAssertionError",
-    "KernelFunction", "LaunchError", "OutOfBoundsError", "TileFunction", "TilecError",
-    "UnsupportedError", "VerificationError", "backends", "cdiv", "compile", "func", "kernel",
-    "set_backend", "wgsl_device",
+    "BackendUnavailableError", "CompileError", "CompiledKernel", "Config",
+    "DeviceAssertionError", "InternalCompilerError", "KernelFunction", "LaunchError",
+    "OutOfBoundsError", "TileFunction", "TilecError", "UnsupportedError",
+    "VerificationError", "autotune", "backends", "cdiv", "compile", "func", "heuristics",
+    "kernel", "set_backend", "testing", "wgsl_array", "wgsl_device",
 ]

@@ -14,6 +14,10 @@ on the ``tilec.cache`` logger and the kernel is compiled again.
 
 An entry is written to a temporary file in its own directory and renamed into place, so
 processes sharing the directory never see a torn entry.
+
+Small JSON records that are not kernels (``tc.autotune``'s choices) live beside them in
+``<root>/<kind>/<key[:2]>/<key>.json`` as ``{"schema", "key", "record", "sha256"}``, written
+and checked the same way (``load_record``/``store_record``).
 """
 
 from __future__ import annotations
@@ -205,3 +209,41 @@ def _blob(v: str | bytes) -> dict[str, str]:
 def _digest(body: dict) -> str:
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+# ---------------------------------------------------------------- records
+
+def record_path(kind: str, key: str) -> Path | None:
+    root = cache_dir()
+    return None if root is None else root / kind / key[:2] / f"{key}.json"
+
+
+def load_record(kind: str, key: str) -> dict | None:
+    """The record of ``kind`` stored under ``key``, or None; a bad one is deleted."""
+    path = record_path(kind, key)
+    if path is None:
+        return None
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        _check_header(key, raw)
+        _require(isinstance(raw.get("record"), dict), "'record' is not an object")
+        return raw["record"]
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:  # InvalidEntry and JSON errors are ValueErrors
+        log.warning("discarding cache record %s (%s)", path, e)
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return None
+
+
+def store_record(kind: str, key: str, record: dict) -> None:
+    """Write a JSON-serializable ``record`` atomically (a failure only costs a redo)."""
+    path = record_path(kind, key)
+    if path is None:
+        return
+    body = {"schema": SCHEMA, "key": key, "record": record}
+    try:
+        _write_atomic(path, json.dumps({**body, "sha256": _digest(body)}))
+    except OSError as e:
+        log.warning("cannot write cache record %s: %s", path, e)

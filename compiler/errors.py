@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+import traceback
 from dataclasses import dataclass
 
 
@@ -68,7 +71,29 @@ class DeviceAssertionError(TilecError):
     """A ``tl.device_assert`` failed (names the program id, the message and the line)."""
 
 
+class InternalCompilerError(CompileError):
+    """A bug in tilec, not in the kernel: says so, and where the failing stage's IR went."""
+
+
+REPORT = ("this is a tilec bug, not a problem with your kernel: please report it on the "
+          "tilec issue tracker with the kernel source, this message and the file {path}")
+
+
+def internal_error(exc: BaseException, stage: str, ir: str,
+                   loc: SourceLoc | None = None) -> InternalCompilerError:
+    """An ``InternalCompilerError`` for ``exc``, raised while running ``stage``: the IR
+    that stage started from (and the traceback, as comments) goes to a temporary file,
+    so the report can be reproduced (``tilec opt -p <stage> <file>`` for a pass)."""
+    fd, path = tempfile.mkstemp(prefix=f"tilec-bug-{stage}-", suffix=".mlir")
+    trace = "".join(traceback.format_exception(exc)).rstrip()
+    with os.fdopen(fd, "w") as f:
+        f.write("".join(f"// {line}\n" for line in trace.splitlines()) + ir + "\n")
+    return InternalCompilerError(f"internal compiler error in {stage}: "
+                                 f"{type(exc).__name__}: {exc}\n{REPORT.format(path=path)}",
+                                 loc)
+
+
 for _cls in (TilecError, CompileError, UnsupportedError, LaunchError,
              BackendUnavailableError, VerificationError, OutOfBoundsError,
-             DeviceAssertionError):
+             DeviceAssertionError, InternalCompilerError):
     _cls.__module__ = "tilec"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import operator
 import os
 import textwrap
 from collections.abc import Callable, Sequence
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 import compiler.language as tl
-from compiler import cache
+from compiler import cache, device_arrays
 from compiler import debug as debug_output
 from compiler.errors import BackendUnavailableError, LaunchError, TilecError
 from compiler.kinfo import ArgSpec, KernelInfo, Param
@@ -109,6 +110,10 @@ def arg_spec(v: Any) -> tuple[str, str, bool]:
         return ("ptr", d.short, cai["data"][0] % 16 == 0)
     if type(v).__name__ == "GPUBuffer":
         return ("ptr", getattr(v, "tilec_dtype", "f32"), True)
+    if type(v).__name__ == "WgslArray":  # tc.wgsl_array: a buffer with its dtype
+        return ("ptr", v.dtype.short, True)
+    if hasattr(v, "__dlpack__"):  # PyTorch CPU tensors, JAX arrays, ... (device_arrays.py)
+        return device_arrays.arg_spec(v)
     return _scalar_spec(v)
 
 
@@ -130,7 +135,7 @@ def normalize_grid(grid: Any, meta: dict) -> tuple[int, int, int]:
     if isinstance(grid, (int, np.integer)):
         grid = (grid,)
     try:
-        dims = tuple(int(g) for g in grid)
+        dims = tuple(operator.index(g) for g in grid)  # ints only: no "g", no 1.5
     except TypeError:
         raise LaunchError(f"grid must be a tuple of up to 3 ints, got {grid!r}") from None
     if not 1 <= len(dims) <= 3:
@@ -152,6 +157,7 @@ class CompiledKernel:
         self._stages = stages
         self._artifact = artifact
         self._launcher = launcher
+        self.expand_args: Callable[[Sequence[Any]], list] | None = None  # ct: arrays' parts
 
     @property
     def stages(self) -> list[tuple[str, str]]:
@@ -169,6 +175,8 @@ class CompiledKernel:
 
     def run(self, grid, args: Sequence[Any], kwargs: dict, verify: bool = False) -> None:
         params = [p for p in self.metadata.params if p.name != debug_output.PARAM]
+        if self.expand_args is not None:
+            args = self.expand_args(args)
         if kwargs:
             raise LaunchError(f"a compiled kernel takes its {len(params)} runtime arguments "
                               f"positionally, got keywords {sorted(kwargs)}")
@@ -200,7 +208,7 @@ DEFAULT_STAGES = 2  # k-loop loads feeding a dot are prefetched one iteration ah
 
 def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
              dump: Any = None, key: str | None = None, arch: str | None = None,
-             num_stages: int = DEFAULT_STAGES) -> CompiledKernel:
+             num_stages: int = DEFAULT_STAGES, language: str = "triton") -> CompiledKernel:
     if key is not None and not dump:
         hit = cache.load(key)  # None also for a bad entry, which it deleted with a warning
         if hit is not None:
@@ -208,7 +216,7 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
     from compiler import frontend, pipeline, timing
     with timing.compilation(f"{fn.__name__} on {backend} ({num_warps} warps)"):
         with timing.phase("frontend"):
-            module, params = frontend.generate(KernelSource.of(fn), specs)
+            module, params = frontend.generate(KernelSource.of(fn), specs, language)
         # The disk cache stores every stage's text: print them now, not clone then print.
         compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
                                 arch=arch or pipeline.DEFAULT_ARCH, num_stages=num_stages,
@@ -240,6 +248,8 @@ def _public(fn):
 class KernelFunction:
     """A ``@tc.kernel`` function: ``kernel[grid](*args, backend=, num_warps=, verify=)``."""
 
+    language = "triton"  # the frontend's builtin table: "triton" (tl.*) or "cutile" (ct.*)
+
     def __init__(self, fn: Callable):
         self.fn = fn
         self.__name__ = fn.__name__
@@ -259,8 +269,8 @@ class KernelFunction:
     def source(self) -> str:
         if self._source is None:
             try:
-                self._source = "\n".join([located_source(self.fn)]
-                                         + dependency_sources(self.fn))
+                self._source = "\n".join([located_source(self.fn)] + dependency_sources(
+                    self.fn, plain=self.language == "cutile"))
             except OSError:
                 self._source = self.fn.__name__
         return self._source
@@ -310,7 +320,7 @@ class KernelFunction:
         if ck is None or dump:
             disk_key = cache.make_key(self.source, key)
             ck = _compile(self.fn, self.specialize(bound), backend, num_warps, debug,
-                          dump, disk_key, num_stages=num_stages)
+                          dump, disk_key, num_stages=num_stages, language=self.language)
             self._cache[key] = ck
         return ck
 
@@ -321,15 +331,33 @@ class KernelFunction:
                 kwargs.pop("num_stages", DEFAULT_STAGES))
         verify = bool(kwargs.pop("verify", False))
         key = (opts, self._launch_key(args, kwargs))
-        prepared = self._launches.get(key)
+        try:
+            prepared = self._launches.get(key)
+        except TypeError:  # an unhashable constexpr (a list, say) cannot specialize
+            raise LaunchError(self._unhashable(args, kwargs)) from None
         if prepared is None:
             prepared = self._prepare(opts, args, kwargs)
             self._launches[key] = prepared
         ck, sources = prepared
-        runtime = [args[i] if isinstance(i, int) else kwargs[i] for i in sources]
+        runtime = self.runtime_args(args, kwargs, sources)
         if callable(grid):
             grid = grid(self.bind(args, kwargs))
         ck.launch(_fast_grid(grid) or normalize_grid(grid, {}), runtime, verify)
+
+    def _unhashable(self, args: Sequence[Any], kwargs: dict) -> str:
+        for name, v in self.bind(args, kwargs).items():
+            if name not in self.constexprs:
+                continue
+            try:
+                hash(v)
+            except TypeError:
+                return (f"constexpr {name!r} must be hashable (an int, float, bool, str, "
+                        f"dtype or tuple), got {type(v).__name__} {v!r}")
+        return f"{self.__name__}(): unhashable launch arguments"
+
+    def runtime_args(self, args: Sequence[Any], kwargs: dict, sources: tuple) -> list:
+        """The launcher's arguments: the runtime ones, each from its position or keyword."""
+        return [args[i] if isinstance(i, int) else kwargs[i] for i in sources]
 
     def _launch_key(self, args: Sequence[Any], kwargs: dict) -> tuple:
         """What decides the compiled kernel, cheaply: constexpr values, and for runtime
@@ -395,8 +423,9 @@ def located_source(fn: Callable) -> str:
     return f"{inspect.getsourcefile(fn)}:{first}\n{''.join(lines)}"
 
 
-def dependency_sources(fn: Callable, seen: set | None = None) -> list[str]:
-    """Sources of the ``@tc.func`` functions ``fn`` calls, transitively (for cache keys)."""
+def dependency_sources(fn: Callable, seen: set | None = None, plain: bool = False) -> list[str]:
+    """Sources of the ``@tc.func`` functions ``fn`` calls, transitively (for cache keys);
+    ``plain``: plain Python functions too (``compiler.tile`` inlines them)."""
     seen = set() if seen is None else seen
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
@@ -408,10 +437,12 @@ def dependency_sources(fn: Callable, seen: set | None = None) -> list[str]:
         obj = scope.get(node.id) if isinstance(node, ast.Name) else None
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             obj = getattr(scope.get(node.value.id), node.attr, None)
-        if isinstance(obj, TileFunction) and obj not in seen:
+        helper = plain and inspect.isfunction(obj) and not hasattr(obj, "__tilec_builtin__")
+        if (isinstance(obj, TileFunction) or helper) and obj not in seen:
             seen.add(obj)
-            found.append(located_source(obj.fn))
-            found += dependency_sources(obj.fn, seen)
+            inner = obj.fn if isinstance(obj, TileFunction) else obj
+            found.append(located_source(inner))
+            found += dependency_sources(inner, seen, plain)
     return found
 
 
@@ -461,10 +492,17 @@ def compile(fn, signature=None, constants=None, backend: str | None = None,
         if signature is not None:
             raise LaunchError("give tc.compile a signature= or example args=, not both")
         specs = kf.specialize(kf.bind(args, dict(constants or {})))
+    elif kf.language == "cutile":
+        raise LaunchError("a compiler.tile kernel compiles from example arguments: "
+                          "tc.compile(kernel, args=(...))")
     else:
         specs = _signature_specs(kf, signature, constants)
     key = cache.make_key(kf.source, backend, num_warps, debug, specs, target, num_stages)
-    return _compile(kf.fn, specs, backend, num_warps, debug, dump_ir, key, target, num_stages)
+    ck = _compile(kf.fn, specs, backend, num_warps, debug, dump_ir, key, target, num_stages,
+                  kf.language)
+    if kf.language == "cutile":
+        ck.expand_args = kf.expand_args  # pyright: ignore[reportAttributeAccessIssue]
+    return ck
 
 
 def _check_stages(num_stages: Any) -> None:

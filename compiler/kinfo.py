@@ -18,6 +18,11 @@ class ArgSpec:
     divisible16: bool = False  # ints divisible by 16; pointers 16-byte aligned
     value: Any = None  # constexpr value
 
+    def __post_init__(self):
+        # A NumPy (or 0-d array) constexpr is its Python value, as in Triton.
+        if getattr(self.value, "shape", None) == () and hasattr(self.value, "item"):
+            object.__setattr__(self, "value", self.value.item())
+
 
 @dataclass(frozen=True)
 class Param:

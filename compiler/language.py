@@ -7,6 +7,8 @@ Imports nothing heavy (no xDSL), so the launch path can use the dtypes.
 
 from __future__ import annotations
 
+import sys
+import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,14 +169,16 @@ def zeros_like(x):
 
 
 @_builtin
-def load(pointer, mask=None, other=None, boundary_check=None, padding_option=None):
+def load(pointer, mask=None, other=None, boundary_check=None, padding_option=None,
+         cache_modifier="", eviction_policy=""):
     """Read through ``pointer`` where ``mask`` holds, ``other`` elsewhere; through a
     block pointer, outside the ``boundary_check`` dimensions read zero (or NaN with
-    ``padding_option="nan"``)."""
+    ``padding_option="nan"``). ``cache_modifier``/``eviction_policy``: checked hints."""
 
 
 @_builtin
-def store(pointer, value, mask=None, boundary_check=None):
+def store(pointer, value, mask=None, boundary_check=None, cache_modifier="",
+          eviction_policy=""):
     """Write ``value`` through ``pointer`` where ``mask`` holds; through a block pointer,
     nothing outside the ``boundary_check`` dimensions."""
 
@@ -271,6 +275,36 @@ def cos(x):
     """Cosine."""
 
 
+@_math_builtin
+def erf(x):
+    """The error function (an f32 polynomial sequence on GPU backends; see the README)."""
+
+
+@_math_builtin
+def tanh(x):
+    """Hyperbolic tangent (an f32 sequence on GPU backends; see the README)."""
+
+
+@_builtin
+def pow(x, y):
+    """``x ** y`` in floating point (C's ``pow`` for negative ``x``)."""
+
+
+@_builtin
+def div_rn(x, y):
+    """``x / y`` rounded to nearest (what tilec's ``/`` on floats always is)."""
+
+
+@_builtin
+def fdiv(x, y, ieee_rounding=False):
+    """``x / y`` on floats; tilec always rounds it to nearest."""
+
+
+@_builtin
+def sqrt_rn(x):
+    """Square root rounded to nearest."""
+
+
 @_builtin
 def abs(x):
     """Absolute value."""
@@ -348,6 +382,39 @@ def device_assert(cond, msg=""):
 
 
 @_builtin
+def multiple_of(x, values):
+    """``x``; the compiler may assume each run of contiguous values starts at a multiple
+    of ``values`` (one int per dimension; a bare int for a scalar or 1-D tile)."""
+
+
+@_builtin
+def max_contiguous(x, values):
+    """``x``; the compiler may assume it comes in aligned runs of ``values`` consecutive
+    integers."""
+
+
+@_builtin
+def max_constancy(x, values):
+    """``x``; the compiler may assume it comes in aligned runs of ``values`` equal values."""
+
+
+@_builtin
+def assume(cond):
+    """A promise that ``cond`` holds (checked as ``device_assert`` is; see the README)."""
+
+
+@_builtin
+def debug_barrier():
+    """Every thread of the program waits here for the others."""
+
+
+@_builtin
+def range(start, stop=None, step=None, num_stages=None, loop_unroll_factor=None):
+    """Like ``range`` in a ``for`` loop; ``num_stages`` sets that loop's prefetch depth,
+    ``loop_unroll_factor`` is accepted and ignored."""
+
+
+@_builtin
 def atomic_add(pointer, val, mask=None):
     """Atomically ``*pointer += val`` where ``mask`` holds; returns the old values."""
 
@@ -388,6 +455,11 @@ def max(x, axis=None, return_indices=False, return_indices_tie_break_left=True,
 def min(x, axis=None, return_indices=False, return_indices_tie_break_left=True,
         keep_dims=False):
     """Minimum along ``axis`` (NaN propagates); with ``return_indices``, (values, argmin)."""
+
+
+@_builtin
+def xor_sum(x, axis=None, keep_dims=False):
+    """Bitwise xor of integers along ``axis`` (every axis when None)."""
 
 
 @_builtin
@@ -456,3 +528,70 @@ def trans(x, *dims):
 @_builtin
 def permute(x, *dims):
     """``x`` with its dimensions in the order ``dims``."""
+
+
+@_builtin
+def join(a, b):
+    """``a`` and ``b`` side by side along a new last dimension of size 2."""
+
+
+@_builtin
+def split(x):
+    """The two halves of ``x`` along its last dimension (of size 2): the inverse of join."""
+
+
+@_builtin
+def interleave(a, b):
+    """The elements of ``a`` and ``b`` alternating along the last dimension."""
+
+
+@_builtin
+def cat(a, b, can_reorder=False):
+    """``a`` then ``b`` along dimension 0 (tilec keeps the order either way)."""
+
+
+@_builtin
+def flip(x, dim=None):
+    """``x`` reversed along ``dim`` (the last dimension when None)."""
+
+
+@_builtin
+def gather(src, index, axis):
+    """``src`` indexed along ``axis`` by the integer tile ``index`` (indices clamped)."""
+
+
+@_builtin
+def sort(x, dim=None, descending=False):
+    """``x`` sorted along its last dimension (bitonic network, not stable; NaN last)."""
+
+
+@_builtin
+def histogram(x, num_bins, mask=None):
+    """int32 counts of the values ``0 .. num_bins - 1`` in the 1-D tile ``x``."""
+
+
+@_builtin
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """``(i, j)`` of a row-major grid renumbered to walk groups of ``size_g`` rows column
+    by column (for L2 reuse), as Triton's."""
+
+
+# -- tl.math and tl.extra.libdevice: Triton's other spellings of the math builtins -------
+
+def _namespace(name: str, doc: str, members: dict) -> types.ModuleType:
+    """A module object ``name`` (importable: it is put in ``sys.modules``)."""
+    mod = types.ModuleType(name, doc)
+    mod.__dict__.update(members)
+    sys.modules[name] = mod
+    return mod
+
+
+_MATH_NAMES = (*MATH_FUNCTIONS, "abs", "fma", "umulhi", "pow", "div_rn", "fdiv", "sqrt_rn",
+               "cdiv", "maximum", "minimum", "clamp", "sigmoid")
+math = _namespace(f"{__name__}.math", "``tl.math``: the math builtins under Triton's module.",
+                  {n: globals()[n] for n in _MATH_NAMES})
+extra = _namespace(f"{__name__}.extra", "``tl.extra``: holds ``libdevice``.", {})
+extra.libdevice = _namespace(
+    f"{__name__}.extra.libdevice",
+    "``tl.extra.libdevice``: CUDA libdevice's names (without ``__nv_`` and the ``f``).",
+    {n: globals()[n] for n in _MATH_NAMES} | {"fabs": abs})

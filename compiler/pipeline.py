@@ -11,22 +11,26 @@ import math
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import VerifyException
 
 from compiler import target as targets
 from compiler import timing
-from compiler.context import make_context
+from compiler.context import make_context, source_loc
+from compiler.errors import CompileError, TilecError, internal_error
 from compiler.passes.registry import get_all_passes
 from compiler.passes.strip_debug import debug_records
 from dialects import tile
 
 # Pass names (with options), after the frontend: every backend runs the tile passes; a
 # SIMT target also drops debugging ops (unless debug=True), turns pointers in scf values
-# into offsets, prefetches the loads feeding dots in loops, picks layouts (for its access
+# into offsets, prefetches the loads feeding dots in loops (into shared memory where the
+# target copies asynchronously), picks layouts (for its access
 # width and tensor cores, if it has them) and lowers to per-thread code, then runs its own
 # passes.
 _TILE = ["canonicalize", "cse"]
@@ -36,14 +40,16 @@ _TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads{{cp-async={mma}}}",
 DEFAULT_ARCH = "sm_90"
 
 
-def passes(backend: str) -> list[str]:
-    """The pass names (with options) a backend's pipeline runs after the frontend."""
+def passes(backend: str, views: bool = False) -> list[str]:
+    """The pass names (with options) a backend's pipeline runs after the frontend;
+    ``views``: the module has array views (``compiler.tile`` kernels), lowered first."""
     target = targets.load(backend)
+    tile_passes = ["lower-array-views", *_TILE] if views else list(_TILE)
     if target.INPUT == "tile":
-        return list(_TILE)
+        return tile_passes
     mma = getattr(target, "MMA", 0)  # only a target with tensor cores names them
     simt = [spec.format(bits=target.VECTOR_BITS, mma=mma) for spec in _TO_SIMT]
-    return _TILE + simt + list(target.PASSES)
+    return tile_passes + simt + list(target.PASSES)
 
 
 class Stages(Sequence):
@@ -131,22 +137,25 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         dump = _dump_request(dump)
         stages = Stages(eager_stages or bool(dump))
         stages.add("frontend", module, eager=True)  # ck.asm["tile"]
+        _check_frontend(module)
         # SIMT targets turn debugging ops into records; the NumPy interpreter runs them.
         records = debug_records(module) if debug and target.INPUT == "simt" else []
         dot_tol = dot_tolerance(module)
         asm: dict[str, str | bytes] = {"tile": stages[0][1]}
-        for spec in passes(backend):
+        views = any(isinstance(o, tile.MakeViewOp) for o in module.walk())
+        for spec in passes(backend, views):
             p = _make_pass(spec, num_warps, debug, num_stages)
-            with timing.phase(f"{len(stages):02d}-{describe(p)}"):
+            with timing.phase(f"{len(stages):02d}-{describe(p)}"), _reported(p.name, stages, module):
                 p.apply(ctx, module)
-            if verify:
-                with timing.phase("verify IR", summed=True):
-                    module.verify()
+                if verify:
+                    with timing.phase("verify IR", summed=True):
+                        module.verify()
             simt = p.name == "tile-to-simt"
             stages.add(p.name, module, eager=simt)
             if simt:
                 asm["simt"] = stages[-1][1]
-        generated = target.generate(module, arch)
+        with _reported(f"{backend}-codegen", stages, module):
+            generated = target.generate(module, arch)
     asm.update(generated.asm)
     extra = dict(generated.extra)
     if records:
@@ -156,6 +165,37 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
     compiled = Compiled(stages, asm, generated.artifact, extra)
     _dump(compiled, dump)
     return compiled
+
+
+def _check_frontend(module: ModuleOp) -> None:
+    """An op the frontend built that does not verify came from operands the user got
+    wrong where no rule of the frontend caught it (a pointer given to ``tl.exp``, say):
+    a ``CompileError`` at that op's line, not a failure inside some later pass."""
+    try:
+        module.verify()
+    except VerifyException:
+        for op in module.walk():
+            try:
+                op.verify(verify_nested_ops=False)
+            except VerifyException as e:
+                why = " ".join(str(e).split())
+                raise CompileError(f"invalid operands for {op.name}: {why}",
+                                   source_loc(op)) from None
+        raise
+
+
+@contextmanager
+def _reported(stage: str, stages: Stages, module: ModuleOp):
+    """Turn an exception that is not a ``TilecError`` into a bug report naming the
+    kernel's line: the IR the stage started from (the last recorded one) goes to a file."""
+    try:
+        yield
+    except TilecError:
+        raise
+    except Exception as e:  # noqa: BLE001 - anything else is a tilec bug
+        kernel = module.ops.first
+        loc = source_loc(kernel) if kernel is not None else None
+        raise internal_error(e, stage, stages[-1][1], loc) from None
 
 
 # Relative rounding of a dot's inputs on the GPU (tf32 keeps 10 mantissa bits, tf32x3

@@ -28,18 +28,26 @@ def to_numpy(a, dtype: str) -> np.ndarray:
 
 def verified_launch(ck, grid, args) -> None:
     from backends import numpy as np_backend
-    from compiler.context import parse_module
     info = ck.metadata
     ref_args = [to_numpy(a, p.dtype) if p.is_ptr else a
                 for p, a in zip(info.params, args, strict=True)]
     ck.launcher(grid, args)
     ref_info = type(info)(**{**info.__dict__, "backend": "numpy"})
-    np_backend.run(parse_module(ck.asm["tile"]), ref_info, grid, ref_args)
+    np_backend.run(_reference_module(ck.asm["tile"]), ref_info, grid, ref_args)
     dot_tol = info.extra.get("dot_tolerance", 0.0)
     for p, got_arg, want in zip(info.params, args, ref_args, strict=True):
         if p.is_ptr and p.written:
             _compare(p.name, to_numpy(got_arg, p.dtype).reshape(-1), want.reshape(-1), p.dtype,
                      dot_tol)
+
+
+def _reference_module(tile_ir: str):
+    """The frontend's tile IR as the NumPy backend takes it: array views lowered."""
+    from compiler.context import make_context, parse_module
+    from compiler.passes.lower_array_views import LowerArrayViews
+    module = parse_module(tile_ir)
+    LowerArrayViews().apply(make_context(), module)
+    return module
 
 
 def _compare(name: str, got: np.ndarray, want: np.ndarray, dtype: str,

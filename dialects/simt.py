@@ -284,10 +284,15 @@ class CpAsyncWaitOp(IRDLOperation):
         super().__init__(properties={"pending": IntegerAttr(pending, i32)})
 
 
+GLOBAL_BARRIER_ATTR = "simt.global_memory"  # on a barrier: order global memory too
+
+
 @irdl_op_definition
 class BarrierOp(IRDLOperation):
     """Wait until every thread of the program gets here; shared-memory writes before it
-    are visible to reads after it (PTX ``bar.sync 0``, WGSL ``workgroupBarrier``)."""
+    are visible to reads after it (PTX ``bar.sync 0``, WGSL ``workgroupBarrier``), and
+    with ``{simt.global_memory}`` global ones too (PTX: the same; WGSL adds
+    ``storageBarrier``)."""
 
     name = "simt.barrier"
     assembly_format = "attr-dict"

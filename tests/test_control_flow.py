@@ -484,29 +484,6 @@ def branch_types_differ(x, n, BLOCK: tl.constexpr):
 
 
 @tc.kernel
-def breaks(x, n):
-    for i in range(n):
-        if i > 3:
-            break
-        tl.store(x + i, 1.0)
-
-
-@tc.kernel
-def continues(x, n):
-    i = 0
-    while i < n:
-        i += 1
-        continue
-
-
-@tc.kernel
-def returns_in_loop(x, n):
-    for i in range(n):
-        tl.store(x + i, 1.0)
-        return
-
-
-@tc.kernel
 def tile_condition(x, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     while offs < 3:
@@ -523,9 +500,6 @@ SIG_X = {"x": "*f32", "n": "i32"}
      "but tile<16, float32> after an iteration"), "for i in range(n):"),
     (branch_types_differ, SIG_X, ("'v' is tile<16, float32> in the if branch but "
      "tile<16, int32> in the else branch"), "if n > 0:"),
-    (breaks, SIG_X, "break is not supported", "break"),
-    (continues, SIG_X, "continue is not supported", "continue"),
-    (returns_in_loop, SIG_X, "return inside a loop is not supported", "return"),
     (tile_condition, {"x": "*f32"}, "while needs a scalar condition, got tile<16, int1>",
      "while offs < 3:"),
 ])

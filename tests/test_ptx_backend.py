@@ -203,15 +203,18 @@ def test_shared_accesses_move_vec_lanes_at_once(arch):
 
 
 def test_matmul_stages_f16_operands_in_128_bit_stores():
-    """examples/matmul.py in f16 on tensor cores (128 x 128 x 32, 8 warps): a thread's 16
-    elements of A and of B are two runs of 8 along a staged row, stored as 4 x v4.b32."""
+    """examples/matmul.py in f16 on tensor cores (128 x 128 x 32, 8 warps), not pipelined:
+    a thread's 16 elements of A and of B are two runs of 8 along a staged row, stored as
+    4 x v4.b32. Pipelined, they go to shared memory by 16-byte cp.async instead."""
     from examples.matmul import matmul
     a, b, c = (np.zeros((256, 256), np.float16) for _ in range(3))
-    ck = tc.compile(matmul, args=(a, b, c, 256, 256, 256, 256, 256, 256, 128, 128, 32, 8, "",
-                                  "ieee"), backend="ptx", num_warps=8)
-    text = ck.asm["ptx"]
+    args = (a, b, c, 256, 256, 256, 256, 256, 256, 128, 128, 32, 8, "", "ieee")
+    text = tc.compile(matmul, args=args, backend="ptx", num_warps=8, num_stages=1).asm["ptx"]
     assert text.count("st.shared.v4.b32") == 4
     assert "st.shared.b16" not in text
+    text = tc.compile(matmul, args=args, backend="ptx", num_warps=8).asm["ptx"]
+    assert "st.shared" not in text.split("$L__for")[1]  # the k loop stores nothing itself
+    assert text.count("cp.async.cg.shared.global") == 2 * 4  # prologue and loop, A and B
 
 
 @tc.kernel

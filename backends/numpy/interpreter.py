@@ -3,7 +3,8 @@
 ``Kernel`` (``kernel.py``) compiles and runs a kernel through tables of op meanings; this
 module imports the feature modules that fill them: ``ops`` (elementwise, memory, program
 ids), ``atomics``, ``combine`` (reduce, scan), ``dot``, ``async_copy`` (shared-memory
-stages), ``shapes`` and ``control`` (``scf``, print, assert). Use ``Kernel`` from here, so that every op is registered.
+stages), ``shapes``, ``hints``, ``tile_index`` (cuTile's tile-index check) and
+``control`` (``scf``, print, assert). Use ``Kernel`` from here, so that every op is registered.
 """
 
 from backends.numpy import (  # noqa: F401 - register ops
@@ -12,8 +13,10 @@ from backends.numpy import (  # noqa: F401 - register ops
     combine,
     control,
     dot,
+    hints,
     ops,
     shapes,
+    tile_index,
 )
 from backends.numpy.kernel import Kernel
 

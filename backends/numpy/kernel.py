@@ -57,6 +57,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from compiler.context import source_loc
+from compiler.device_arrays import host_view
 from compiler.errors import LaunchError, OutOfBoundsError, UnsupportedError
 from compiler.kinfo import KernelInfo, Param
 from compiler.language import dtype_from_str
@@ -320,8 +321,11 @@ def _bind_array(index: int, param: Param, user: np.dtype, storage: np.dtype,
                 a: Any) -> tuple[Ptr, np.ndarray]:
     name = param.name
     if not isinstance(a, np.ndarray):
-        raise LaunchError(f"argument '{name}': the numpy backend takes NumPy arrays, "
-                          f"got {_type_name(a)}")
+        view = host_view(a)  # a DLPack producer's CPU memory (a PyTorch CPU tensor): no copy
+        if view is None:
+            raise LaunchError(f"argument '{name}': the numpy backend takes CPU arrays with "
+                              f"__dlpack__ or NumPy arrays, got {_type_name(a)}")
+        a = view
     if a.dtype != user:
         raise LaunchError(f"argument '{name}' has dtype {a.dtype}, expected {param.dtype}")
     if not (a.flags.c_contiguous or a.flags.f_contiguous):

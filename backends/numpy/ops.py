@@ -25,6 +25,7 @@ Semantics the NumPy backend defines (CONTRIBUTING.md leaves them open):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -159,6 +160,19 @@ def _rsqrt(a: np.ndarray) -> np.ndarray:
     return np.divide(np.ones((), a.dtype), np.sqrt(a))
 
 
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(a: np.ndarray) -> np.ndarray:
+    """erf correctly rounded from float64 (NumPy has none; ``math.erf`` per element)."""
+    return _ERF(a.astype(np.float64)).astype(a.dtype)
+
+
+def _tanh(a: np.ndarray) -> np.ndarray:
+    """tanh rounded from float64 (NumPy's float32 tanh is off by more than half an ulp)."""
+    return np.tanh(a.astype(np.float64)).astype(a.dtype)
+
+
 _FLOAT_BINARY: dict[str, Callable] = {
     "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
     "arith.divf": np.divide, "math.powf": np.power,
@@ -169,7 +183,7 @@ _UNARY: dict[str, Callable] = {
     "arith.negf": np.negative, "math.exp": np.exp, "math.exp2": np.exp2, "math.log": np.log,
     "math.log2": np.log2, "math.sqrt": np.sqrt, "math.rsqrt": _rsqrt, "math.sin": np.sin,
     "math.cos": np.cos, "math.absf": np.abs, "math.absi": np.abs, "math.floor": np.floor,
-    "math.ceil": np.ceil, "math.trunc": np.trunc,
+    "math.ceil": np.ceil, "math.trunc": np.trunc, "math.erf": _erf, "math.tanh": _tanh,
 }
 
 

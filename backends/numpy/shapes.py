@@ -1,5 +1,6 @@
 """The NumPy meaning of the shape ops ``tile.expand_dims``, ``broadcast``, ``reshape``,
-``trans`` and ``convert_layout`` (registered into ``kernel.BUILDERS``).
+``trans``, ``convert_layout``, ``flip``, ``join``, ``split`` and ``gather`` (registered into
+``kernel.BUILDERS``).
 
 Values carry the program axis first (see ``kernel.py``), so tile dimension ``d`` is
 array axis ``d + 1``. Pointer tiles rearrange their offsets the same way. A layout is
@@ -40,6 +41,11 @@ def _trans(op: tile.TransOp) -> Rearrange:
     return lambda a: a.transpose(axes)
 
 
+def _flip(op: tile.FlipOp) -> Rearrange:
+    axis = op.dim.value.data + 1
+    return lambda a: np.flip(a, axis)
+
+
 def _same(_op: Operation) -> Rearrange:
     return lambda a: a
 
@@ -51,7 +57,34 @@ def _builder(make: Callable[[Any], Rearrange]) -> Builder:
     return build
 
 
+def _join(_op: Operation) -> Impl:
+    def impl(_, a: np.ndarray, b: np.ndarray) -> tuple:
+        a, b = np.broadcast_arrays(a, b)  # one may be the same in every program
+        return (np.stack([a, b], axis=-1),)
+    return impl
+
+
+def _split(_op: Operation) -> Impl:
+    return lambda _, x: (x[..., 0], x[..., 1])
+
+
+def _gather(op: tile.GatherOp) -> Impl:
+    """Indices outside the axis are clamped to it (as the GPU backends do)."""
+    axis = op.axis.value.data + 1
+    n = shape(op.src.type)[axis - 1]
+
+    def impl(_, src: np.ndarray, index: np.ndarray) -> tuple:
+        lead = max(len(src), len(index))
+        src = np.broadcast_to(src, (lead, *src.shape[1:]))
+        index = np.broadcast_to(np.clip(index.astype(np.int64), 0, n - 1),
+                                (lead, *index.shape[1:]))
+        return (np.take_along_axis(src, index, axis),)
+    return impl
+
+
 BUILDERS.update({
+    "tile.flip": _builder(_flip), "tile.join": _join, "tile.split": _split,
+    "tile.gather": _gather,
     "tile.expand_dims": _builder(_expand_dims), "tile.broadcast": _builder(_broadcast),
     "tile.reshape": _builder(_reshape), "tile.trans": _builder(_trans),
     "tile.convert_layout": _builder(_same),

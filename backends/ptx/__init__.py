@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from compiler import device_arrays
 from compiler.errors import LaunchError
 from compiler.kinfo import KernelInfo, Param
 from compiler.language import dtype_from_str
@@ -302,6 +303,8 @@ def _pointer_put(p: Param, slot: Any, ordinal: int, t: type) -> Put:
         return _cupy_put(p, slot, ordinal)
     if hasattr(t, "__cuda_array_interface__"):
         return functools.partial(_cuda_array, p, slot, ordinal)
+    if hasattr(t, "__dlpack__"):
+        return functools.partial(_dlpack_array, p, slot, ordinal)
     raise _fail(p, f"must be a NumPy array or a CUDA device array, got {t.__name__}")
 
 
@@ -366,6 +369,22 @@ def _cuda_array(p: Param, slot: Any, ordinal: int, a: Any) -> None:
         if device != ordinal:
             raise _fail(p, f"is on device {device}; the kernel runs on device {ordinal}")
     slot.value = ptr
+
+
+def _dlpack_array(p: Param, slot: Any, ordinal: int, a: Any) -> None:
+    """Any other device array, through DLPack (JAX, ...). The launch goes on the legacy
+    default stream, which DLPack numbers 1: the producer orders its work before it."""
+    if device_arrays.device_of(a)[0] not in (device_arrays.CUDA, device_arrays.CUDA_MANAGED):
+        raise _fail(p, f"is a {type(a).__name__} outside CUDA memory (pass host data as a "
+                    "NumPy array)")
+    info = device_arrays.describe(a, stream=1)
+    if info.dtype != p.dtype:
+        raise _fail(p, f"got a DLPack array of {info.dtype or 'another dtype'}")
+    if not info.contiguous:
+        raise _fail(p, "is not contiguous")
+    if info.device_id != ordinal:
+        raise _fail(p, f"is on device {info.device_id}; the kernel runs on device {ordinal}")
+    slot.value = info.ptr
 
 
 def _c_contiguous(shape: tuple, strides: tuple | None, itemsize: int) -> bool:

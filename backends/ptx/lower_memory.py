@@ -6,16 +6,18 @@ store marks ``vec`` move as one access of at most 128 bits. Bools are bytes in m
 A PTX vector access has at most 4 elements, so 8 or 16 lanes of 8 or 16 bits move as
 32-bit words (``ld.global.v4.b32``): halves are paired by ``mov.b32 %r, {%h0, %h1}`` and
 split by ``mov.b32 {%h0, %h1}, %r``; bytes are packed by ``prmt`` and split by ``shr``.
+``tl.load``/``tl.store``'s cache options (``tile.CACHE_HINT_ATTRS``) go along to the
+``ptx`` access, whose printer emits them.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IntegerType, VectorType, i32
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from backends.ptx.lower_core import BYTES, ELEMS, Lowering, dtype, lowers, unsupported
 from dialects import ptx, simt
-from dialects.tile import like
+from dialects.tile import CACHE_HINT_ATTRS, like
 
 # Atomics: (kind, dtype) -> the atom.global operation and type. f32 max/min have no atom:
 # an atom.global.cas loop applies the NaN-propagating max/min instead.
@@ -95,14 +97,22 @@ def unpack_words(lo: Lowering, words: SSAValue, rtype: Attribute) -> SSAValue:
     return value
 
 
-def _ld(lo: Lowering, addr: SSAValue, rtype: Attribute, mask: SSAValue | None,
-        other: SSAValue | None, vec: int) -> SSAValue:
+def _cache_hints(source: Operation, access: Operation) -> Operation:
+    """``access`` with the cache options of the ``simt`` access it lowers."""
+    access.attributes.update({k: v for k, v in source.attributes.items()
+                              if k in CACHE_HINT_ATTRS})
+    return access
+
+
+def _ld(lo: Lowering, op: simt.LoadOp, addr: SSAValue, rtype: Attribute,
+        mask: SSAValue | None, other: SSAValue | None, vec: int) -> SSAValue:
     """``ld.global`` of ``vec`` lanes per address, as words where that is too many lanes."""
     if vec <= MAX_ELEMENTS:
-        return lo.value(ptx.LdGlobalOp(addr, rtype, mask, other, vec))
+        return lo.value(_cache_hints(op, ptx.LdGlobalOp(addr, rtype, mask, other, vec)))
     other = None if other is None else pack_words(lo, other)
     wtype, wvec = as_words(rtype, vec)
-    return unpack_words(lo, lo.value(ptx.LdGlobalOp(addr, wtype, mask, other, wvec)), rtype)
+    ld = _cache_hints(op, ptx.LdGlobalOp(addr, wtype, mask, other, wvec))
+    return unpack_words(lo, lo.value(ld), rtype)
 
 
 def bool_of_byte(lo: Lowering, raw: SSAValue, rtype: Attribute, vec: int) -> SSAValue:
@@ -124,9 +134,9 @@ def load(lo: Lowering, op: simt.LoadOp) -> SSAValue:
     addr, mask, vec = _access(lo, op, dt)
     other = None if op.other is None else lo.values[op.other]
     if dt != "i1":
-        return _ld(lo, addr, rtype, mask, other, vec)
+        return _ld(lo, op, addr, rtype, mask, other, vec)
     other = None if other is None else byte_of_bool(lo, other)
-    return bool_of_byte(lo, _ld(lo, addr, like(rtype, I8), mask, other, vec), rtype, vec)
+    return bool_of_byte(lo, _ld(lo, op, addr, like(rtype, I8), mask, other, vec), rtype, vec)
 
 
 @lowers(simt.StoreOp)
@@ -138,7 +148,7 @@ def store(lo: Lowering, op: simt.StoreOp) -> None:
         value = byte_of_bool(lo, value)
     if vec > MAX_ELEMENTS:  # as words, like _ld
         value, vec = pack_words(lo, value), as_words(value.type, vec)[1]
-    lo.emit(ptx.StGlobalOp(addr, value, mask, vec))
+    lo.emit(_cache_hints(op, ptx.StGlobalOp(addr, value, mask, vec)))
 
 
 @lowers(simt.AtomicRMWOp, simt.AtomicCASOp)

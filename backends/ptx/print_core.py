@@ -26,13 +26,14 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IntegerAttr,
     IntegerType,
+    StringAttr,
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from backends.ptx import bf16_bits
 from compiler.errors import UnsupportedError
 from dialects import ptx
-from dialects.tile import PtrType, element_type
+from dialects.tile import CACHE_MODIFIER_ATTR, EVICTION_POLICY_ATTR, PtrType, element_type
 
 # Kernel parameter type -> the .param type the driver copies the argument into.
 _PARAM_TYPES: dict[Attribute, str] = {
@@ -70,6 +71,16 @@ _IMMEDIATES: dict[Attribute, tuple[str, Callable[[float | int], str]]] = {
     Float64Type(): ("mov.f64",
                     lambda v: f"0d{struct.unpack('<Q', struct.pack('<d', float(v)))[0]:016X}"),
 }
+
+
+def _cache_qualifier(op: Operation) -> str:
+    """A global access's ``tl.load``/``tl.store`` cache option as PTX spells it: Triton's
+    ``cache_modifier`` is PTX's own ``.cop``; PTX takes an L1 eviction priority only in
+    place of one, so ``eviction_policy`` applies when no ``cache_modifier`` is given."""
+    cop, evict = (op.attributes.get(a) for a in (CACHE_MODIFIER_ATTR, EVICTION_POLICY_ATTR))
+    if isinstance(cop, StringAttr):
+        return cop.data
+    return f".L1::{evict.data}" if isinstance(evict, StringAttr) else ""
 
 
 Emitter = Callable[["KernelPrinter", Operation], None]
@@ -189,7 +200,7 @@ class KernelPrinter:
             group = regs[g * vec:(g + 1) * vec]
             data = group[0] if vec == 1 else "{" + ", ".join(group) + "}"
             access = f"{data}, [{addr}]" if kind == "ld" else f"[{addr}], {data}"
-            self.line(f"{guard}{kind}.global{wide}.{mtype} {access}")
+            self.line(f"{guard}{kind}.global{_cache_qualifier(op)}{wide}.{mtype} {access}")
 
     @emits(ptx.LdGlobalOp)
     def _ld_global(self, op: ptx.LdGlobalOp) -> None:

@@ -101,7 +101,9 @@ def shared_store(em: WGSLEmitter, op: simt.SharedStoreOp) -> None:
 
 
 @handles(simt.BarrierOp)
-def barrier(em: WGSLEmitter, _op: simt.BarrierOp) -> None:
+def barrier(em: WGSLEmitter, op: simt.BarrierOp) -> None:
+    if simt.GLOBAL_BARRIER_ATTR in op.attributes:  # tl.debug_barrier: storage buffers too
+        em.line("storageBarrier();")
     em.line("workgroupBarrier();")
 
 

@@ -15,6 +15,8 @@ import weakref
 import numpy as np
 import wgpu
 
+from backends.wgsl.arrays import WgslArray
+from compiler.device_arrays import host_view
 from compiler.errors import BackendUnavailableError, LaunchError, UnsupportedError
 from compiler.kinfo import KernelInfo, Param
 from compiler.language import dtype_from_str
@@ -53,7 +55,8 @@ def wgsl_device() -> wgpu.GPUDevice:
     a = adapter()
     return a.request_device_sync(
         label="tilec", required_limits={k: a.limits[k] for k in _LIMITS},
-        required_features=[f for f in ("shader-f16", "subgroup") if f in a.features])
+        required_features=[f for f in ("shader-f16", "subgroup", "timestamp-query")
+                           if f in a.features])
 
 
 def availability() -> tuple[bool, str]:
@@ -103,13 +106,15 @@ class Kernel:
                 self.pack(words, f, p, arg)
             elif isinstance(arg, wgpu.GPUBuffer):
                 bound.append(self.check_buffer(device, p, arg))
+            elif isinstance(arg, WgslArray):  # the kernel was specialized on its dtype
+                bound.append(self.check_buffer(device, p, arg.buffer))
             else:
                 arr = self.check_array(p, arg, dt)
-                if id(arr) not in uploads:  # one buffer per array, so aliasing is kept
-                    uploads[id(arr)] = upload(device, p, arr)
+                if id(arg) not in uploads:  # one buffer per array, so aliasing is kept
+                    uploads[id(arg)] = upload(device, p, arr)
                 if p.written:
-                    readback[id(arr)] = arr
-                bound.append(uploads[id(arr)])
+                    readback[id(arg)] = arr
+                bound.append(uploads[id(arg)])
         self.run(device, bound, words, dispatch)
         for key, arr in readback.items():
             download(device, uploads[key], arr)
@@ -123,16 +128,21 @@ class Kernel:
         return g  # type: ignore[return-value]
 
     def device(self, args: list) -> wgpu.GPUDevice:
-        owners = {id(d): d for a in args if isinstance(a, wgpu.GPUBuffer)
+        buffers = [a.buffer if isinstance(a, WgslArray) else a for a in args]
+        owners = {id(d): d for a in buffers if isinstance(a, wgpu.GPUBuffer)
                   for d in [buffer_device(a)]}
         if len(owners) > 1:
             raise LaunchError("wgpu.GPUBuffer arguments belong to different devices")
         return next(iter(owners.values())) if owners else wgsl_device()
 
     def check_array(self, p: Param, arg, dt: np.dtype) -> np.ndarray:
-        if not isinstance(arg, np.ndarray):
-            raise LaunchError(f"argument {p.name}: expected a NumPy array or wgpu.GPUBuffer "
-                              f"of {p.dtype}, got {type(arg).__name__}")
+        # A DLPack producer's CPU memory (a PyTorch CPU tensor) is viewed, not copied.
+        view = arg if isinstance(arg, np.ndarray) else host_view(arg)
+        if view is None:
+            raise LaunchError(f"argument {p.name}: expected a NumPy array, a CPU array with "
+                              f"__dlpack__ or a wgpu.GPUBuffer of {p.dtype}, "
+                              f"got {type(arg).__name__}")
+        arg = view
         if arg.dtype != dt:
             raise LaunchError(f"argument {p.name}: expected an array of {p.dtype} "
                               f"({dt}), got {arg.dtype}")

@@ -3,10 +3,12 @@
 The rest of the compiler uses only ``generate`` and ``KernelSource``. Inside:
 
 - ``values``, ``operators``: typed values, Triton's promotion rules and operator tables;
-- ``codegen``, ``control``: the ``CodeGenerator`` (statements, expressions, calls and
-  ``@tc.func`` inlining; ``for``/``while``/``if``), which knows no builtin;
+- ``codegen``, ``control``, ``jumps``: the ``CodeGenerator`` (statements, expressions,
+  calls and ``@tc.func`` inlining; ``for``/``while``/``if``; ``break``/``continue``/
+  ``return`` as flags), which knows no builtin;
 - ``builtins``: ``BuiltinTable``, a language's builtin name -> handler table;
-- ``triton``: the Triton-style language (``tl.*``), one module per builtin family.
+- ``triton``: the Triton-style language (``tl.*``), one module per builtin family;
+- ``cutile``: the cuTile-style language (``ct.*``, ``compiler.tile``): arrays and tiles.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ from compiler.source import KernelSource
 __all__ = ["CodeGenerator", "KernelSource", "generate"]
 
 
-def generate(src: KernelSource, specs: list[ArgSpec]) -> tuple[ModuleOp, list[Param]]:
-    """Tile IR for one specialization of a kernel, and its runtime parameters."""
+def generate(src: KernelSource, specs: list[ArgSpec], language: str = "triton"
+             ) -> tuple[ModuleOp, list[Param]]:
+    """Tile IR for one specialization of a kernel, and its runtime parameters;
+    ``language``: ``"triton"`` (``tl.*``) or ``"cutile"`` (``ct.*``, array tiles)."""
+    if language == "cutile":
+        from compiler.frontend.cutile import ArrayCodeGenerator
+        return ArrayCodeGenerator(src, specs).generate()
     return CodeGenerator(src, specs, TABLE).generate()

@@ -31,6 +31,7 @@ class BuiltinTable:
     """The builtins of one kernel language (``prefix`` names it in messages: ``tl``)."""
 
     prefix: str
+    inline_plain: bool = False  # plain Python functions called in a kernel are inlined
     functions: dict[str, Handler] = field(default_factory=dict)
     methods: dict[str, Handler] = field(default_factory=dict)
     object_methods: dict[tuple[type, str], Handler] = field(default_factory=dict)

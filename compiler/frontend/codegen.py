@@ -13,22 +13,23 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import io
 import operator
 from typing import Any, NoReturn
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, i32
 from xdsl.ir import Block, Region
+from xdsl.printer import Printer
 
-from compiler.errors import CompileError, TilecError
+from compiler.errors import CompileError, TilecError, internal_error
 from compiler.frontend import operators as ops
 from compiler.frontend.builtins import BuiltinTable, Handler, Method
 from compiler.frontend.control import ControlFlow
+from compiler.frontend.jumps import Frame
 from compiler.frontend.values import MAX_RANK, Builder, Value, expand, splat, value_type
 from compiler.kinfo import ArgSpec, Param
 from compiler.source import KernelSource, TileFunction
-
-_NOTHING = object()  # no return statement seen yet
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
            ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and",
@@ -61,15 +62,17 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         self.node: ast.AST | None = None
         self.scope: dict[str, Any] = {}
         self.written: set[str] = set()
-        self.calls: list[tuple[Any, Block]] = []  # inlined @tc.func calls: (fn, block)
-        self.returned: Any = _NOTHING  # the value of the innermost call's return
+        self.calls: list[TileFunction] = []  # the inlined @tc.func calls under way
+        self.frames: list[Frame] = []  # loops and functions being generated (jumps)
+        self.ids = 0  # numbers the hidden variables of jumps
+        self._helpers: dict[Any, TileFunction] = {}  # plain functions inlined (table.inline_plain)
 
     # ------------------------------------------------------------------ driver
 
     def generate(self) -> tuple[ModuleOp, list[Param]]:
         fn = self.src.tree
         self._check_params(fn)
-        runtime = [s for s in self.specs if s.kind != "constexpr"]
+        runtime = self.runtime_params()
         types = [value_type(s.dtype, (), s.kind == "ptr") for s in runtime]
         block = Block(arg_types=types)
         self.b = Builder(block, self.src.file)
@@ -81,8 +84,8 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         for spec, arg in zip(runtime, block.args, strict=True):
             arg.name_hint = spec.name
             self.scope[spec.name] = Value(arg, spec.dtype, (), spec.kind == "ptr")
-        for stmt in fn.body:
-            self.visit(stmt)
+        self.bind_params()
+        self.function_body(fn)
         self.b.emit(func.ReturnOp())
         arg_attrs = [DictionaryAttr({"tile.divisibility": IntegerAttr(16, i32)}
                                     if s.divisible16 else {}) for s in runtime]
@@ -92,6 +95,14 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         params = [Param(s.name, s.dtype.short, s.kind == "ptr", s.name in self.written)
                   for s in runtime]
         return ModuleOp([kernel]), params
+
+    def runtime_params(self) -> list[ArgSpec]:
+        """The kernel's runtime parameters (a language may expand one into several)."""
+        return [s for s in self.specs if s.kind != "constexpr"]
+
+    def bind_params(self) -> None:
+        """Hook: a language regroups the parameters in ``scope`` (``compiler.tile``'s
+        arrays) before the body is generated."""
 
     def _check_params(self, fn: ast.FunctionDef) -> None:
         names = [a.arg for a in fn.args.args]
@@ -118,6 +129,13 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             self.fail(f"{what} must be a constexpr integer")
         return v
 
+    def constexpr_eval(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args)`` on compile-time values, as Python would; its error is the user's."""
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, ArithmeticError, LookupError) as e:
+            self.fail(f"cannot evaluate this on compile-time values: {type(e).__name__}: {e}")
+
     def check_rank(self, rank: int, what: str) -> None:
         if not 1 <= rank <= MAX_RANK:
             self.fail(f"{what}: tiles have 1 to {MAX_RANK} dimensions, got {rank}")
@@ -134,12 +152,23 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
                 raise type(e)(e.message, self.src.loc(node)) from None
             raise
         except Exception as e:  # noqa: BLE001 - an internal error still points at the user's line
-            raise CompileError(f"internal compiler error: {type(e).__name__}: {e}",
-                               self.src.loc(node)) from None
+            raise internal_error(e, "frontend", self._ir_so_far(), self.src.loc(node)) from None
         finally:
             self.node = outer
             if outer is not None and hasattr(outer, "lineno"):
                 self._set_pos(outer)
+
+    def _ir_so_far(self) -> str:
+        """The kernel's tile IR generated up to the failure (for a bug report)."""
+        block = self.b.block
+        while block.parent_op() is not None and block.parent_op().parent_block() is not None:
+            block = block.parent_op().parent_block()
+        out = io.StringIO()
+        printer = Printer(out)  # one printer: SSA names agree across the ops
+        for op in block.ops:
+            printer.print_op(op)
+            out.write("\n")
+        return out.getvalue()
 
     def generic_visit(self, node: ast.AST) -> Any:
         self._fail(node, f"unsupported Python construct in a kernel: {type(node).__name__}")
@@ -181,18 +210,6 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         else:
             self._fail(target, "unsupported assignment target")
 
-    def visit_Return(self, node: ast.Return) -> None:
-        if not self.calls:
-            if node.value is not None:
-                self._fail(node, "kernels cannot return a value")
-            if node is not self.src.tree.body[-1]:
-                self._fail(node, "return is only supported at the end of a kernel")
-            return
-        if self.b.block is not self.calls[-1][1]:
-            self._fail(node, "return inside runtime control flow is not supported; "
-                             "assign a variable and return it at the end")
-        self.returned = None if node.value is None else self.visit(node.value)
-
     def visit_Assert(self, node: ast.Assert) -> None:
         cond = self.visit(node.test)
         if isinstance(cond, Value):
@@ -214,6 +231,9 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         for table in (closure.nonlocals, fn.__globals__, vars(builtins)):
             if node.id in table:
                 return table[node.id]
+        why = self._function_frame().unbound.get(node.id) if self.frames else None
+        if why:
+            self._fail(node, f"name {node.id!r} is not bound on every path to here: {why}")
         self._fail(node, f"name {node.id!r} is not defined")
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
@@ -247,7 +267,7 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         if name is None:
             self._fail(self.node, f"unsupported operator {op.__name__}")
         if not isinstance(x, Value) and not isinstance(y, Value):
-            return _python_binop(name, x, y)
+            return self.constexpr_eval(_python_binop, name, x, y)
         if name == "floordiv" and (ops.is_float_operand(x) or ops.is_float_operand(y)):
             self._fail(self.node, "// needs integer operands; use tl.floor(a / b) for floats")
         return ops.binary(self.b, name, x, y)
@@ -257,7 +277,7 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         if isinstance(node.op, ast.UAdd):
             return x
         if not isinstance(x, Value):
-            return _PY_UNARY[type(node.op)](x)
+            return self.constexpr_eval(_PY_UNARY[type(node.op)], x)
         return ops.unary(self.b, _UNARY[type(node.op)], x)
 
     def visit_Compare(self, node: ast.Compare) -> Any:
@@ -271,7 +291,7 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             if isinstance(left, Value) or isinstance(right, Value):
                 r = ops.compare(self.b, name, left, right)
             else:
-                r = getattr(operator, name)(left, right)
+                r = self.constexpr_eval(getattr(operator, name), left, right)
             result = r if result is None else self._logical("and", result, r)
             left = right
         return result
@@ -300,7 +320,7 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         base = self.visit(node.value)
         if isinstance(base, Value):
             return self._subscript_tile(node, base)
-        return base[self.visit(node.slice)]
+        return self.constexpr_eval(operator.getitem, base, self.visit(node.slice))
 
     def _subscript_tile(self, node: ast.Subscript, x: Value) -> Value:
         """``x[:, None]``, ``x[None, ...]``: ``:`` keeps a dimension, ``None`` adds one of
@@ -354,7 +374,10 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         if fn in _PY_CALLABLE or fn is getattr(__import__("compiler"), "cdiv", None):
             if any(isinstance(a, Value) for a in args):
                 self._fail(node, f"{fn.__name__}() on tiles: use the tl. builtin instead")
-            return fn(*args, **kwargs)
+            return self.constexpr_eval(fn, *args, **kwargs)
+        if self.table.inline_plain and inspect.isfunction(fn):
+            helper = self._helpers.setdefault(fn, TileFunction(fn))
+            return self.inline_call(helper, args, kwargs)
         self._fail(node, f"cannot call {getattr(fn, '__name__', fn)!r} in a kernel "
                          "(only tl builtins and constexpr helpers)")
 
@@ -373,7 +396,21 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             if e.__traceback__ is not None and e.__traceback__.tb_next is None:
                 why = str(e).replace(f"{handler.__qualname__}(", f"{shown}(", 1)
                 self.fail(f"bad arguments to {shown}: {why}")
+            self._blame_arguments(handler, shown, args, kwargs)
             raise
+        except (AttributeError, ValueError, KeyError, IndexError):
+            self._blame_arguments(handler, shown, args, kwargs)
+            raise
+
+    def _blame_arguments(self, handler: Handler, shown: str, args: list, kwargs: dict) -> None:
+        """After a handler failed: a ``CompileError`` if an argument annotated as a tile
+        (``Value``) got a Python value instead; the failure is the user's, not tilec's."""
+        params = inspect.signature(handler).parameters
+        bound = inspect.signature(handler).bind(self, *args, **kwargs).arguments
+        for name, v in bound.items():
+            if params[name].annotation in ("Value", Value) and not isinstance(v, Value):
+                self.fail(f"{shown}: {name} must be a tile or a runtime scalar, "
+                          f"got {type(v).__name__} {v!r}")
 
     def inline_call(self, fn: TileFunction, args: list, kwargs: dict) -> Any:
         """Inline a ``@tc.func`` at the current insertion point; its return value."""
@@ -384,15 +421,11 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         except TypeError as e:
             self._fail(self.node, f"bad arguments to {fn.__name__}: {e}")
         bound.apply_defaults()
-        outer = (self.src, self.scope, self.returned)
-        self.src, self.scope, self.returned = fn.kernel_source(), dict(bound.arguments), _NOTHING
-        self.calls.append((fn, self.b.block))
+        outer = (self.src, self.scope)
+        self.src, self.scope = fn.kernel_source(), dict(bound.arguments)
+        self.calls.append(fn)
         try:
-            for stmt in self.src.tree.body:
-                if self.returned is not _NOTHING:
-                    self._fail(stmt, "unreachable code after return")
-                self.visit(stmt)
-            return None if self.returned is _NOTHING else self.returned
+            return self.function_body(self.src.tree)
         finally:
             self.calls.pop()
-            self.src, self.scope, self.returned = outer
+            self.src, self.scope = outer

@@ -1,5 +1,5 @@
 """Control flow of the code generator: ``for``/``while``/``if`` -> ``scf``, and
-``tl.static_range`` unrolling.
+``tl.static_range`` unrolling (``tl.range`` is ``range`` with hints on its ``scf.for``).
 
 ``ControlFlow`` is a base of ``CodeGenerator`` (``compiler.frontend.codegen``) and uses
 its ``visit``, ``scope``, builder ``b``, ``_fail`` and ``const_int``.
@@ -10,8 +10,11 @@ before the loop are carried (``iter_args``), and their type must not change. A P
 number before the loop becomes a scalar of its literal type (``0`` -> int32, ``0.0`` ->
 float32), or of the loop's type when the loop makes it a scalar of another dtype; a tile
 never replaces a scalar (``acc = 0.0`` then ``acc += tile`` is an error, as in Triton:
-start from ``tl.zeros``). Names first bound inside a loop or in one branch of an ``if``
-are not visible after it.
+start from ``tl.zeros``). A name first bound inside a loop is carried too (from a
+stand-in zero) when the loop surely runs, binds it on every path through its first
+iteration (a dry run where jumps count as paths) and something after the loop reads it;
+otherwise it is not visible after the loop. Where the branches of an ``if`` meet, and for
+``break``/``continue``/``return``, see ``compiler.frontend.jumps``.
 
 An ``Aggregate`` (a block pointer) is carried part by part: the analysis sees each of
 its runtime parts as a variable of its own, keyed ``(name, i)``, so only the parts that
@@ -23,15 +26,17 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from xdsl.dialects import scf
+from xdsl.dialects.builtin import IntegerAttr, i32
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 import compiler.language as tl
 from compiler.frontend import operators as ops
+from compiler.frontend.jumps import Frame, Jumps, hidden
 from compiler.frontend.values import (
     Aggregate,
     Value,
@@ -41,6 +46,7 @@ from compiler.frontend.values import (
     root_name,
     value_type,
 )
+from dialects.tile import NUM_STAGES_ATTR
 
 _NUMBER = (bool, int, float)
 _MAX_DRY_RUNS = 4  # each may turn more Python numbers into carried scalars
@@ -104,12 +110,17 @@ def _assemble(scope: dict[str, Any], leaves: dict[Key, Any]) -> dict[str, Any]:
     return out
 
 
+def _returned(key: Key) -> bool:
+    """Whether ``key`` holds part of a function's return value (``jumps``)."""
+    return isinstance(key, str) and hidden(key) and "." in key
+
+
 def _shown(key: Key, scope: dict[str, Any]) -> str:
     """A carried variable as messages and SSA names show it: ``acc``, ``bp.off1``."""
     return key if isinstance(key, str) else f"{key[0]}.{scope[key[0]].part_name(key[1])}"
 
 
-class ControlFlow:
+class ControlFlow(Jumps):
     """``visit_For``, ``visit_While`` and ``visit_If``."""
 
     # ------------------------------------------------------------------ helpers
@@ -123,10 +134,6 @@ class ControlFlow:
         finally:
             self.b.block = outer
 
-    def _visit_body(self, body: Sequence[ast.stmt]) -> None:
-        for stmt in body:
-            self.visit(stmt)
-
     def _dry_run(self, body: Sequence[ast.stmt], scope: dict[str, Any]) -> dict[str, Any]:
         """The scope after generating ``body`` from ``scope`` into a block that is then
         erased (its ops use outer values, so their uses are dropped with them)."""
@@ -135,17 +142,11 @@ class ControlFlow:
         scratch = Block()
         try:
             with self._in_block(scratch):
-                self._visit_body(body)
+                self._iteration(body)
             return self.scope
         finally:
             self.scope = saved
             scratch.erase(safe_erase=False)
-
-    def _no_return_in(self, body: Sequence[ast.stmt], what: str) -> None:
-        for stmt in body:
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Return):
-                    self._fail(node, f"return inside a {what} is not supported")
 
     def _start_sig(self, name: str, start: Any, end: Any) -> Sig:
         """The type a carried variable starts with (see the module docstring)."""
@@ -165,20 +166,26 @@ class ControlFlow:
         outer = self.scope
         before = _leaves(outer)
         sigs: dict[Key, Sig] = {}
+        escaping: set[str] | None = None
         prelude = Block()
         try:
             with self._in_block(prelude):
                 for _ in range(_MAX_DRY_RUNS):
-                    stand = {k: constant(self.b, before[k], sig.dtype)
-                             for k, sig in sigs.items() if not isinstance(before[k], Value)}
+                    stand = {k: self._initial(k, sig, before) for k, sig in sigs.items()
+                             if not isinstance(before.get(k), Value)}
                     stand |= {n: constant(self.b, 0, d) for n, d in bind.items()}
+                    if escaping is None:  # once, from the scope before the first iteration
+                        escaping = self._escaping(body, outer | stand)
                     end_scope = self._dry_run(body, outer | _assemble(outer, stand))
                     self._same_aggregates(outer, end_scope, "before the loop",
                                           "after an iteration")
                     after = _leaves(end_scope)
-                    new = {k: self._start_sig(_shown(k, outer), before[k], after[k])
+                    new = {k: self._start_sig(_shown(k, outer), before.get(k, v), after[k])
                            for k, v in (before | stand).items()
                            if k not in bind and k in after and not _same_binding(v, after[k])}
+                    new |= {k: Sig.of(v) if isinstance(v, Value) else Sig(literal_dtype(v))
+                            for k, v in after.items()
+                            if k not in before and (_returned(k) or k in escaping)}
                     if new == sigs:
                         break
                     sigs = new
@@ -210,8 +217,20 @@ class ControlFlow:
     def _starts(self, sigs: dict[Key, Sig]) -> dict[Key, Value]:
         """The carried variables' values before the loop, as typed Values."""
         before = _leaves(self.scope)
-        return {k: before[k] if isinstance(before[k], Value) else
-                constant(self.b, before[k], sig.dtype) for k, sig in sigs.items()}
+        return {k: self._initial(k, sig, before) for k, sig in sigs.items()}
+
+    def _initial(self, key: Key, sig: Sig, before: dict[Key, Any]) -> Value:
+        """A carried variable's value before the loop. One first bound inside starts as
+        zero, never read: a ``return`` inside the loop gives it, or the loop surely runs
+        and binds it on every path (``jumps``)."""
+        v = before.get(key, 0)
+        if isinstance(v, Value):
+            return v
+        if sig.is_ptr:
+            self._fail(self.node, "returning a pointer from inside a loop is not supported"
+                       if _returned(key) else f"pointer {key!r} is first bound inside the "
+                       "loop; bind it before the loop to use it after")
+        return constant(self.b, v, sig.dtype, sig.shape)
 
     def _carry_out(self, sig: Sig, end: Any) -> Value:
         """``end`` (a Value of type ``sig`` or a Python number) as a Value of ``sig``."""
@@ -234,7 +253,7 @@ class ControlFlow:
         out: dict[Key, Any] = {}
         for (key, sig), v in zip(sigs.items(), values, strict=True):
             v.name_hint = root_name(leaves[key]) if sig.is_ptr else \
-                _shown(key, sources).replace(".", "_")
+                _shown(key, sources).replace(".", "_").lstrip("$")
             out[key] = Value(v, *sig)
         return _assemble(sources, out)
 
@@ -247,16 +266,34 @@ class ControlFlow:
             self._fail(node, "for ... else is not supported")
         it = node.iter
         fn = self.visit(it.func) if isinstance(it, ast.Call) else None
-        if fn is not builtins.range and _builtin_name(fn) != "static_range":
-            self._fail(it, "for loops iterate over range(...) or tl.static_range(...)")
+        if fn is not builtins.range and _builtin_name(fn) not in ("range", "static_range"):
+            self._fail(it, "for loops iterate over range(...), tl.range(...) or "
+                           "tl.static_range(...)")
         args = [self.visit(a) for a in it.args]
-        if it.keywords:
+        kwargs = {k.arg: self.visit(k.value) for k in it.keywords}
+        if kwargs and _builtin_name(fn) != "range":
             self._fail(it, f"{'range' if fn is builtins.range else 'tl.static_range'}() "
                            "takes positional arguments only")
-        if fn is builtins.range:
-            self._scf_for(node, *self._range_bounds(args))
-        else:
+        if _builtin_name(fn) == "static_range":
             self._static_for(node, args)
+        else:
+            self._scf_for(node, *self._range_bounds(args), self._loop_hints(kwargs))
+
+    def _loop_hints(self, kwargs: dict[str, Any]) -> dict[str, Attribute]:
+        """``tl.range``'s keywords as attributes of its ``scf.for``: ``num_stages`` (this
+        loop's prefetch depth for pipeline-loads); ``loop_unroll_factor`` is checked and
+        ignored."""
+        unknown = set(kwargs) - {"num_stages", "loop_unroll_factor"}
+        if unknown:
+            self._fail(self.node.iter, f"tl.range() got unexpected keywords {sorted(unknown)} "
+                                       "(it takes num_stages= and loop_unroll_factor=)")
+        attrs: dict[str, Attribute] = {}
+        for name, v in kwargs.items():
+            if v is not None and (self.const_int(v, f"tl.range {name}") < 1):
+                self._fail(self.node.iter, f"tl.range {name} must be >= 1, got {v}")
+            if name == "num_stages" and v is not None:
+                attrs[NUM_STAGES_ATTR] = IntegerAttr(v, i32)
+        return attrs
 
     def _static_for(self, node: ast.For, args: list[Any]) -> None:
         if not 1 <= len(args) <= 3:
@@ -264,9 +301,27 @@ class ControlFlow:
         bounds = [self.const_int(a, "a tl.static_range bound") for a in args]
         if len(bounds) == 3 and bounds[2] == 0:
             self._fail(node.iter, "tl.static_range step must not be zero")
-        for i in range(*bounds):
+        pending = self._frame().pending
+        pending.append(node.body)  # later iterations read what earlier ones bind
+        self.frames.append(Frame("static"))
+        try:
+            self._unroll(node, list(range(*bounds)))
+        finally:
+            self.frames.pop()
+            pending.pop()
+
+    def _unroll(self, node: ast.For, indices: list[int]) -> None:
+        """Iterations of a ``tl.static_range`` loop; after one that may have returned,
+        the rest under a guard."""
+        for n, i in enumerate(indices):
             self.scope[node.target.id] = i
             self._visit_body(node.body)
+            skip = self._skip()
+            if skip is True:
+                return
+            if isinstance(skip, Value) and n + 1 < len(indices):
+                self._guard(skip, lambda rest=indices[n + 1:]: self._unroll(node, rest))
+                return
 
     def _range_bounds(self, args: list[Any]) -> tuple[Any, Any, Any]:
         if not 1 <= len(args) <= 3:
@@ -287,29 +342,56 @@ class ControlFlow:
                    literal_dtype(b) is tl.int64 for b in bounds)
         return tl.int64 if wide else tl.int32
 
-    def _scf_for(self, node: ast.For, start: Any, stop: Any, step: Any) -> None:
+    def _scf_for(self, node: ast.For, start: Any, stop: Any, step: Any,
+                 hints: dict[str, Attribute]) -> None:
         """``scf.for`` with a positive step; a constant negative step counts ``k`` up
-        from 0 to ``start - stop`` and binds ``i = start - k``."""
-        self._no_return_in(node.body, "loop")
+        from 0 to ``start - stop`` and binds ``i = start - k``. A loop that a ``break``
+        or ``return`` leaves is an ``scf.while`` on ``k < stop and not exit``."""
         dtype = self._iv_dtype((start, stop, step))
         down = isinstance(step, int) and step < 0
         bounds = (0, self._sub(start, stop), -step) if down else (start, stop, step)
         lb, ub, st = (ops.materialize(self.b, v, dtype, ()) for v in bounds)
-        name = node.target.id
-        sigs = self._loop_carried(node.body, {name: dtype})
-        starts = self._starts(sigs)
-        body = Block(arg_types=[ir_type(dtype)] + [sig.ir_type() for sig in sigs.values()])
-        outer = self.scope
-        with self._in_block(body):
-            (k,) = self._bind(body.args[:1], {name: Sig(dtype)}, {}).values()
-            i = ops.materialize(self.b, self._sub(start, k), dtype, ()) if down else k
-            self.scope = outer | self._bind(body.args[1:], sigs, outer) | {name: i}
-            self._visit_body(node.body)
-            self._yield(sigs, self.scope)
-        self.scope = outer
-        loop = self.b.emit(scf.ForOp(lb.ssa, ub.ssa, st.ssa, [v.ssa for v in starts.values()],
-                                     Region(body)))
-        self.scope.update(self._bind(loop.results, sigs, outer))
+        runs = all(isinstance(v, int) for v in bounds) and len(range(*bounds)) > 0
+        with self._loop(node, node.body, runs) as frame:
+            if frame.exit:
+                self._counted_while(node, (lb, ub, st), start if down else None, dtype)
+                return
+            name = node.target.id
+            sigs = self._loop_carried(node.body, {name: dtype})
+            starts = self._starts(sigs)
+            body = Block(arg_types=[ir_type(dtype)] + [sig.ir_type() for sig in sigs.values()])
+            outer = self.scope
+            with self._in_block(body):
+                (k,) = self._bind(body.args[:1], {name: Sig(dtype)}, {}).values()
+                i = ops.materialize(self.b, self._sub(start, k), dtype, ()) if down else k
+                self.scope = outer | self._bind(body.args[1:], sigs, outer) | {name: i}
+                self._iteration(node.body)
+                self._yield(sigs, self.scope)
+            self.scope = outer
+            loop = self.b.emit(scf.ForOp(lb.ssa, ub.ssa, st.ssa,
+                                         [v.ssa for v in starts.values()], Region(body)))
+            loop.attributes.update(hints)
+            self.scope.update(self._bind(loop.results, sigs, outer))
+            self._forget_loop_locals(node.body, node)
+
+    def _counted_while(self, node: ast.For, bounds: tuple[Value, Value, Value],
+                       down_from: Any, dtype: tl.dtype) -> None:
+        """``for i in range(...)`` as ``while k < stop: i = k (or down_from - k);
+        k += step; body`` on hidden names (``k`` steps before the body, so ``continue``
+        cannot skip it)."""
+        names = [self._hidden(w) for w in ("k", "stop", "step", "from")]
+        self.scope.update(zip(names, (*bounds, down_from), strict=True))
+        k, stop, step, start = (ast.Name(n, ast.Load()) for n in names)
+        iv = k if down_from is None else ast.BinOp(start, ast.Sub(), k)
+        head = [ast.Assign([node.target], iv),
+                ast.AugAssign(ast.Name(names[0], ast.Store()), ast.Add(), step)]
+        test = ast.Compare(k, [ast.Lt()], [stop])
+        for part in (*head, test):
+            for n in ast.walk(part):
+                ast.copy_location(n, node)
+        self._while(node, test, [*head, *node.body], {node.target.id: dtype}, lazy=False)
+        for name in names:
+            self.scope.pop(name, None)
 
     def _sub(self, a: Any, b: Any) -> Any:
         return a - b if not isinstance(a, Value) and not isinstance(b, Value) else \
@@ -320,43 +402,69 @@ class ControlFlow:
     def visit_While(self, node: ast.While) -> None:
         if node.orelse:
             self._fail(node, "while ... else is not supported")
-        self._no_return_in(node.body, "loop")
-        sigs = self._loop_carried(node.body, {})
+        runs = isinstance(node.test, ast.Constant) and bool(node.test.value)
+        with self._loop(node, node.body, runs):
+            self._while(node, node.test, node.body, {}, lazy=True)
+
+    def _while(self, node: ast.stmt, test: ast.expr, body: Sequence[ast.stmt],
+               bind: dict[str, tl.dtype], lazy: bool) -> None:
+        """``scf.while`` testing ``test`` before each run of ``body``."""
+        sigs = self._loop_carried(body, bind)
         starts = self._starts(sigs)
         types = [sig.ir_type() for sig in sigs.values()]
         before, after = Block(arg_types=types), Block(arg_types=types)
         outer = self.scope
         with self._in_block(before):
             self.scope = outer | self._bind(before.args, sigs, outer)
-            cond = self.visit(node.test)
+            cond = self._loop_test(test, self.scope.get(self._frame().exit or ""), lazy)
             self.scope = outer
             if not isinstance(cond, Value):
                 before.erase(safe_erase=False)
                 if cond:
-                    self._fail(node.test, "while on a constant true condition never ends "
-                                          "(break is not supported)")
+                    self._fail(test, "while on a constant true condition never ends "
+                                     "without a break or return")
                 return
-            self._scalar_condition(node.test, cond, "while")
-            self.b.emit(scf.ConditionOp(ops.to_bool(self.b, cond).ssa, *before.args))
+            self.b.emit(scf.ConditionOp(cond.ssa, *before.args))
         with self._in_block(after):
             self.scope = outer | self._bind(after.args, sigs, outer)
-            self._visit_body(node.body)
+            self._iteration(body)
             self._yield(sigs, self.scope)
         self.scope = outer
         loop = self.b.emit(scf.WhileOp([v.ssa for v in starts.values()], types,
                                        Region(before), Region(after)))
         self.scope.update(self._bind(loop.results, sigs, outer))
+        self._forget_loop_locals(body, node)
+
+    def _loop_test(self, test: ast.expr, exit_: Any, lazy: bool) -> Any:
+        """A loop's condition, false once the exit flag ``exit_`` is set (a Value, or
+        None/False: no jump leaves the loop). ``lazy``: ``test`` is not evaluated then
+        (a while's own test may load what a break guarded against)."""
+        if not isinstance(exit_, Value) or not lazy:
+            cond = self.visit(test)
+            if not isinstance(cond, Value):
+                return ops.unary(self.b, "not", exit_) if cond and exit_ else cond
+            self._scalar_condition(test, cond, "while")
+            cond = ops.to_bool(self.b, cond)
+            return ops.binary(self.b, "and", ops.unary(self.b, "not", exit_), cond) \
+                if exit_ else cond
+        then, other = Block(), Block()
+        with self._in_block(other):
+            cond = self.visit(test)
+            if isinstance(cond, Value):
+                self._scalar_condition(test, cond, "while")
+                self.b.emit(scf.YieldOp(ops.to_bool(self.b, cond).ssa))
+        if not isinstance(cond, Value):
+            other.erase(safe_erase=False)
+            return ops.unary(self.b, "not", exit_) if cond else False
+        with self._in_block(then):
+            self.b.emit(scf.YieldOp(constant(self.b, False, tl.int1).ssa))
+        op = self.b.emit(scf.IfOp(exit_.ssa, [ir_type(tl.int1)], Region(then), Region(other)))
+        return Value(op.results[0], tl.int1)
 
     def _scalar_condition(self, where: ast.AST, cond: Value, what: str) -> None:
         if cond.shape or cond.is_ptr:
             self._fail(where, f"{what} needs a scalar condition, got {cond.describe()} "
                               "(use tl.where for tiles)")
-
-    def visit_Break(self, node: ast.Break) -> None:
-        self._fail(node, "break is not supported in kernels (loop on a condition instead)")
-
-    def visit_Continue(self, node: ast.Continue) -> None:
-        self._fail(node, "continue is not supported in kernels (use if instead)")
 
     # ------------------------------------------------------------------ if
 
@@ -366,34 +474,38 @@ class ControlFlow:
             self._visit_body(node.body if cond else node.orelse)
             return
         self._scalar_condition(node.test, cond, "if")
-        c = ops.to_bool(self.b, cond)
+        self._if(ops.to_bool(self.b, cond), lambda: self._visit_body(node.body),
+                 lambda: self._visit_body(node.orelse))
+
+    def _if(self, cond: Value, then: Callable[[], None], other: Callable[[], None]) -> None:
+        """``scf.if`` of the code ``then`` and ``other`` generate, yielding the
+        variables whose values the branches leave different."""
         outer = self.scope
         blocks = (Block(), Block())
-        ends = [self._branch(body, block, outer)
-                for body, block in zip((node.body, node.orelse), blocks, strict=True)]
+        ends = [self._branch(gen, block, outer)
+                for gen, block in zip((then, other), blocks, strict=True)]
+        self._merge(ends, self.node)
         self._same_aggregates(*ends, "in the if branch", "in the else branch")
-        # Yielded: what both branches bind (names from before the if included), where
-        # they differ; an aggregate part by part.
         a, b = map(_leaves, ends)
         keys = [k for k in a if k in b and not _same_binding(a[k], b[k])]
         sigs = {k: self._join(_shown(k, ends[0]), a[k], b[k]) for k in keys}
         for block, values in zip(blocks, ends, strict=True):
             with self._in_block(block):
                 self._yield(sigs, values)
-        has_else = bool(node.orelse) or bool(sigs)
-        op = self.b.emit(scf.IfOp(c.ssa, [sig.ir_type() for sig in sigs.values()],
+        has_else = bool(sigs) or bool(blocks[1].ops)
+        op = self.b.emit(scf.IfOp(cond.ssa, [sig.ir_type() for sig in sigs.values()],
                                   Region(blocks[0]), Region(blocks[1]) if has_else else None))
         if not has_else:
             blocks[1].erase()
-        self.scope = dict(outer)
+        self.scope = dict(ends[0])
         self.scope.update(self._bind(op.results, sigs, ends[0]))
 
-    def _branch(self, body: Sequence[ast.stmt], block: Block,
+    def _branch(self, gen: Callable[[], None], block: Block,
                 outer: dict[str, Any]) -> dict[str, Any]:
-        """The scope after ``body`` generated into ``block`` (outer names included)."""
+        """The scope after ``gen``'s code in ``block`` (outer names included)."""
         self.scope = dict(outer)
         with self._in_block(block):
-            self._visit_body(body)
+            gen()
         scope, self.scope = self.scope, outer
         return scope
 
@@ -404,6 +516,10 @@ class ControlFlow:
                 self._fail(self.node, f"{name!r} holds a compile-time {type(v).__name__}; "
                                       "it cannot change under a runtime condition")
         if isinstance(a, Value) and isinstance(b, Value):
+            if Sig.of(a) != Sig.of(b) and _returned(name):
+                self._fail(self.node, f"return values differ: {a.describe()} on one path, "
+                                      f"{b.describe()} on another; every return must give "
+                                      "the same types")
             if Sig.of(a) != Sig.of(b):
                 self._fail(self.node, f"{name!r} is {a.describe()} in the if branch but "
                                       f"{b.describe()} in the else branch; both must agree")

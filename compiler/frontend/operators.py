@@ -65,6 +65,7 @@ def _fits(v: int, d: tl.dtype) -> bool:
 
 def operands(b: Builder, x: Operand, y: Operand) -> tuple[Value, Value]:
     """Both operands as Values of their computation type and common shape."""
+    _check_literals(x, y)
     if not isinstance(x, Value) and not isinstance(y, Value):
         d = promote(literal_dtype(x), literal_dtype(y))
         return constant(b, x, d), constant(b, y, d)
@@ -117,8 +118,15 @@ _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
            "pow": "**", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
 
 
+def _check_literals(*vals: object) -> None:
+    for v in vals:
+        if not isinstance(v, Value):
+            literal_dtype(v)  # a CompileError for anything but a bool, int or float
+
+
 def binary(b: Builder, name: str, x: Operand, y: Operand) -> Value | bool | int | float:
     """Apply Python binary operator ``name`` ("add", "floordiv", "max", ...)."""
+    _check_literals(x, y)
     if isinstance(x, Value) and x.is_ptr or isinstance(y, Value) and y.is_ptr:
         return pointer_arith(b, name, x, y)
     if name == "truediv":

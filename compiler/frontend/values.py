@@ -8,6 +8,7 @@ operators are in ``compiler.frontend.operators``.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -108,6 +109,9 @@ class Builder:
 
     def value(self, op: Operation, dtype: tl.dtype, shape: tuple[int, ...] = (),
               is_ptr: bool = False) -> Value:
+        if math.prod(shape) > MAX_NUMEL:
+            raise CompileError(f"a tile of shape {list(shape)} has more than {MAX_NUMEL} "
+                               "elements (Triton's limit too)")
         return Value(self.emit(op).results[0], dtype, shape, is_ptr)
 
 
@@ -115,9 +119,14 @@ class Builder:
 
 def constant(b: Builder, py: bool | float, dtype: tl.dtype,
              shape: tuple[int, ...] = ()) -> Value:
+    if not isinstance(py, bool | int | float):
+        raise CompileError(f"cannot use {type(py).__name__} value {py!r} as a {dtype} constant")
     t = ir_type(dtype)
     if dtype.is_float:
-        attr = FloatAttr(float(py), t)
+        try:
+            attr = FloatAttr(float(py), t)
+        except OverflowError:
+            raise CompileError(f"{py!r} is out of range for {dtype}") from None
     else:
         attr = IntegerAttr(_wrap(int(py), dtype), t)
     v = b.value(arith.ConstantOp(attr, t), dtype)
@@ -206,6 +215,7 @@ def cast(b: Builder, v: Value, to: tl.dtype) -> Value:
 
 
 MAX_RANK = 3  # tilec's tiles have 1 to 3 dimensions
+MAX_NUMEL = 1 << 20  # Triton's TRITON_MAX_TENSOR_NUMEL: larger tiles cannot fit a block
 POINTER_SHAPE_OPS = (tile.ExpandDimsOp, tile.BroadcastOp, tile.ReshapeOp, tile.TransOp)
 """Ops a pointer tile may pass through on its way from a kernel argument."""
 
@@ -219,6 +229,7 @@ def expand(b: Builder, x: Value, axis: int) -> Value:
 def root_name(ptr: Value) -> str:
     """The parameter a pointer value was derived from (for copy-back)."""
     v = ptr.ssa
-    while isinstance(v.owner, (tile.AddPtrOp, tile.SplatOp, *POINTER_SHAPE_OPS)):
+    while isinstance(v.owner, (tile.AddPtrOp, tile.SplatOp, tile.AssumeFactsOp,
+                               *POINTER_SHAPE_OPS)):
         v = v.owner.operands[0]
     return v.name_hint or ""

@@ -242,6 +242,29 @@ def _trans(op: Operation, args: Sequence[AxisInfo], shape: Sequence[int]) -> Axi
         a.contiguity, a.divisibility, a.constancy)), a.value)
 
 
+def _promised(known: tuple[int, ...], given: tuple[int, ...] | None, unit: int,
+              limits: Sequence[int]) -> tuple[int, ...]:
+    """Per dimension, the larger power of two of a known fact and a promised one (``given``
+    counted in ``unit``s of the analysis' count), within ``limits``."""
+    if given is None:
+        return known
+    return tuple(max(k, min(max(1, pow2_divisor(g) // unit), lim))
+                 for k, g, lim in zip(known, given, limits, strict=True))
+
+
+def _assumed(op: Operation, args: Sequence[AxisInfo], shape: Sequence[int]) -> AxisInfo:
+    """``tile.assume_facts`` (``tl.multiple_of``, ...): both what is known and what the
+    user promises hold, so the stronger of each; a pointer's divisibility is promised in
+    bytes and counted here in elements."""
+    a, t = args[0], element_type(op.operands[0].type)
+    size = max(1, bits_of(t.pointee) // 8) if isinstance(t, PtrType) else 1
+    facts = op.facts  # pyright: ignore[reportAttributeAccessIssue]
+    return AxisInfo(_promised(a.contiguity, facts("contiguity"), 1, shape),
+                    _promised(a.divisibility, facts("divisibility"), size,
+                              (MAX_DIVISIBILITY,) * len(shape)),
+                    _promised(a.constancy, facts("constancy"), 1, shape), a.value)
+
+
 def _binary(rule):
     return lambda op, args, shape: rule(args[0], args[1], shape)
 
@@ -279,6 +302,7 @@ _RULES: dict[str, Rule] = {
     "tile.broadcast": _broadcast,
     "tile.trans": _trans,
     "tile.convert_layout": _same,
+    "tile.assume_facts": _assumed,
 }
 
 

@@ -157,3 +157,20 @@ def padded_row(length: int, bits: int) -> int:
     8 rows one ldmatrix matrix reads start in 8 different groups of 4 banks."""
     chunk = 128 // bits
     return length + chunk if length >= 2 * chunk else length
+
+
+def owners(layout: Attribute, shape: Sequence[int]) -> tuple[int, tuple[bool, ...]] | None:
+    """``(replica_bits, lanes)``: lane k of thread t owns its element (it is the first
+    holder in (thread, lane) order) iff ``t & replica_bits == 0 and lanes[k]``; None if the
+    owners are not such a pattern of thread-id bits."""
+    strides = [prod(shape[d + 1:]) for d in range(len(shape))]
+    ids = element_ids(layout, shape, strides)
+    first = np.zeros(ids.size, bool)
+    first[np.unique(ids.reshape(-1), return_index=True)[1]] = True
+    first = first.reshape(ids.shape)
+    threads, lanes = first.any(axis=1), first.any(axis=0)
+    bits = sum(1 << b for b in range(ilog2(len(threads))) if not threads[1 << b])
+    tids = np.arange(len(threads))
+    if not (np.outer((tids & bits) == 0, lanes) == first).all():
+        return None
+    return bits, tuple(bool(x) for x in lanes)

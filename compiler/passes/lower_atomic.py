@@ -20,10 +20,10 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, VectorTy
 from xdsl.ir import Attribute, SSAValue
 
 from compiler.errors import UnsupportedError
-from compiler.passes.layouts import element_ids, ilog2, lane_map
+from compiler.passes.layouts import lane_map
 from compiler.passes.simt_lowering import Lowering, lowers
 from dialects import simt, tile
-from dialects.tile import element_type, i1_like
+from dialects.tile import element_type
 
 AtomicOp = tile.AtomicRMWOp | tile.AtomicCASOp
 
@@ -32,7 +32,10 @@ AtomicOp = tile.AtomicRMWOp | tile.AtomicCASOp
 def lower_atomic(lo: Lowering, op: AtomicOp) -> None:
     """Replace ``op`` by its SIMT atomic (registered with tile-to-simt)."""
     base, index = lo.access(op)
-    owner = _owner_mask(lo, op, index.type)
+    owner = lo.owner_mask(op, op.result.type, index.type)
+    if owner is False:
+        raise UnsupportedError(f"atomics on tiles of layout {op.result.type} are not "
+                               "supported: its replicas are not a pattern of thread-id bits")
     mask = op.mask
     if owner is not None:
         mask = owner if mask is None else lo.emit(arith.AndIOp(mask, owner), op)
@@ -48,44 +51,6 @@ def lower_atomic(lo: Lowering, op: AtomicOp) -> None:
 
 def _strides(shape: tuple[int, ...]) -> list[int]:
     return [prod(shape[d + 1:]) for d in range(len(shape))]
-
-
-def owners(layout: Attribute, shape: tuple[int, ...]) -> tuple[int, tuple[bool, ...]]:
-    """``(replica_bits, lanes)``: lane k of thread t owns its element (it is the first
-    holder in (thread, lane) order) iff ``t & replica_bits == 0 and lanes[k]``."""
-    ids = element_ids(layout, shape, _strides(shape))
-    first = np.zeros(ids.size, bool)
-    first[np.unique(ids.reshape(-1), return_index=True)[1]] = True
-    first = first.reshape(ids.shape)
-    threads, lanes = first.any(axis=1), first.any(axis=0)
-    bits = sum(1 << b for b in range(ilog2(len(threads))) if not threads[1 << b])
-    tids = np.arange(len(threads))
-    if not (np.outer((tids & bits) == 0, lanes) == first).all():
-        raise UnsupportedError(f"atomics on tiles of layout {layout} are not supported: "
-                               "its replicas are not a pattern of thread-id bits")
-    return bits, tuple(bool(x) for x in lanes)
-
-
-def _owner_mask(lo: Lowering, op: AtomicOp, index_type: Attribute) -> SSAValue | None:
-    """i1 in the index's shape: this thread performs the lane's atomic; None: always."""
-    t = op.result.type
-    if isinstance(t, TensorType):
-        bits, lanes = owners(t.encoding, t.get_shape())
-    else:
-        bits, lanes = (1 << lo.tid_bits) - 1, (True,)  # a scalar: thread 0 alone
-    parts = []
-    if bits:
-        held = lo.emit(arith.AndIOp(lo.thread_id(op), lo.const(bits, op)), op)
-        mine = lo.emit(tile.CmpIOp("eq", held, lo.const(0, op)), op)
-        if isinstance(index_type, VectorType):
-            mine = lo.emit(vector.BroadcastOp(mine, i1_like(index_type)), op)
-        parts.append(mine)
-    if not all(lanes):
-        first = DenseIntOrFPElementsAttr.from_list(i1_like(index_type), [-int(x) for x in lanes])
-        parts.append(lo.emit(arith.ConstantOp(first), op))
-    if len(parts) == 2:
-        return lo.emit(arith.AndIOp(*parts), op)
-    return parts[0] if parts else None
 
 
 def _share(lo: Lowering, op: AtomicOp, old: SSAValue, owner: SSAValue) -> SSAValue:

@@ -104,6 +104,7 @@ def _base(v: SSAValue, user: Operation) -> BlockArgument:
         owner = v.owner
         nxt = owner.ptr if isinstance(owner, tile.AddPtrOp) else \
             owner.value if isinstance(owner, tile.SplatOp) else \
+            owner.x if isinstance(owner, tile.AssumeFactsOp) else \
             owner.src if isinstance(owner, _SHAPE_OPS) else _source(v)
         if nxt is None or nxt in seen:
             raise _fail(user, "cannot trace this pointer to a kernel argument (a pointer "
@@ -177,6 +178,8 @@ def _offset(v: SSAValue, point: InsertPoint, user: Operation) -> SSAValue | None
         inner = _offset(owner.value, point, user)
         return None if inner is None else \
             _insert(tile.SplatOp(inner, _offset_type(v.type)), point, user)
+    if isinstance(owner, tile.AssumeFactsOp):  # its facts are about the pointer, not kept
+        return _offset(owner.x, point, user)
     if isinstance(owner, _SHAPE_OPS):
         inner = _offset(owner.src, point, user)
         if inner is None:

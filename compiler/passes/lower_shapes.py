@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from compiler.passes.layouts import element_ids, lane_map
 from compiler.passes.simt_lowering import Lowering, lowers
@@ -138,11 +138,7 @@ def _through_shared(lo: Lowering, op: Operation, value: SSAValue, src: Side, dst
     32-bit floats and of bools (which shared memory cannot hold) travel as i32, so a tile
     and its mask share one buffer."""
     elem = element_type(value.type)
-    wide = like(value.type, i32)
-    if elem == IntegerType(1):
-        value = lo.emit(ExtUIOp(value, wide), op)
-    elif elem == f32:
-        value = lo.emit(arith.BitcastOp(value, wide), op)
+    value = to_word(lo, op, value)
     trips = -(-size // SHARED_CHUNK)
     chunk = -(-size // trips)
     buf = lo.shared_buffer(element_type(value.type), chunk, op)
@@ -157,11 +153,27 @@ def _through_shared(lo: Lowering, op: Operation, value: SSAValue, src: Side, dst
         out = got if out is None or mine is None else lo.emit(tile.SelectOp(mine, got, out), op)
         lo.insert(simt.BarrierOp(), op)
     assert out is not None
+    return from_word(lo, op, out, elem)
+
+
+def to_word(lo: Lowering, op: Operation, value: SSAValue) -> SSAValue:
+    """``value`` as shared memory holds it: f32 and i1 as i32, others as they are."""
+    elem = element_type(value.type)
+    wide = like(value.type, i32)
     if elem == IntegerType(1):
-        return lo.emit(tile.CmpIOp("ne", out, lo.const(0, op, out.type)), op)
+        return lo.emit(ExtUIOp(value, wide), op)
     if elem == f32:
-        return lo.emit(arith.BitcastOp(out, like(out.type, f32)), op)
-    return out
+        return lo.emit(arith.BitcastOp(value, wide), op)
+    return value
+
+
+def from_word(lo: Lowering, op: Operation, value: SSAValue, elem: Attribute) -> SSAValue:
+    """The inverse of ``to_word`` for elements of type ``elem``."""
+    if elem == IntegerType(1):
+        return lo.emit(tile.CmpIOp("ne", value, lo.const(0, op, value.type)), op)
+    if elem == f32:
+        return lo.emit(arith.BitcastOp(value, like(value.type, f32)), op)
+    return value
 
 
 def _window(lo: Lowering, op: Operation, at: SSAValue, start: int, chunk: int,

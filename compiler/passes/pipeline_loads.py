@@ -20,7 +20,8 @@ the body are changed: a write could alias a prefetched address.
 
 On a target that copies from global to shared memory asynchronously (``cp_async``: PTX
 ``cp.async``, sm_80 and up), loads that go straight into a tensor-core dot as 2-D tiles of
-16-bit elements, zero where masked off, skip the registers (Triton's multi-buffering): each
+16-bit elements, zero where masked off and read in runs of at least 4 bytes along their
+rows, skip the registers (Triton's multi-buffering): each
 gets a ``tile.shared_alloc`` of ``num_stages`` tiles (rows padded as ``ldmatrix`` reads
 them), the prologue copies iterations ``0 .. S-2`` into stages ``0 .. S-2``, one group per
 iteration, and iteration ``i`` waits for its group (``tile.async_wait S-2``, which also
@@ -51,12 +52,14 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import MemoryEffectKind, get_effects, is_side_effect_free
 
-from compiler.passes.assign_layouts import mma_layout
-from compiler.passes.axis_info import bits_of
+from compiler.passes.assign_layouts import access_vec, blocked_layout, mma_layout
+from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
 from compiler.passes.layouts import padded_row
 from dialects import tile
 
 CP_ASYNC_SM = 80  # the first SM version with cp.async
+CP_ASYNC_BITS = 128  # the widest copy
+MIN_COPY_BITS = 32  # the narrowest
 
 # body value -> the value it stands for at the insertion point
 State = dict[SSAValue, SSAValue]
@@ -342,18 +345,23 @@ def _is_zero(v: SSAValue | None) -> bool:
     return isinstance(value, IntegerAttr | FloatAttr) and value.value.data == 0
 
 
-def _copyable(load: tile.LoadOp, num_warps: int) -> bool:
+def _copyable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis) -> bool:
     """Whether ``load`` can go to shared memory by asynchronous copies: a 2-D tile of 16-bit
     elements (what ``ldmatrix`` reads as staged), zero where masked off, used only as an
-    operand of a dot that will run on tensor cores."""
+    operand of a dot that will run on tensor cores, and read in runs of at least 4 bytes
+    along its rows (``cp.async`` copies 4, 8 or 16 bytes: a tile contiguous down its
+    columns, K^T in attention, say, would be copied element by element)."""
     t = load.result.type
     uses = list(load.result.uses)
     if (not isinstance(t, TensorType) or len(t.get_shape()) != 2
             or bits_of(t.element_type) != 16 or not _is_zero(load.other) or len(uses) != 1):
         return False
     dot, index = uses[0].operation, uses[0].index
-    return (isinstance(dot, tile.DotOp) and index < 2 and dot.parent is load.parent
-            and mma_layout(dot, num_warps) is not None)
+    if not (isinstance(dot, tile.DotOp) and index < 2 and dot.parent is load.parent
+            and mma_layout(dot, num_warps) is not None):
+        return False
+    layout = blocked_layout(t.get_shape(), num_warps, 16)
+    return access_vec(load, layout, facts, CP_ASYNC_BITS) * 16 >= MIN_COPY_BITS
 
 
 def _closure(args: set[BlockArgument], movable: dict[BlockArgument, _Slice]) -> set:
@@ -365,8 +373,8 @@ def _closure(args: set[BlockArgument], movable: dict[BlockArgument, _Slice]) -> 
         args = more
 
 
-def pipeline(loop: scf.ForOp, depth: int, cp_async: bool = False, num_warps: int = 4
-             ) -> bool:
+def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
+             num_warps: int = 4) -> bool:
     """Prefetch ``loop``'s dot operands ``depth`` iterations ahead (into shared memory if
     ``cp_async`` and they all can go there); False if it is left unchanged."""
     step = _positive_step(loop)
@@ -386,7 +394,7 @@ def pipeline(loop: scf.ForOp, depth: int, cp_async: bool = False, num_warps: int
                        movable)
     advance = {op for a in carried for op in movable[a].ops}
     kind = _Pipeliner
-    if cp_async and all(_copyable(ld, num_warps) for ld in loads):
+    if facts is not None and all(_copyable(ld, num_warps, facts) for ld in loads):
         kind = _AsyncPipeliner
     kind(loop, step, depth, loads, [a for a in body.args[1:] if a in carried],
          [op for op in body.ops if op in advance]).run()
@@ -395,7 +403,8 @@ def pipeline(loop: scf.ForOp, depth: int, cp_async: bool = False, num_warps: int
 
 @dataclass(frozen=True)
 class PipelineLoads(ModulePass):
-    """Prefetch the loads feeding dots ``num_stages - 1`` iterations ahead (1: off); with
+    """Prefetch the loads feeding dots ``num_stages - 1`` iterations ahead (1: off; a loop's
+    ``tile.num_stages`` attribute, from ``tl.range``, overrides ``num_stages``); with
     ``cp_async`` (the SM version whose ``cp.async`` may be used, 80 and up; 0: none) into
     shared-memory stages."""
 
@@ -407,7 +416,11 @@ class PipelineLoads(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.num_stages < 1:
             raise ValueError(f"pipeline-loads: num_stages must be >= 1, got {self.num_stages}")
-        if self.num_stages == 1:
-            return
+        # the facts of the loads as written (pipelining one loop leaves the others' alone)
+        facts = AxisInfoAnalysis(op) if self.cp_async >= CP_ASYNC_SM else None
         for loop in [o for o in op.walk() if isinstance(o, scf.ForOp)]:
-            pipeline(loop, self.num_stages - 1, self.cp_async >= CP_ASYNC_SM, self.num_warps)
+            stages = loop.attributes.get(tile.NUM_STAGES_ATTR)  # ``tl.range(num_stages=)``
+            depth = (stages.value.data if isinstance(stages, IntegerAttr) else
+                     self.num_stages) - 1
+            if depth > 0:
+                pipeline(loop, depth, facts, self.num_warps)

@@ -18,6 +18,7 @@ PassFactory = Callable[[], type[ModulePass]]
 # lowering beside its target.
 _TILEC = {
     "assign-layouts": ("compiler.passes", "AssignLayouts"),
+    "lower-array-views": ("compiler.passes", "LowerArrayViews"),
     "tile-to-simt": ("compiler.passes", "TileToSimt"),
     "strip-debug": ("compiler.passes", "StripDebug"),
     "lower-control": ("compiler.passes", "LowerControl"),

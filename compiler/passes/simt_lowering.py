@@ -6,7 +6,9 @@ the kernel, the (argument, index) each pointer traces to, the shared buffers) an
 helpers that build SIMT ops in front of the op being lowered. ``HANDLERS`` maps a tile-IR
 op class to its lowering ``handler(lowering, op)``; ``@lowers(OpClass, ...)`` registers
 one. This module lowers ``tile.range``, ``tile.splat``, ``tile.addptr``, ``tile.load``,
-``tile.store``, tile constants and elementwise ops (any op without a handler); the feature
+``tile.store``, tile constants, elementwise ops (any op without a handler) and the hints
+(``tile.assume_facts`` becomes its operand, ``tile.barrier`` ``simt.barrier``) and drops
+``tile.check_tile_index`` (NumPy alone checks tile indices); the feature
 modules ``lower_atomic``, ``lower_reduce``, ``lower_shapes``, ``lower_dot`` and
 ``lower_mma_dot``, ``lower_async_copy`` register theirs, and the pass (``tile_to_simt``) imports them all.
 """
@@ -22,6 +24,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     TensorType,
+    UnitAttr,
     VectorType,
     i32,
 )
@@ -31,9 +34,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from compiler.context import source_loc
 from compiler.errors import CompileError, UnsupportedError
 from compiler.passes.assign_layouts import NUM_WARPS_ATTR, WARP_SIZE
-from compiler.passes.layouts import DimMap, elements_per_thread, ilog2, lane_map
+from compiler.passes.layouts import DimMap, elements_per_thread, ilog2, lane_map, owners
 from dialects import simt, tile
-from dialects.tile import PtrType, element_type, is_layout, like
+from dialects.tile import PtrType, element_type, i1_like, is_layout, like
 
 Handler = Callable[["Lowering", Any], None]
 H = TypeVar("H", bound=Handler)
@@ -78,6 +81,11 @@ def _is_tile_type(t: Attribute) -> bool:
 
 def _vec(op: tile.LoadOp | tile.StoreOp) -> int:
     return 1 if op.vec is None else op.vec.value.data
+
+
+def _cache_hints(op: Operation) -> dict[str, Attribute]:
+    """``tl.load``/``tl.store``'s cache options, carried to the access for the target."""
+    return {k: v for k, v in op.attributes.items() if k in tile.CACHE_HINT_ATTRS}
 
 
 class Lowering:
@@ -231,12 +239,21 @@ class Lowering:
     def _load(self, op: tile.LoadOp) -> None:
         base, idx = self.access(op)
         new = simt.LoadOp(base, idx, op.mask, op.other, _vec(op))
+        new.attributes.update(_cache_hints(op))
         self.replace(op, self.emit(new, op))
 
     @lowers(tile.StoreOp)
     def _store(self, op: tile.StoreOp) -> None:
         base, idx = self.access(op)
-        self.insert(simt.StoreOp(base, idx, op.value, op.mask, _vec(op)), op)
+        mask = op.mask
+        # one holder of each element stores it: a replica storing after another has
+        # re-read the element would break ``x[i] += 1``
+        owner = self.owner_mask(op, self.operand_types[op][1], idx.type)  # value's tile type
+        if isinstance(owner, SSAValue):
+            mask = owner if mask is None else self.emit(arith.AndIOp(mask, owner), op)
+        new = simt.StoreOp(base, idx, op.value, mask, _vec(op))
+        new.attributes.update(_cache_hints(op))
+        self.insert(new, op)
         Rewriter.erase_op(op)
 
     @lowers(arith.ConstantOp)
@@ -252,6 +269,24 @@ class Lowering:
         new = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(vt, [value]))
         self.replace(op, self.emit(new, op))
 
+    @lowers(tile.AssumeFactsOp)
+    def _assume_facts(self, op: tile.AssumeFactsOp) -> None:
+        """The facts did their work in assign-layouts (``vec``); the value is the operand."""
+        self.replace(op, op.x)
+
+    @lowers(tile.BarrierOp)
+    def _barrier(self, op: tile.BarrierOp) -> None:
+        """``tl.debug_barrier`` orders the program's global-memory accesses as well."""
+        barrier = simt.BarrierOp()
+        barrier.attributes[simt.GLOBAL_BARRIER_ATTR] = UnitAttr()
+        self.insert(barrier, op)
+        Rewriter.erase_op(op)
+
+    @lowers(tile.CheckTileIndexOp)
+    def _check_tile_index(self, op: tile.CheckTileIndexOp) -> None:
+        """Only the NumPy backend checks tile indices; the GPU code is as without it."""
+        Rewriter.erase_op(op)
+
     def _generic(self, op: Operation) -> None:
         """Ops that compute per element keep their form; only the types change."""
         types = [v.type for v in (*op.operands, *op.results)]
@@ -266,6 +301,33 @@ class Lowering:
             Rewriter.replace_value_with_new_type(res, per_thread_type(res.type))
         for arg in (a for r in op.regions for b in r.blocks for a in b.args):
             Rewriter.replace_value_with_new_type(arg, per_thread_type(arg.type))
+
+    def owner_mask(self, op: Operation, t: Attribute, index_type: Attribute
+                   ) -> SSAValue | None | bool:
+        """i1 in ``index_type``'s shape: this thread's lane holds the first copy of its
+        element of ``t`` (a tile whose layout replicates it; a scalar: thread 0 alone).
+        None: every lane does; False: the owners are no pattern of thread-id bits."""
+        if isinstance(t, TensorType):
+            found = owners(t.encoding, t.get_shape())
+            if found is None:
+                return False
+            bits, lanes = found
+        else:
+            bits, lanes = (1 << self.tid_bits) - 1, (True,)
+        parts = []
+        if bits:
+            held = self.emit(arith.AndIOp(self.thread_id(op), self.const(bits, op)), op)
+            mine = self.emit(tile.CmpIOp("eq", held, self.const(0, op)), op)
+            if isinstance(index_type, VectorType):
+                mine = self.emit(vector.BroadcastOp(mine, i1_like(index_type)), op)
+            parts.append(mine)
+        if not all(lanes):
+            first = DenseIntOrFPElementsAttr.from_list(i1_like(index_type),
+                                                       [-int(x) for x in lanes])
+            parts.append(self.emit(arith.ConstantOp(first), op))
+        if len(parts) == 2:
+            return self.emit(arith.AndIOp(*parts), op)
+        return parts[0] if parts else None
 
     # -- pointers -------------------------------------------------------------------------
 

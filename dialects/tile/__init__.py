@@ -7,14 +7,22 @@ reductions and scans, shape ops and debugging ops. After ``assign-layouts`` the 
 types carry a ``#tile.blocked``/``#tile.slice``/``#tile.mma`` encoding that says how a
 tile is spread over the threads of a program.
 
-One module per op family (``memory``, ``elementwise``, ``atomic``, ``combine``, ``shape``,
-``dot``, ``debug``) and the types and layout attributes (``types``); this module assembles the
+One module per op family (``array`` (array views), ``memory``, ``elementwise``, ``atomic``, ``combine``, ``shape``,
+``dot``, ``async_copy`` (shared-memory stages), ``debug``, ``hints``) and the types and layout attributes (``types``); this module assembles the
 dialect and re-exports every name, so users write ``from dialects import tile`` and
 ``tile.LoadOp``.
 """
 
 from xdsl.ir import Dialect
 
+from dialects.tile.array import (
+    PADDING_MODES,
+    ArrayType,
+    CheckTileIndexOp,
+    MakeViewOp,
+    ViewLoadOp,
+    ViewStoreOp,
+)
 from dialects.tile.async_copy import (
     AsyncCommitOp,
     AsyncCopyOp,
@@ -34,6 +42,15 @@ from dialects.tile.elementwise import (
     SelectOp,
     UMulHiOp,
 )
+from dialects.tile.hints import (
+    CACHE_HINT_ATTRS,
+    CACHE_MODIFIER_ATTR,
+    EVICTION_POLICY_ATTR,
+    FACTS,
+    NUM_STAGES_ATTR,
+    AssumeFactsOp,
+    BarrierOp,
+)
 from dialects.tile.memory import (
     AddPtrOp,
     LoadOp,
@@ -45,7 +62,17 @@ from dialects.tile.memory import (
     check_mask,
     static_shape,
 )
-from dialects.tile.shape import BroadcastOp, ConvertLayoutOp, ExpandDimsOp, ReshapeOp, TransOp
+from dialects.tile.shape import (
+    BroadcastOp,
+    ConvertLayoutOp,
+    ExpandDimsOp,
+    FlipOp,
+    GatherOp,
+    JoinOp,
+    ReshapeOp,
+    SplitOp,
+    TransOp,
+)
 from dialects.tile.types import (
     BlockedLayoutAttr,
     MmaLayoutAttr,
@@ -62,17 +89,77 @@ Tile = Dialect(
     "tile",
     [PrintOp, AssertOp, ProgramIdOp, NumProgramsOp, RangeOp, SplatOp, AddPtrOp, LoadOp, StoreOp,
      CmpIOp, CmpFOp, SelectOp, UMulHiOp, AtomicRMWOp, AtomicCASOp, ReduceOp, ScanOp, YieldOp,
-     ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp, DotOp, SharedAllocOp, AsyncCopyOp, AsyncCommitOp, AsyncWaitOp, SharedReadOp],
-    [PtrType, BlockedLayoutAttr, SliceLayoutAttr, MmaLayoutAttr],
+     ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp, JoinOp, SplitOp, FlipOp,
+     GatherOp, DotOp, MakeViewOp, CheckTileIndexOp,
+     ViewLoadOp, ViewStoreOp, SharedAllocOp, AsyncCopyOp, AsyncCommitOp, AsyncWaitOp,
+     SharedReadOp, AssumeFactsOp, BarrierOp],
+    [PtrType, ArrayType, BlockedLayoutAttr, SliceLayoutAttr, MmaLayoutAttr],
 )
 
 __all__ = [
-    "ATOMIC_KINDS", "CMPF_PREDICATES", "CMPI_PREDICATES", "PRECISIONS", "AddPtrOp", "AssertOp",
-    "AtomicCASOp", "AtomicRMWOp", "BlockedLayoutAttr", "BroadcastOp", "CmpFOp", "CmpIOp",
-    "ConvertLayoutOp", "DotOp", "ExpandDimsOp", "LoadOp", "MmaLayoutAttr", "NumProgramsOp",
-    "PrintOp", "ProgramIdOp",
-    "PtrType", "RangeOp", "ReduceOp", "ReshapeOp", "ScanOp", "SelectOp", "SliceLayoutAttr",
-    "SplatOp", "StoreOp", "Tile", "TransOp", "UMulHiOp", "YieldOp", "accumulator_types",
-    "check_atomic", "check_mask",
-    "element_type", "i1_like", "is_layout", "layout_of", "like", "reduced_type", "static_shape",
+    "ATOMIC_KINDS",
+    "CACHE_HINT_ATTRS",
+    "CACHE_MODIFIER_ATTR",
+    "CMPF_PREDICATES",
+    "CMPI_PREDICATES",
+    "EVICTION_POLICY_ATTR",
+    "FACTS",
+    "NUM_STAGES_ATTR",
+    "PADDING_MODES",
+    "PRECISIONS",
+    "AddPtrOp",
+    "ArrayType",
+    "AssertOp",
+    "AssumeFactsOp",
+    "AsyncCommitOp",
+    "AsyncCopyOp",
+    "AsyncWaitOp",
+    "AtomicCASOp",
+    "AtomicRMWOp",
+    "BarrierOp",
+    "BlockedLayoutAttr",
+    "BroadcastOp",
+    "CheckTileIndexOp",
+    "CmpFOp",
+    "CmpIOp",
+    "ConvertLayoutOp",
+    "DotOp",
+    "ExpandDimsOp",
+    "FlipOp",
+    "GatherOp",
+    "JoinOp",
+    "LoadOp",
+    "MakeViewOp",
+    "MmaLayoutAttr",
+    "NumProgramsOp",
+    "PrintOp",
+    "ProgramIdOp",
+    "PtrType",
+    "RangeOp",
+    "ReduceOp",
+    "ReshapeOp",
+    "ScanOp",
+    "SelectOp",
+    "SharedAllocOp",
+    "SharedReadOp",
+    "SliceLayoutAttr",
+    "SplatOp",
+    "SplitOp",
+    "StoreOp",
+    "Tile",
+    "TransOp",
+    "UMulHiOp",
+    "ViewLoadOp",
+    "ViewStoreOp",
+    "YieldOp",
+    "accumulator_types",
+    "check_atomic",
+    "check_mask",
+    "element_type",
+    "i1_like",
+    "is_layout",
+    "layout_of",
+    "like",
+    "reduced_type",
+    "static_shape",
 ]

@@ -1,20 +1,25 @@
-"""Shape ops: one tile in, one tile out, the same elements rearranged."""
+"""Shape ops: tiles in, tiles out, the same elements rearranged (``gather`` picks them by
+an index tile)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from math import prod
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I32,
     DenseArrayBase,
     IntegerAttr,
+    IntegerType,
     TensorType,
     i32,
 )
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
+    BaseAttr,
     IRDLOperation,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -148,3 +153,112 @@ class ConvertLayoutOp(_ShapeOp):
 
     def verify_(self) -> None:
         self._check(self.src.type.get_shape())
+
+
+@irdl_op_definition
+class JoinOp(IRDLOperation):
+    """``lhs`` and ``rhs`` side by side along a new last dimension of size 2."""
+
+    name = "tile.join"
+    T: ClassVar = VarConstraint("T", BaseAttr(TensorType))
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        t = lhs.type
+        super().__init__(operands=[lhs, rhs], result_types=[
+            TensorType(t.element_type, [*t.get_shape(), 2])])
+
+    def verify_(self) -> None:
+        t, r = self.lhs.type, self.result.type
+        if r.element_type != t.element_type or r.get_shape() != (*t.get_shape(), 2):
+            raise VerifyException("tile.join result must be the operand type with a last "
+                                  "dimension of 2")
+
+
+@irdl_op_definition
+class SplitOp(IRDLOperation):
+    """The two halves of ``src`` along its last dimension, which must be 2."""
+
+    name = "tile.split"
+    T: ClassVar = VarConstraint("T", BaseAttr(TensorType))
+    src = operand_def(TensorType)
+    lhs = result_def(T)
+    rhs = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = "$src attr-dict `:` type($src) `->` type($lhs)"
+
+    def __init__(self, src: SSAValue):
+        t = src.type
+        half = TensorType(t.element_type, t.get_shape()[:-1])
+        super().__init__(operands=[src], result_types=[half, half])
+
+    def verify_(self) -> None:
+        t, r = self.src.type, self.lhs.type
+        if t.get_shape()[-1:] != (2,) or len(t.get_shape()) < 2:
+            raise VerifyException("tile.split operand must have a last dimension of 2")
+        if r.element_type != t.element_type or r.get_shape() != t.get_shape()[:-1]:
+            raise VerifyException("tile.split results must be the operand type without "
+                                  "its last dimension")
+
+
+@irdl_op_definition
+class FlipOp(_ShapeOp):
+    """``src`` reversed along dimension ``dim``."""
+
+    name = "tile.flip"
+    dim = prop_def(IntegerAttr[I32])
+    assembly_format = "$src `,` $dim attr-dict `:` type($src) `->` type($result)"
+
+    def __init__(self, src: SSAValue, dim: int):
+        super().__init__(operands=[src], result_types=[src.type],
+                         properties={"dim": IntegerAttr(dim, i32)})
+
+    def verify_(self) -> None:
+        shape = self.src.type.get_shape()
+        if not 0 <= self.dim.value.data < len(shape):
+            raise VerifyException("tile.flip dim must be in 0..rank-1")
+        self._check(shape)
+        if layout_of(self.src.type) != layout_of(self.result.type):
+            raise VerifyException("tile.flip keeps the layout")
+
+
+@irdl_op_definition
+class GatherOp(IRDLOperation):
+    """``out[c] = src[c with c[axis] = index[c]]`` (``index`` clamped to the axis), the
+    result shaped like ``index``."""
+
+    name = "tile.gather"
+    src = operand_def(TensorType)
+    index = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I32])
+    traits = traits_def(Pure())
+    assembly_format = ("$src `[` $index `]` `,` $axis attr-dict `:` type($src) `,` "
+                       "type($index) `->` type($result)")
+
+    def __init__(self, src: SSAValue, index: SSAValue, axis: int):
+        t = TensorType(src.type.element_type, index.type.get_shape())
+        super().__init__(operands=[src, index], result_types=[t],
+                         properties={"axis": IntegerAttr(axis, i32)})
+
+    def verify_(self) -> None:
+        src, idx = self.src.type.get_shape(), self.index.type.get_shape()
+        axis = self.axis.value.data
+        if not 0 <= axis < len(src):
+            raise VerifyException("tile.gather axis must be in 0..rank-1")
+        if len(idx) != len(src) or any(a != b for d, (a, b) in enumerate(zip(src, idx))
+                                       if d != axis):
+            raise VerifyException("tile.gather index must have the operand's shape except "
+                                  "along axis")
+        if not isinstance(self.index.type.element_type, IntegerType):
+            raise VerifyException("tile.gather index must be integers")
+        r = self.result.type
+        if r.element_type != self.src.type.element_type or r.get_shape() != idx:
+            raise VerifyException("tile.gather result must have the index's shape and the "
+                                  "operand's element type")
+        if layout_of(self.index.type) != layout_of(r):
+            raise VerifyException("tile.gather result must have the index's layout")

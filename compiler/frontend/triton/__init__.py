@@ -7,11 +7,15 @@ language: one module per builtin family, all registering into ``TABLE``.
   ``.load``/``.store``, lowered to pointer tiles and masks
 - ``elementwise``: math functions, ``where``, ``maximum``, ``cast``/``x.to``, ...
 - ``shape``: ``expand_dims``, ``broadcast_to``, ``reshape``, ``trans``/``x.T``, ...
+- ``more_shape``: ``join``/``split``/``interleave``/``cat``/``flip``, ``gather``, ``sort``,
+  ``histogram``, ``swizzle2d``
 - ``reduce``: reductions and scans (``sum``, ``argmax``, ``cumsum``, ``reduce``, ...)
 - ``atomic``: ``atomic_add/max/min/xchg/cas``
 - ``linalg``: ``dot`` (and ``a @ b``)
 - ``random``: Philox random numbers (``philox``, ``randint``, ``rand``, ``randn``, ...)
   and ``umulhi``
+- ``hints``: ``multiple_of``/``max_contiguous``/``max_constancy``, ``assume``,
+  ``debug_barrier``, ``range`` (read by the code generator's ``for``)
 - ``debug``: ``static_assert``/``static_print``, ``device_print``/``device_assert``
 """
 
@@ -21,8 +25,10 @@ from compiler.frontend.triton import (  # noqa: F401 - imported to register thei
     creation,
     debug,
     elementwise,
+    hints,
     linalg,
     memory,
+    more_shape,
     random,
     reduce,
     shape,

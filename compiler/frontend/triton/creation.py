@@ -23,6 +23,8 @@ def dtype_arg(cg: CodeGenerator, d: Any) -> tl.dtype:
 
 
 def _shape_arg(cg: CodeGenerator, shape: Any) -> tuple[int, ...]:
+    if not isinstance(shape, int | tuple | list):
+        cg.fail(f"a tile shape must be a constexpr int or tuple of ints, got {shape!r}")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     for n in shape:
         if not isinstance(n, int) or n <= 0 or n & (n - 1):
@@ -52,6 +54,8 @@ def num_programs(cg: CodeGenerator, axis: Any) -> Value:
 def arange(cg: CodeGenerator, start: Any, end: Any) -> Value:
     start, end = cg.const_int(start, "arange start"), cg.const_int(end, "arange end")
     n = end - start
+    if not (-2**31 <= start < 2**31 and -2**31 <= end < 2**31):
+        cg.fail(f"arange bounds must fit in int32, got ({start}, {end})")
     if n <= 0 or n & (n - 1):
         cg.fail(f"arange length must be a power of two, got {n}")
     return cg.b.value(tile.RangeOp(start, end), tl.int32, (n,))

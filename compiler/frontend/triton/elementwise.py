@@ -1,5 +1,5 @@
-"""Triton's elementwise builtins: math functions (``tl.exp``, ``tl.sqrt``, ...),
-``tl.where``, ``tl.maximum``/``minimum``/``clamp``, ``tl.fma``, ``tl.cdiv``, ``tl.abs``,
+"""Triton's elementwise builtins: math functions (``tl.exp``, ``tl.sqrt``, ``tl.erf``,
+``tl.tanh``, ...), ``tl.pow``, ``tl.div_rn``/``tl.fdiv``/``tl.sqrt_rn``, ``tl.where``, ``tl.maximum``/``minimum``/``clamp``, ``tl.fma``, ``tl.cdiv``, ``tl.abs``,
 ``tl.sigmoid`` and conversion (``tl.cast``, ``x.to(dtype)``).
 
 Operands broadcast and promote by ``compiler.frontend.operators``. A one-operand math
@@ -27,13 +27,27 @@ from compiler.frontend.values import Value, cast, constant
 _MATH_OPS: dict[str, type[Operation]] = {op.name: op for op in Math.operations}
 
 
+def _number(cg: CodeGenerator, x: Any) -> float:
+    if not isinstance(x, bool | int | float):
+        cg.fail(f"expected a tile or a number, got {type(x).__name__} {x!r}")
+    return float(x)
+
+
 def _float_arg(cg: CodeGenerator, x: Any) -> Value:
     if not isinstance(x, Value):
-        return constant(cg.b, float(x), tl.float32)
+        return constant(cg.b, _number(cg, x), tl.float32)
     return x if x.dtype.is_float else cast(cg.b, x, tl.float32)
 
 
+def _float_operand(cg: CodeGenerator, x: Any) -> Any:
+    """An integer tile as float32; a Python number stays a number (it takes the other
+    operand's type)."""
+    return _float_arg(cg, x) if isinstance(x, Value) else _number(cg, x)
+
+
 def _math(cg: CodeGenerator, op: type[Operation], x: Any) -> Value:
+    if isinstance(x, Value) and x.is_ptr:
+        cg.fail(f"{op.name} needs numbers, got {x.describe()}")
     xv = _float_arg(cg, x)
     return cg.b.value(op(xv.ssa), xv.dtype, xv.shape)
 
@@ -47,6 +61,23 @@ def _register_math(name: str, op: type[Operation]) -> None:
 
 for _name in tl.MATH_FUNCTIONS:
     _register_math(_name, _MATH_OPS[f"math.{_name}"])
+
+
+@builtin("pow")
+def pow_(cg: CodeGenerator, x: Any, y: Any) -> Value:
+    return ops.binary(cg.b, "pow", _float_operand(cg, x), _float_operand(cg, y))
+
+
+@builtin("div_rn")
+@builtin("fdiv")
+def div_rn(cg: CodeGenerator, x: Any, y: Any, ieee_rounding: Any = False) -> Value:
+    """Float division is always rounded to nearest here (``ieee_rounding`` is moot)."""
+    return ops.binary(cg.b, "truediv", _float_operand(cg, x), _float_operand(cg, y))
+
+
+@builtin("sqrt_rn")
+def sqrt_rn(cg: CodeGenerator, x: Any) -> Value:
+    return _math(cg, math.SqrtOp, x)
 
 
 @builtin("where")
@@ -99,7 +130,7 @@ def cast_(cg: CodeGenerator, x: Any, dtype: Any) -> Value:
 @builtin("abs")
 def abs_(cg: CodeGenerator, x: Any) -> Value:
     if not isinstance(x, Value):
-        return builtins.abs(x)
+        return builtins.abs(_number(cg, x))
     op = math.AbsFOp(x.ssa) if x.dtype.is_float else math.AbsIOp(x.ssa)
     return cg.b.value(op, x.dtype, x.shape)
 

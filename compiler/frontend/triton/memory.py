@@ -3,7 +3,8 @@
 The pointer, mask and value (or ``other``) broadcast together, as in Triton. A block
 pointer is ``compiler.frontend.triton.block_ptr``'s to lower. The helpers
 ``check_pointer`` and ``as_mask`` serve the atomics too. A store marks the parameter it writes
-(copied back to NumPy arrays).
+(copied back to NumPy arrays). ``cache_modifier``/``eviction_policy`` become attributes of
+the access (``hints.cache_hints``; through a block pointer they are checked only).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.operators import materialize, to_bool
-from compiler.frontend.triton import block_ptr
+from compiler.frontend.triton import block_ptr, hints
 from compiler.frontend.triton.table import builtin
 from compiler.frontend.values import Value, broadcast_shapes, root_name, splat
 from dialects import tile
@@ -50,7 +51,10 @@ def _no_block_options(cg: CodeGenerator, what: str, **options: Any) -> None:
 
 @builtin("load")
 def load(cg: CodeGenerator, pointer: Any, mask: Any = None, other: Any = None,
-         boundary_check: Any = None, padding_option: Any = None) -> Value:
+         boundary_check: Any = None, padding_option: Any = None, cache_modifier: Any = "",
+         eviction_policy: Any = "") -> Value:
+    cache = hints.cache_hints(cg, "tl.load", hints.LOAD_CACHE_MODIFIERS, cache_modifier,
+                              eviction_policy)
     if isinstance(pointer, block_ptr.BlockPtr):
         _no_block_options(cg, "tl.load of a block pointer", mask=mask, other=other)
         return block_ptr.load(cg, pointer, boundary_check, padding_option)
@@ -64,12 +68,16 @@ def load(cg: CodeGenerator, pointer: Any, mask: Any = None, other: Any = None,
         other_v = materialize(cg.b, 0 if other is None else other, ptr.dtype, ptr.shape)
     op = tile.LoadOp(ptr.ssa, mask_v.ssa if mask_v else None,
                      other_v.ssa if other_v else None)
+    op.attributes.update(cache)
     return cg.b.value(op, ptr.dtype, ptr.shape)
 
 
 @builtin("store")
 def store(cg: CodeGenerator, pointer: Any, value: Any, mask: Any = None,
-          boundary_check: Any = None) -> None:
+          boundary_check: Any = None, cache_modifier: Any = "",
+          eviction_policy: Any = "") -> None:
+    cache = hints.cache_hints(cg, "tl.store", hints.STORE_CACHE_MODIFIERS, cache_modifier,
+                              eviction_policy)
     if isinstance(pointer, block_ptr.BlockPtr):
         _no_block_options(cg, "tl.store through a block pointer", mask=mask)
         return block_ptr.store(cg, pointer, value, boundary_check)
@@ -80,5 +88,7 @@ def store(cg: CodeGenerator, pointer: Any, value: Any, mask: Any = None,
         cg.fail("storing pointers is not supported")
     val = materialize(cg.b, value, ptr.dtype, ptr.shape)
     mask_v = as_mask(cg, mask, ptr)
-    cg.b.emit(tile.StoreOp(ptr.ssa, val.ssa, mask_v.ssa if mask_v else None))
+    op = tile.StoreOp(ptr.ssa, val.ssa, mask_v.ssa if mask_v else None)
+    op.attributes.update(cache)
+    cg.b.emit(op)
     cg.written.add(root_name(ptr))

@@ -1,5 +1,5 @@
 """Triton's reductions and scans -> ``tile.reduce`` / ``tile.scan``: ``tl.sum``,
-``tl.max``, ``tl.min``, ``tl.argmax``, ``tl.argmin``, ``tl.reduce``, ``tl.cumsum``,
+``tl.max``, ``tl.min``, ``tl.xor_sum``, ``tl.argmax``, ``tl.argmin``, ``tl.reduce``, ``tl.cumsum``,
 ``tl.cumprod``, ``tl.associative_scan``; each also a tile method (``x.sum(axis)``).
 
 Every builtin builds its combiner region by pointing the builder at the region's block
@@ -60,6 +60,14 @@ def min_(cg: CodeGenerator, x: Any, axis: Any = None, return_indices: Any = Fals
         return _arg_extreme(cg, x, axis, "lt", return_indices_tie_break_left, keep_dims,
                             values=True)
     return _reduce_all(cg, [_tile(cg, x, "tl.min")], axis, keep_dims, _binary("min"))[0]
+
+
+@builtin("xor_sum", method=True)
+def xor_sum(cg: CodeGenerator, x: Any, axis: Any = None, keep_dims: Any = False) -> Value:
+    xv = _tile(cg, x, "tl.xor_sum")
+    if not xv.dtype.is_int:
+        cg.fail(f"tl.xor_sum needs integers, got {xv.describe()}")
+    return _reduce_all(cg, [xv], axis, keep_dims, _binary("xor"))[0]
 
 
 @builtin("argmax", method=True)

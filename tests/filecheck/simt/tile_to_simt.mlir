@@ -55,8 +55,9 @@ func.func @add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<
 // W2:            %[[TB:.*]] = vector.broadcast %[[T]] : i32 to vector<16xi32>
 // W2-NEXT:       arith.constant dense<[0, 1, 2, 3, 256, 257, 258, 259, 512, 513, 514, 515, 768, 769, 770, 771]> : vector<16xi32>
 
-// 64 elements over 128 threads: thread t holds element t mod 64 (threads repeat).
-// Scalar accesses keep scalar indices; an i64 offset becomes an i32 index.
+// 64 elements over 128 threads: thread t holds element t mod 64 (threads repeat), and
+// threads 0..63 store them. Scalar accesses keep scalar indices (thread 0 stores); an i64
+// offset becomes an i32 index.
 func.func @small(%x: !tile.ptr<f32>, %i: i64) {
   %r = tile.range 16, 80 : tensor<64xi32>
   %xs = tile.splat %x : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
@@ -82,9 +83,16 @@ func.func @small(%x: !tile.ptr<f32>, %i: i64) {
 // CHECK-NEXT:    %v = simt.load %x[%[[I]]] {vec = 1 : i32} : !tile.ptr<f32>, i32 -> f32
 // CHECK-NEXT:    %vs = vector.broadcast %v : f32 to vector<1xf32>
 // CHECK-NEXT:    %s = arith.addf %a, %vs : vector<1xf32>
-// CHECK-NEXT:    simt.store %x[%r], %s {vec = 1 : i32} : !tile.ptr<f32>, vector<1xi32>, vector<1xf32>
+// CHECK-NEXT:    %[[C64:.*]] = arith.constant 64 : i32
+// CHECK-NEXT:    %[[REP:.*]] = arith.andi %[[TID]], %[[C64]] : i32
 // CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : i32
-// CHECK-NEXT:    simt.store %x[%[[ZERO]]], %v {vec = 1 : i32} : !tile.ptr<f32>, i32, f32
+// CHECK-NEXT:    %[[FIRST:.*]] = tile.cmpi "eq", %[[REP]], %[[ZERO]] : i32 -> i1
+// CHECK-NEXT:    %[[OWN:.*]] = vector.broadcast %[[FIRST]] : i1 to vector<1xi1>
+// CHECK-NEXT:    simt.store %x[%r], %s mask %[[OWN]] : vector<1xi1> {vec = 1 : i32} : !tile.ptr<f32>, vector<1xi32>, vector<1xf32>
+// CHECK-NEXT:    %[[C127:.*]] = arith.constant 127 : i32
+// CHECK-NEXT:    %[[T0:.*]] = arith.andi %[[TID]], %[[C127]] : i32
+// CHECK-NEXT:    %[[ONE:.*]] = tile.cmpi "eq", %[[T0]], %[[ZERO]] : i32 -> i1
+// CHECK-NEXT:    simt.store %x[%[[ZERO]]], %v mask %[[ONE]] : i1 {vec = 1 : i32} : !tile.ptr<f32>, i32, f32
 // 64 threads: no repetition, so no mask on the thread id.
 // W2-LABEL:    func.func @small(
 // W2-NEXT:       %[[TID:.*]] = simt.thread_id : i32

@@ -39,7 +39,7 @@ func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %o: !tile.ptr<
 // CHECK-NEXT:    %[[B1:.*]] = arith.addf %[[R0]], %[[Y1]] : f32
 // CHECK-NEXT:    %[[Y2:.*]] = simt.shuffle_xor %[[B1]], 2 : f32
 // CHECK-NEXT:    %s = arith.addf %[[B1]], %[[Y2]] : f32
-// CHECK-NEXT:    simt.store %o[%{{.*}}], %s
+// CHECK:         simt.store %o[%{{.*}}], %s mask %{{.*}} : i1
 // W1-LABEL:    func.func @sum(
 // W1-NOT:        simt.shared_alloc
 // W1:            simt.shuffle_xor %{{.*}}, 16 : f32

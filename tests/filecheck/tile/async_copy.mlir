@@ -2,7 +2,9 @@
 // a target with cp.async (cp-async=80): a buffer of num-stages tiles per dot operand, the
 // first num-stages - 1 iterations copied before the loop, one group each, and per
 // iteration a wait, the reads of this iteration's stage and the copies of iteration
-// i + num-stages - 1 into the stage read last iteration.
+// i + num-stages - 1 into the stage read last iteration. (Rows must be read in runs of at
+// least 4 bytes: here K, A's row stride, and so the mask along k, is a multiple of 16, and
+// B's row stride is 32.)
 // RUN: %opt %s | %opt | filecheck %s --check-prefix=ROUND
 // RUN: %opt %s -p 'pipeline-loads{num-stages=3 cp-async=80 num-warps=1}' | filecheck %s
 
@@ -41,7 +43,8 @@ func.func @ops(%p: tensor<16x32x!tile.ptr<f16>>, %m: tensor<16x32xi1>, %s: i32) 
 // CHECK: tile.dot %[[X]], %[[Y]]
 // CHECK: scf.yield
 // CHECK: tile.async_wait 0
-func.func @matmul(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %K: i32) -> tensor<32x32xf32> {
+func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                   %K: i32 {tile.divisibility = 16 : i32}) -> tensor<32x32xf32> {
   %c0 = arith.constant 0 : i32
   %c16 = arith.constant 16 : i32
   %zero = arith.constant 0.000000e+00 : f32
@@ -56,6 +59,9 @@ func.func @matmul(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %K: i32) -> tensor<32x
   %brow = tile.broadcast %q1 : tensor<16x1xi32> -> tensor<16x32xi32>
   %r0 = tile.expand_dims %r, 0 : tensor<32xi32> -> tensor<1x32xi32>
   %bcol = tile.broadcast %r0 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %Kr = tile.splat %K : i32 -> tensor<32x16xi32>
+  %arowK = arith.muli %arow, %Kr : tensor<32x16xi32>
+  %c32 = arith.constant dense<32> : tensor<16x32xi32>
   %pa = tile.splat %a : !tile.ptr<f16> -> tensor<32x16x!tile.ptr<f16>>
   %pb = tile.splat %b : !tile.ptr<f16> -> tensor<16x32x!tile.ptr<f16>>
   %acc = scf.for %k = %c0 to %K step %c16 iter_args(%acc_i = %acc0) -> (tensor<32x32xf32>) : i32 {
@@ -63,14 +69,15 @@ func.func @matmul(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %K: i32) -> tensor<32x
     %kcol = arith.addi %acol, %ka : tensor<32x16xi32>
     %Ka = tile.splat %K : i32 -> tensor<32x16xi32>
     %ina = tile.cmpi "slt", %kcol, %Ka : tensor<32x16xi32> -> tensor<32x16xi1>
-    %aoff = arith.addi %arow, %kcol : tensor<32x16xi32>
+    %aoff = arith.addi %arowK, %kcol : tensor<32x16xi32>
     %ap = tile.addptr %pa, %aoff : tensor<32x16x!tile.ptr<f16>>, tensor<32x16xi32>
     %x = tile.load %ap mask %ina : tensor<32x16xi1> : tensor<32x16x!tile.ptr<f16>> -> tensor<32x16xf16>
     %kb = tile.splat %k : i32 -> tensor<16x32xi32>
     %krow = arith.addi %brow, %kb : tensor<16x32xi32>
     %Kb = tile.splat %K : i32 -> tensor<16x32xi32>
     %inb = tile.cmpi "slt", %krow, %Kb : tensor<16x32xi32> -> tensor<16x32xi1>
-    %boff = arith.addi %krow, %bcol : tensor<16x32xi32>
+    %krow32 = arith.muli %krow, %c32 : tensor<16x32xi32>
+    %boff = arith.addi %krow32, %bcol : tensor<16x32xi32>
     %bp = tile.addptr %pb, %boff : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
     %y = tile.load %bp mask %inb : tensor<16x32xi1> : tensor<16x32x!tile.ptr<f16>> -> tensor<16x32xf16>
     %d = tile.dot %x, %y, %acc_i precision "ieee" : tensor<32x16xf16>, tensor<16x32xf16> -> tensor<32x32xf32>

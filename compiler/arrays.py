@@ -1,0 +1,216 @@
+"""Arrays as arguments of ``compiler.tile`` kernels (cuTile's arrays), on the launch side.
+
+A kernel parameter that receives an array becomes several kernel parameters: the pointer
+to its first element, then its shape and its strides (in elements) as ``i32`` scalars.
+A last stride of 1 is not passed: it is specialized to the constant 1, so the contiguity
+analysis sees a unit-stride dimension and accesses along it vectorize. Shapes and the
+other strides are specialized on divisibility by 16, as integer arguments are.
+
+Strided NumPy arrays are passed as a 1-D view of the memory they span (no copy: writes
+land in the user's array); device arrays (``__cuda_array_interface__``) likewise.
+``TileKernel`` is ``@ct.kernel``: ``KernelFunction`` with this expansion. No xDSL here.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import compiler.language as tl
+from compiler.errors import LaunchError
+from compiler.jit import KernelFunction, arg_spec
+from compiler.kinfo import ArgSpec
+
+
+@dataclass(frozen=True)
+class ArrayLayout:
+    """How one array parameter is specialized: its rank, which shape and stride values
+    are divisible by 16, and whether the last stride is the constant 1."""
+
+    rank: int
+    shape_div16: tuple[bool, ...]
+    stride_div16: tuple[bool, ...]
+    unit_last: bool
+
+    def param_names(self, name: str) -> list[str]:
+        """The scalar parameters after the pointer: ``x_shape0``, ..., ``x_stride0``, ..."""
+        strides = self.rank - self.unit_last
+        return [f"{name}_shape{d}" for d in range(self.rank)] + \
+            [f"{name}_stride{d}" for d in range(strides)]
+
+
+@dataclass(frozen=True)
+class HostArray:
+    """What a launch needs of an array argument: its element type, shape and strides
+    (elements), 16-byte alignment, and the object that carries its memory."""
+
+    dtype: tl.dtype
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    aligned: bool
+    memory: Any
+
+    def layout(self) -> ArrayLayout:
+        unit = bool(self.strides) and self.strides[-1] == 1
+        return ArrayLayout(len(self.shape), tuple(n % 16 == 0 for n in self.shape),
+                           tuple(s % 16 == 0 for s in self.strides), unit)
+
+    def scalars(self) -> list[int]:
+        strides = self.strides[:-1] if self.layout().unit_last else self.strides
+        return [*self.shape, *strides]
+
+
+def is_array(v: Any) -> bool:
+    return isinstance(v, np.ndarray) and v.ndim > 0 or \
+        hasattr(v, "__cuda_array_interface__") or type(v).__name__ == "GPUBuffer"
+
+
+def host_array(v: Any) -> HostArray:
+    """``v`` (a NumPy array, a device array or a ``wgpu.GPUBuffer``) as a ``HostArray``."""
+    if isinstance(v, np.ndarray):
+        h = _numpy_array(v)
+    elif getattr(v, "__cuda_array_interface__", None) is not None:
+        h = _device_array(v, v.__cuda_array_interface__)
+    else:
+        d = tl.dtype_from_str(getattr(v, "tilec_dtype", "f32"))
+        shape = tuple(getattr(v, "tilec_shape", (v.size // max(1, d.bits // 8),)))
+        h = HostArray(d, shape, _c_strides(shape), True, v)
+    if not 1 <= len(h.shape) <= 3:
+        raise LaunchError(f"array arguments have 1 to 3 dimensions, got shape {h.shape}")
+    if max(*h.shape, *h.strides) >= 2**31:
+        raise LaunchError(f"array shape {h.shape} or strides {h.strides} exceed int32 "
+                          "(shapes and strides are 32-bit kernel arguments)")
+    return h
+
+
+def _element_type(nd: np.dtype) -> tl.dtype:
+    d = tl.dtype_from_numpy(nd)
+    if d is None:
+        raise LaunchError(f"arrays of dtype {nd} are not supported")
+    return d
+
+
+def _element_strides(byte_strides: Sequence[int], itemsize: int) -> tuple[int, ...]:
+    if any(s < 0 or s % itemsize for s in byte_strides):
+        raise LaunchError(f"array strides {tuple(byte_strides)} (bytes) must be "
+                          f"non-negative multiples of the element size {itemsize}")
+    return tuple(s // itemsize for s in byte_strides)
+
+
+def _span(shape: Sequence[int], strides: Sequence[int]) -> int:
+    """Elements from the first to one past the last element of a strided array."""
+    if 0 in shape:
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
+
+
+def _c_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def _numpy_array(a: np.ndarray) -> HostArray:
+    d = _element_type(a.dtype)
+    strides = _element_strides(a.strides, a.itemsize)
+    memory = a
+    if not a.flags.c_contiguous:
+        memory = np.lib.stride_tricks.as_strided(a, (_span(a.shape, strides),),
+                                                 (a.itemsize,))
+    return HostArray(d, a.shape, strides, True, memory)
+
+
+class _DeviceSpan:
+    """A device array's memory as the 1-D contiguous array a pointer parameter takes."""
+
+    def __init__(self, cai: dict, elements: int):
+        self._interface = {"shape": (elements,), "typestr": cai["typestr"],
+                           "data": cai["data"], "strides": None, "version": 3}
+
+    @property
+    def __cuda_array_interface__(self) -> dict:  # a class attribute: launchers look there
+        return self._interface
+
+
+def _device_array(v: Any, cai: dict) -> HostArray:
+    nd = np.dtype(cai["typestr"])
+    shape = tuple(cai["shape"])
+    strides = _c_strides(shape) if cai.get("strides") is None else \
+        _element_strides(cai["strides"], nd.itemsize)
+    memory = v if strides == _c_strides(shape) else _DeviceSpan(cai, _span(shape, strides))
+    return HostArray(_element_type(nd), shape, strides, cai["data"][0] % 16 == 0, memory)
+
+
+def _is_constant(annotation: Any) -> bool:
+    """``ct.Constant[int]``, ``tl.constexpr`` or their spellings as strings."""
+    if isinstance(annotation, str):
+        return "Constant" in annotation or annotation.split(".")[-1] == "constexpr"
+    return annotation is tl.constexpr or isinstance(annotation, tl.constexpr)
+
+
+class TileKernel(KernelFunction):
+    """A ``@ct.kernel``: array arguments expand to pointer, shape and strides."""
+
+    language = "cutile"
+
+    def __init__(self, fn):
+        super().__init__(fn)
+        params = inspect.signature(fn).parameters
+        self.constexprs = {n for n, p in params.items() if _is_constant(p.annotation)}
+        self._constexpr_positions = frozenset(
+            i for i, n in enumerate(self.arg_names) if n in self.constexprs)
+
+    def __call__(self, *args, **kwargs):
+        from compiler.errors import TilecError
+        raise TilecError(f"{self.__name__} is a kernel: launch it with ct.launch(stream, "
+                         f"grid, {self.__name__}, args) or {self.__name__}[grid](...)")
+
+    def specialize(self, bound: dict[str, Any]) -> list[ArgSpec]:
+        specs = []
+        for name, v in bound.items():
+            if name not in self.constexprs and is_array(v):
+                h = host_array(v)
+                specs.append(ArgSpec(name, "array", h.dtype, h.aligned, h.layout()))
+            else:
+                specs += super().specialize({name: v})
+        return specs
+
+    def _spec_key(self, bound: dict[str, Any]) -> tuple:
+        return tuple(("c", repr(v)) if n in self.constexprs else _array_key(v)
+                     for n, v in bound.items())
+
+    def _launch_key(self, args: Sequence[Any], kwargs: dict) -> tuple:
+        cpos = self._constexpr_positions
+        key = [a if i in cpos else _array_key(a) for i, a in enumerate(args)]
+        key += [(k, v if k in self.constexprs else _array_key(v)) for k, v in kwargs.items()]
+        return tuple(key)
+
+    def runtime_args(self, args: Sequence[Any], kwargs: dict, sources: tuple) -> list:
+        return self.expand_args([args[i] if isinstance(i, int) else kwargs[i]
+                                 for i in sources])
+
+    @staticmethod
+    def expand_args(args: Sequence[Any]) -> list:
+        """Runtime arguments as the compiled kernel takes them: each array as its memory,
+        shape and strides."""
+        runtime = []
+        for v in args:
+            if is_array(v):
+                h = host_array(v)
+                runtime += [h.memory, *h.scalars()]
+            else:
+                runtime.append(v)
+        return runtime
+
+
+def _array_key(v: Any) -> Any:
+    if is_array(v):
+        h = host_array(v)
+        return ("array", h.dtype.short, h.aligned, h.layout())
+    return arg_spec(v)

@@ -1,0 +1,326 @@
+"""``@tc.autotune`` and ``@tc.heuristics``: launch options chosen per launch, as in Triton.
+
+An ``Autotuner`` wraps a kernel (or another wrapper) and, the first time a launch brings
+a new key (the values of the ``key`` arguments, the dtypes of the array arguments and
+the backend), launches the kernel with every config under ``tc.testing.do_bench`` and
+keeps the fastest: in memory, and in the disk cache (``compiler.cache`` records), so a
+later process launches the chosen config at once. Arguments the kernel writes are zeroed
+(``reset_to_zero``) before each trial and put back (``restore_value``) after it, so the
+launch that follows tuning sees the user's data. ``TILEC_PRINT_AUTOTUNING=1`` prints
+each choice. A ``Heuristics`` wrapper computes constexprs from the arguments instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from compiler import cache, testing
+from compiler.errors import CompileError, LaunchError, TilecError, UnsupportedError
+from compiler.jit import (
+    DEFAULT_STAGES,
+    KernelFunction,
+    _public,
+    availability,
+    resolve_backend,
+)
+
+LAUNCH_OPTIONS = ("num_warps", "num_stages")
+
+
+class Config:
+    """Constexpr values and launch options for one trial: ``tc.Config({"BLOCK": 128},
+    num_warps=4, num_stages=2)``; ``pre_hook(args)`` runs before each launch with it."""
+
+    def __init__(self, kwargs: dict[str, Any], num_warps: int = 4,
+                 num_stages: int = DEFAULT_STAGES, pre_hook: Callable | None = None):
+        self.kwargs = dict(kwargs)
+        self.num_warps = num_warps
+        self.num_stages = num_stages
+        self.pre_hook = pre_hook
+
+    def all_kwargs(self) -> dict[str, Any]:
+        return {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages}
+
+    def _identity(self) -> tuple:
+        return (tuple(sorted((k, repr(v)) for k, v in self.kwargs.items())),
+                self.num_warps, self.num_stages)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Config) and self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash(self._identity())
+
+    def __str__(self) -> str:
+        return ", ".join(f"{k}: {v}" for k, v in self.all_kwargs().items())
+
+    def __repr__(self) -> str:
+        return (f"Config({self.kwargs!r}, num_warps={self.num_warps}, "
+                f"num_stages={self.num_stages})")
+
+
+def _launchable(fn: Any, decorator: str) -> Any:
+    if not isinstance(fn, (KernelFunction, Autotuner, Heuristics)):
+        raise TilecError(f"@tc.{decorator} goes above @tc.kernel (it got "
+                         f"{type(fn).__name__} {getattr(fn, '__name__', '')!r})")
+    return fn
+
+
+def _check_names(fn: Any, what: str, names: Sequence[str]) -> list[str]:
+    unknown = [n for n in names if n not in fn.arg_names]
+    if unknown:
+        raise TilecError(f"{fn.__name__}: {what} names {', '.join(unknown)}, which "
+                         f"{'is' if len(unknown) == 1 else 'are'} not among its arguments "
+                         f"({', '.join(fn.arg_names)})")
+    return list(names)
+
+
+class _Wrapper:
+    """What ``Autotuner`` and ``Heuristics`` share: they launch like the kernel they wrap."""
+
+    def __init__(self, fn: Any):
+        self.fn = fn
+        self.arg_names = fn.arg_names
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    @property
+    def source(self) -> str:
+        return self.fn.source
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise TilecError(f"{self.__name__} is a kernel: launch it as "
+                         f"{self.__name__}[grid](...)")
+
+    def named(self, args: Sequence[Any], kwargs: dict) -> dict[str, Any]:
+        return {**dict(zip(self.arg_names, args)), **kwargs}
+
+    def run(self, grid, args, kwargs) -> None:
+        raise NotImplementedError
+
+
+class Heuristics(_Wrapper):
+    """Constexprs computed from the launch's arguments: ``values[name](args)``, in order
+    (a later rule sees the values of earlier ones)."""
+
+    def __init__(self, fn: Any, values: dict[str, Callable[[dict], Any]]):
+        super().__init__(fn)
+        self.values = dict(values)
+        _check_names(fn, "@tc.heuristics", list(self.values))
+
+    @_public
+    def run(self, grid, args, kwargs) -> None:
+        kwargs = dict(kwargs)
+        for name, rule in self.values.items():
+            kwargs[name] = rule(self.named(args, kwargs))
+        return self.fn.run(grid, args, kwargs)
+
+
+class Autotuner(_Wrapper):
+    """A kernel whose constexprs and launch options are chosen among ``configs``."""
+
+    def __init__(self, fn: Any, configs: Sequence[Config], key: Sequence[str],
+                 prune_configs_by: dict | None = None, restore_value: Sequence[str] = (),
+                 reset_to_zero: Sequence[str] = (), do_bench: Callable | None = None):
+        super().__init__(fn)
+        if not configs:
+            raise TilecError(f"@tc.autotune on {fn.__name__} needs at least one tc.Config")
+        self.configs = list(configs)
+        self.keys = _check_names(fn, "key", key)
+        self.restore_value = _check_names(fn, "restore_value", restore_value)
+        self.reset_to_zero = _check_names(fn, "reset_to_zero", reset_to_zero)
+        prune = dict(prune_configs_by or {})
+        self.early_config_prune = prune.pop("early_config_prune", None)
+        self.perf_model = prune.pop("perf_model", None)
+        self.top_k = prune.pop("top_k", 1.0)
+        if prune:
+            raise TilecError(f"prune_configs_by takes early_config_prune, perf_model and "
+                             f"top_k, not {', '.join(prune)}")
+        self.do_bench = do_bench
+        self.tuned = set().union(*(c.kwargs for c in self.configs), LAUNCH_OPTIONS)
+        self.cache: dict[tuple, Config] = {}
+        self.best_config: Config | None = None
+        self.configs_timings: dict[Config, float] | None = None
+        self.bench_time: float | None = None
+
+    @_public
+    def run(self, grid, args, kwargs) -> None:
+        clash = sorted(self.tuned & set(kwargs))
+        if clash:
+            raise LaunchError(f"{self.__name__}: {', '.join(clash)} "
+                              f"{'is' if len(clash) == 1 else 'are'} chosen by @tc.autotune; "
+                              "do not pass them at launch")
+        kwargs = {**kwargs, "backend": resolve_backend(kwargs.get("backend"))}
+        if len(self.configs) == 1:
+            config = self.configs[0]
+        else:
+            key = self.launch_key(self.named(args, kwargs), kwargs["backend"])
+            config = self.cache.get(key) or self.choose(key, grid, args, kwargs)
+        self.best_config = config
+        self.launch(config, grid, args, kwargs)
+
+    def launch(self, config: Config, grid, args, kwargs: dict) -> None:
+        if config.pre_hook is not None:
+            config.pre_hook({**self.named(args, kwargs), **config.all_kwargs()})
+        self.fn.run(grid, args, {**kwargs, **config.all_kwargs()})
+
+    def launch_key(self, named: dict[str, Any], backend: str) -> tuple:
+        """The values of the key arguments, then the dtype of every argument that has one,
+        as Triton keys tuning; tilec adds the backend. Cheap: it runs on every launch."""
+        values = tuple(_key_value(named[k]) for k in self.keys if k in named)
+        dtypes = tuple(str(v.dtype) for v in named.values() if hasattr(v, "dtype"))
+        return (backend, values, dtypes)
+
+    # ------------------------------------------------------------ choosing
+
+    def choose(self, key: tuple, grid, args, kwargs: dict) -> Config:
+        disk_key = cache.make_key("autotune", self.source, self.configs, key,
+                                  availability(key[0])[1])
+        config = self.from_disk(disk_key)
+        if config is not None:
+            self.report(key, config, "from the disk cache")
+        else:
+            config = self.tune(grid, args, kwargs)
+            cache.store_record("autotune", disk_key, {"index": self.configs.index(config),
+                                                      "config": repr(config)})
+            self.report(key, config, f"after {self.bench_time:.2f}s of benchmarking")
+            for name in self.reset_to_zero:  # the trials wrote them: the real launch starts clean
+                _zero(self.named(args, kwargs)[name])
+        self.cache[key] = config
+        return config
+
+    def from_disk(self, disk_key: str) -> Config | None:
+        record = cache.load_record("autotune", disk_key)
+        if record is None:
+            return None
+        index = record.get("index")
+        if not isinstance(index, int) or not 0 <= index < len(self.configs) \
+                or repr(self.configs[index]) != record.get("config"):
+            return None  # written for another config list (the key makes this rare)
+        return self.configs[index]
+
+    def tune(self, grid, args, kwargs: dict) -> Config:
+        start = time.perf_counter()
+        named = self.named(args, kwargs)
+        saved = [_snapshot(named[n]) for n in self.restore_value]
+        timings: dict[Config, float] = {}
+        errors: list[TilecError] = []
+        for config in self.prune(named, kwargs):
+            timings[config] = self.bench(config, grid, args, kwargs, saved, errors)
+        if all(t == float("inf") for t in timings.values()):
+            raise errors[0] if errors else LaunchError(f"{self.__name__}: no config ran")
+        self.configs_timings = timings
+        self.bench_time = time.perf_counter() - start
+        return min(timings, key=timings.__getitem__)
+
+    def bench(self, config: Config, grid, args, kwargs: dict, saved: list,
+              errors: list[TilecError]) -> float:
+        """Median milliseconds of a launch with ``config`` (infinite when the config does
+        not compile or the backend cannot run it)."""
+        named = self.named(args, kwargs)
+        trial_kwargs = {**kwargs, "verify": False}
+
+        def trial() -> None:
+            for name in self.reset_to_zero:
+                _zero(named[name])
+            self.launch(config, grid, args, trial_kwargs)
+            for restore in saved:
+                restore()
+        bench = self.do_bench or functools.partial(
+            testing.do_bench, backend=kwargs["backend"], return_mode="median")
+        try:
+            return float(bench(trial))
+        except (CompileError, UnsupportedError) as e:
+            errors.append(e)
+            return float("inf")
+
+    def prune(self, named: dict[str, Any], kwargs: dict) -> list[Config]:
+        """Triton's pruning: ``early_config_prune(configs, named_args, **kwargs)``, then the
+        ``top_k`` (a count, or a fraction of the configs) with the least ``perf_model``."""
+        extra = {k: v for k, v in kwargs.items() if k not in named}
+        configs = self.configs
+        if self.early_config_prune is not None:
+            configs = list(self.early_config_prune(configs, named, **extra))
+        top_k = self.top_k
+        if isinstance(top_k, float) and top_k <= 1.0:
+            top_k = max(1, int(len(self.configs) * top_k))
+        if self.perf_model is not None and len(configs) > top_k:
+            estimate = {c: self.perf_model(**named, **extra, **c.all_kwargs())
+                        for c in configs}
+            configs = sorted(configs, key=estimate.__getitem__)[:top_k]
+        if not configs:
+            raise LaunchError(f"{self.__name__}: pruning left no config to try")
+        return configs
+
+    def report(self, key: tuple, config: Config, how: str) -> None:
+        if os.environ.get("TILEC_PRINT_AUTOTUNING", "") not in ("", "0"):
+            print(f"tilec autotuning for {self.__name__} with key {key}: best config "
+                  f"selected {how}: {config}")
+
+
+def _key_value(v: Any) -> Any:
+    """A key argument's value; for an array (unhashable, and its data is no key) its
+    dtype and shape where it has them."""
+    if isinstance(v, (bool, int, float, str, np.number, np.bool_)) or v is None:
+        return v
+    return (type(v).__name__, str(getattr(v, "dtype", "")), tuple(getattr(v, "shape", ())))
+
+
+def _zero(a: Any) -> None:
+    if isinstance(a, np.ndarray):
+        a.fill(0)
+    elif hasattr(a, "zero_"):  # PyTorch
+        a.zero_()
+    elif hasattr(a, "fill"):  # CuPy
+        a.fill(0)
+    elif type(a).__name__ == "GPUBuffer":
+        from backends.wgsl.runtime import buffer_device
+        device = buffer_device(a)
+        encoder = device.create_command_encoder()
+        encoder.clear_buffer(a)
+        device.queue.submit([encoder.finish()])
+    else:
+        raise LaunchError(f"reset_to_zero: cannot zero a {type(a).__name__}")
+
+
+def _snapshot(a: Any) -> Callable[[], None]:
+    """A copy of ``a`` now, and the function that writes it back into ``a``."""
+    if isinstance(a, np.ndarray):
+        copy = a.copy()
+        return lambda: np.copyto(a, copy)
+    if hasattr(a, "copy_") and hasattr(a, "clone"):  # PyTorch
+        copy = a.clone()
+        return lambda: a.copy_(copy)
+    if hasattr(a, "__cuda_array_interface__") and hasattr(a, "copy"):  # CuPy
+        copy = a.copy()
+        return lambda: a.__setitem__(Ellipsis, copy)
+    if type(a).__name__ == "GPUBuffer":
+        from backends.wgsl.runtime import buffer_device
+        queue = buffer_device(a).queue
+        data = queue.read_buffer(a)
+        return lambda: queue.write_buffer(a, 0, data)
+    raise LaunchError(f"restore_value: cannot save a {type(a).__name__}")
+
+
+def autotune(configs: Sequence[Config], key: Sequence[str], prune_configs_by: dict | None = None,
+             restore_value: Sequence[str] = (), reset_to_zero: Sequence[str] = (),
+             do_bench: Callable | None = None) -> Callable[[Any], Autotuner]:
+    """Decorator above ``@tc.kernel``: choose among ``configs`` on the first launch of each
+    ``key`` (see ``Autotuner``)."""
+    return lambda fn: Autotuner(_launchable(fn, "autotune"), configs, key, prune_configs_by,
+                                restore_value, reset_to_zero, do_bench)
+
+
+def heuristics(values: dict[str, Callable[[dict], Any]]) -> Callable[[Any], Heuristics]:
+    """Decorator above ``@tc.kernel``: ``{"EVEN": lambda args: args["n"] % 1024 == 0}``
+    sets constexprs from the launch's arguments."""
+    return lambda fn: Heuristics(_launchable(fn, "heuristics"), values)

@@ -1,0 +1,115 @@
+"""DLPack arguments on the launch side: any producer (``__dlpack__``/``__dlpack_device__``:
+PyTorch, CuPy, JAX, NumPy). No xDSL, wgpu or CUDA import here.
+
+A DLPack capsule is read in place with ctypes (the ``DLManagedTensor`` layout of DLPack
+0.x, which every producer still hands out when asked without ``max_version``): its data
+pointer, device, dtype, shape and strides. Nothing is copied: CPU producers become NumPy
+views (``np.from_dlpack``) for the numpy and wgsl backends, GPU producers a device pointer
+for ptx.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from compiler.errors import LaunchError
+
+CPU, CUDA, CUDA_HOST, CUDA_MANAGED = 1, 2, 3, 13  # DLDeviceType values tilec meets
+
+# (DLDataTypeCode, bits) -> tilec dtype: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool
+_DTYPES = {(0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8",
+           (1, 32): "u32", (2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16",
+           (6, 8): "i1"}
+
+
+class _Device(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _Device), ("ndim", ctypes.c_int32),
+                ("dtype", _DataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_get_pointer.restype = ctypes.c_void_p
+_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+@dataclass(frozen=True)
+class DLArray:
+    """What a DLPack capsule says about an array (``dtype`` None: one tilec lacks)."""
+
+    ptr: int
+    device_type: int
+    device_id: int
+    dtype: str | None
+    shape: tuple[int, ...]
+    contiguous: bool
+
+
+def describe(v: Any, stream: int | None = None) -> DLArray:
+    """Read ``v.__dlpack__()``'s capsule. ``stream``: the CUDA stream the consumer will use
+    (DLPack's convention: 1 is the legacy default stream), so the producer orders its
+    pending work before it."""
+    try:
+        try:
+            capsule = v.__dlpack__() if stream is None else v.__dlpack__(stream=stream)
+        except TypeError:  # a producer older than the stream argument
+            capsule = v.__dlpack__()
+        t = _Tensor.from_address(_get_pointer(capsule, b"dltensor"))
+    except (TypeError, ValueError, BufferError, RuntimeError) as e:
+        raise LaunchError(f"cannot take a {type(v).__name__} by DLPack: {e}") from None
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    dtype = _DTYPES.get((t.dtype.code, t.dtype.bits)) if t.dtype.lanes == 1 else None
+    strides = None if not t.strides else tuple(t.strides[i] for i in range(t.ndim))
+    return DLArray((t.data or 0) + t.byte_offset, t.device.device_type, t.device.device_id,
+                   dtype, shape, _contiguous(shape, strides))
+
+
+def _contiguous(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> bool:
+    """Row-major without gaps (strides in elements, as DLPack gives them)."""
+    expect = 1
+    for n, s in zip(reversed(shape), reversed(strides or ())):
+        if n != 1 and s != expect:
+            return False
+        expect *= n
+    return True
+
+
+def device_of(v: Any) -> tuple[int, int]:
+    """``v.__dlpack_device__()``: (DLDeviceType, device id)."""
+    kind, index = v.__dlpack_device__()
+    return int(kind), int(index)
+
+
+def arg_spec(v: Any) -> tuple[str, str, bool]:
+    """(kind, dtype, 16-byte aligned) of a DLPack argument, as ``jit.arg_spec`` gives."""
+    info = describe(v)
+    if info.dtype is None:
+        raise LaunchError(f"a {type(v).__name__} of this DLPack dtype is not supported")
+    if not info.contiguous:
+        raise LaunchError("array arguments must be contiguous (call .contiguous())")
+    return ("ptr", info.dtype, info.ptr % 16 == 0)
+
+
+def host_view(v: Any) -> np.ndarray | None:
+    """A NumPy view of a DLPack producer's CPU memory (writes reach the producer), or
+    None when ``v`` is no DLPack producer or its memory is not the CPU's."""
+    if not hasattr(v, "__dlpack__") or not hasattr(v, "__dlpack_device__"):
+        return None
+    if device_of(v)[0] not in (CPU, CUDA_HOST):
+        return None
+    try:
+        return np.from_dlpack(v)
+    except (TypeError, BufferError, RuntimeError) as e:
+        raise LaunchError(f"cannot view a {type(v).__name__} as a NumPy array: {e}") from None

@@ -1,0 +1,231 @@
+"""cuTile's arrays in the frontend: array parameters, ``ct.load``/``ct.store`` of tiles by
+tile-granular index, ``ct.num_tiles`` and ``arr.shape``/``arr.strides``/``arr.dtype``.
+
+An array parameter arrives as a pointer, one ``i32`` shape value per dimension and the
+strides (``compiler.arrays``; a unit last stride is the constant 1); ``ArrayCodeGenerator``
+makes one ``tile.make_view`` of them at the top of the kernel, and every load and store
+is a ``tile.view_load``/``tile.view_store`` of that view, lowered later by the pass
+``lower-array-views``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i32
+from xdsl.ir import SSAValue
+
+import compiler.language as tl
+from compiler.frontend import operators as ops
+from compiler.frontend.codegen import CodeGenerator
+from compiler.frontend.cutile.table import TABLE, builtin
+from compiler.frontend.triton.shape import permute
+from compiler.frontend.values import Value, cast, constant, ir_type
+from compiler.kinfo import ArgSpec
+from dialects.tile import PADDING_MODES, MakeViewOp, ViewLoadOp, ViewStoreOp
+
+
+@dataclass(frozen=True)
+class Array:
+    """An array parameter: its view, base pointer, shape and strides (in elements)."""
+
+    name: str
+    view: SSAValue
+    base: Value
+    shape: tuple[Value, ...]
+    strides: tuple[Value, ...]
+
+    @property
+    def dtype(self) -> tl.dtype:
+        return self.base.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def describe(self) -> str:
+        return f"array<{self.ndim}-D, {self.dtype}>"
+
+
+class ArrayCodeGenerator(CodeGenerator):
+    """The code generator of ``compiler.tile`` kernels: array parameters become views."""
+
+    def __init__(self, src, specs: list[ArgSpec]):
+        super().__init__(src, specs, TABLE)
+        self.tf32: set[SSAValue] = set()  # f32 tiles marked by x.astype(ct.tfloat32)
+
+    def runtime_params(self) -> list[ArgSpec]:
+        params = []
+        for s in super().runtime_params():
+            if s.kind != "array":
+                params.append(s)
+                continue
+            layout = s.value
+            params.append(ArgSpec(s.name, "ptr", s.dtype, s.divisible16))
+            divisible = (*layout.shape_div16, *layout.stride_div16)
+            params += [ArgSpec(n, "scalar", tl.int32, div)
+                       for n, div in zip(layout.param_names(s.name), divisible, strict=False)]
+        return params
+
+    def _binop(self, op: type, x: Any, y: Any) -> Any:
+        """cuTile's ``//`` and ``%`` on runtime values are Python's: floor division, and a
+        remainder with the divisor's sign (Triton's, and tilec's ``tl``, truncate)."""
+        if op in (ast.FloorDiv, ast.Mod) and (isinstance(x, Value) or isinstance(y, Value)):
+            return self._floor_divmod(op is ast.FloorDiv, *ops.operands(self.b, x, y))
+        return super()._binop(op, x, y)
+
+    def _floor_divmod(self, floordiv: bool, x: Value, y: Value) -> Value:
+        b = self.b
+        if x.dtype.is_float and floordiv:
+            return self.builtin("floor")(self, ops.binary(b, "truediv", x, y))
+        if not x.dtype.is_signed:
+            return ops.binary(b, "floordiv" if floordiv else "mod", x, y)
+        q, r = ops.binary(b, "floordiv", x, y), ops.binary(b, "mod", x, y)
+        # Truncation rounded toward zero where the quotient is negative and inexact.
+        signs_differ = ops.compare(b, "ne", ops.compare(b, "lt", r, 0), ops.compare(b, "lt", y, 0))
+        fix = ops.binary(b, "and", ops.compare(b, "ne", r, 0), signs_differ)
+        if floordiv:
+            return ops.select(b, fix, ops.binary(b, "sub", q, 1), q)
+        return ops.select(b, fix, ops.binary(b, "add", r, y), r)
+
+    def bind_params(self) -> None:
+        for s in self.specs:
+            if s.kind == "array":
+                self.scope[s.name] = self._array(s)
+
+    def _array(self, spec: ArgSpec) -> Array:
+        layout = spec.value
+        names = layout.param_names(spec.name)
+        parts = [self.scope.pop(n) for n in names]
+        shape, strides = parts[:layout.rank], parts[layout.rank:]
+        if layout.unit_last:
+            strides.append(self.b.value(arith.ConstantOp(IntegerAttr(1, i32), i32), tl.int32))
+        base = self.scope[spec.name]
+        view = self.b.emit(MakeViewOp(base.ssa, [v.ssa for v in shape],
+                                           [v.ssa for v in strides])).results[0]
+        view.name_hint = f"{spec.name}_view"
+        return Array(spec.name, view, base, tuple(shape), tuple(strides))
+
+
+# ---------------------------------------------------------------- argument checks
+
+def array_arg(cg: CodeGenerator, a: Any, what: str) -> Array:
+    if not isinstance(a, Array):
+        got = a.describe() if isinstance(a, Value) else type(a).__name__
+        cg.fail(f"{what} expects an array parameter, got {got}")
+    return a
+
+
+def _tuple(x: Any) -> tuple:
+    return tuple(x) if isinstance(x, tuple | list) else (x,)
+
+
+def tile_shape(cg: CodeGenerator, shape: Any, rank: int, what: str) -> tuple[int, ...]:
+    """A tile shape: constant powers of two, one per array dimension."""
+    dims = _tuple(shape)
+    for n in dims:
+        if isinstance(n, Value | bool) or not isinstance(n, int):
+            got = n.describe() if isinstance(n, Value) else repr(n)
+            cg.fail(f"{what}: the tile shape must be constant (ct.Constant) integers, "
+                    f"got {got}")
+        if n <= 0 or n & (n - 1):
+            cg.fail(f"{what}: tile dimensions must be powers of two, got {list(dims)}")
+    if len(dims) != rank:
+        cg.fail(f"{what}: a tile shape of rank {len(dims)} for an array of rank {rank}")
+    return dims
+
+
+def index_values(cg: CodeGenerator, index: Any, rank: int, what: str) -> list[Value]:
+    """A tile index: one integer scalar per dimension, as ``i32`` values."""
+    items = _tuple(index)
+    if len(items) != rank:
+        cg.fail(f"{what}: an array of rank {rank} needs an index of {rank} "
+                f"entr{'y' if rank == 1 else 'ies'}, got {len(items)}")
+    out = []
+    for i in items:
+        if isinstance(i, Value):
+            if i.shape or i.is_ptr or not i.dtype.is_int:
+                cg.fail(f"{what}: index entries must be integer scalars, got {i.describe()}")
+            out.append(i if i.dtype is tl.int32 else cast(cg.b, i, tl.int32))
+        elif isinstance(i, int) and not isinstance(i, bool):
+            out.append(constant(cg.b, i, tl.int32))
+        else:
+            cg.fail(f"{what}: index entries must be integer scalars, got {i!r}")
+    return out
+
+
+def _order(cg: CodeGenerator, order: Any, rank: int, what: str) -> tuple[int, ...]:
+    """cuTile's ``order``: tile axis ``k`` is array axis ``order[k]``."""
+    if order == "C":
+        return tuple(range(rank))
+    if order == "F":
+        return tuple(reversed(range(rank)))
+    perm = _tuple(order)
+    if sorted(perm) != list(range(rank)):
+        cg.fail(f"{what}: order must be 'C', 'F' or a permutation of {rank} axes, "
+                f"got {order!r}")
+    return perm
+
+
+def _padding(cg: CodeGenerator, mode: Any) -> str:
+    value = getattr(mode, "value", mode)
+    if value not in PADDING_MODES:
+        cg.fail(f"ct.load: padding_mode must be a ct.PaddingMode, got {mode!r}")
+    return value
+
+
+# ---------------------------------------------------------------- builtins
+
+@builtin("load")
+def load(cg: CodeGenerator, array: Any, index: Any, shape: Any, order: Any = "C",
+         padding_mode: Any = None, latency: Any = None, allow_tma: Any = None) -> Value:
+    arr = array_arg(cg, array, "ct.load")
+    dims = tile_shape(cg, shape, arr.ndim, "ct.load")
+    idx = index_values(cg, index, arr.ndim, "ct.load")
+    perm = _order(cg, order, arr.ndim, "ct.load")
+    mode = "undetermined" if padding_mode is None else _padding(cg, padding_mode)
+    if mode in ("neg_inf", "pos_inf", "nan") and not arr.dtype.is_float:
+        cg.fail(f"ct.load: padding mode {mode.upper()} needs a float array, got {arr.dtype}")
+    # The array-ordered tile: tile axis k is array axis perm[k].
+    inv = [perm.index(a) for a in range(arr.ndim)]
+    at = [idx[k] for k in inv]
+    array_shape = tuple(dims[k] for k in inv)
+    op = ViewLoadOp(arr.view, [v.ssa for v in at],
+                         TensorType(ir_type(arr.dtype), array_shape), mode)
+    t = cg.b.value(op, arr.dtype, array_shape)
+    return t if perm == tuple(range(arr.ndim)) else permute(cg, t, perm)
+
+
+@builtin("store")
+def store(cg: CodeGenerator, array: Any, index: Any, tile: Any, order: Any = "C",
+          latency: Any = None, allow_tma: Any = None) -> None:
+    arr = array_arg(cg, array, "ct.store")
+    value = tile
+    idx = index_values(cg, index, arr.ndim, "ct.store")
+    if not isinstance(value, Value) or value.is_ptr:
+        cg.fail(f"ct.store expects a tile, got {type(value).__name__}")
+    if len(value.shape) != arr.ndim:
+        cg.fail(f"ct.store: a tile of shape {list(value.shape)} does not match the index "
+                f"of {arr.ndim} entr{'y' if arr.ndim == 1 else 'ies'} (array of rank "
+                f"{arr.ndim})")
+    perm = _order(cg, order, arr.ndim, "ct.store")
+    if perm != tuple(range(arr.ndim)):  # back to array order
+        value = permute(cg, value, tuple(perm.index(a) for a in range(arr.ndim)))
+        idx = [idx[perm.index(a)] for a in range(arr.ndim)]
+    value = cast(cg.b, value, arr.dtype)
+    cg.b.emit(ViewStoreOp(arr.view, [v.ssa for v in idx], value.ssa))
+    cg.written.add(arr.name)
+
+
+@builtin("num_tiles")
+def num_tiles(cg: CodeGenerator, array: Any, axis: Any, shape: Any) -> Value:
+    arr = array_arg(cg, array, "ct.num_tiles")
+    axis = cg.const_int(axis, "ct.num_tiles axis")
+    if not -arr.ndim <= axis < arr.ndim:
+        cg.fail(f"ct.num_tiles: axis {axis} is out of range for {arr.describe()}")
+    dims = tile_shape(cg, shape, arr.ndim, "ct.num_tiles")
+    n = dims[axis]
+    return ops.binary(cg.b, "floordiv", ops.binary(cg.b, "add", arr.shape[axis], n - 1), n)

@@ -1,0 +1,23 @@
+"""The builtin table of the cuTile-style language (``ct.*``, ``compiler.tile``).
+
+Where cuTile means what Triton means (math functions, ``where``, ``maximum``, ``cdiv``,
+the ``x.T``/``x.dtype``/``x.shape`` of tiles, compile-time helpers) the handlers of
+``compiler.frontend.triton`` are shared, not copied; the family modules beside this
+one register the rest (``arrays``, ``tiles``) and override what differs. Plain Python
+helper functions are inlined, as cuTile does, without a decorator.
+"""
+
+import compiler.language as tl
+from compiler.frontend.builtins import BuiltinTable
+from compiler.frontend.triton import TABLE as TRITON
+
+TABLE = BuiltinTable("ct", inline_plain=True)
+builtin = TABLE.builtin
+method = TABLE.method
+tile_property = TABLE.property
+
+_SHARED = ("where", "maximum", "minimum", "fma", "cdiv", "abs", "sigmoid", "static_assert",
+           "static_print", "static_range", "device_print", "device_assert",
+           *tl.MATH_FUNCTIONS)  # exp, exp2, log, sqrt, rsqrt, sin, cos, erf, tanh, ...
+TABLE.functions.update({name: TRITON.functions[name] for name in _SHARED})
+TABLE.properties.update(TRITON.properties)

@@ -1,0 +1,76 @@
+"""Differential testing (scripts/difftest.py) for a few seconds, and its parts: the
+comparison notices a wrong answer, the minimizer shrinks, a regression test runs."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests import progen
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def difftest():
+    spec = importlib.util.spec_from_file_location("difftest", ROOT / "scripts" / "difftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(autouse=True)
+def no_disk_cache(monkeypatch):
+    monkeypatch.setenv("TILEC_CACHE", "0")
+
+
+def test_backends_agree_on_random_programs(tmp_path):
+    backends = progen.available_backends()
+    stats = difftest().run_budget(4.0, backends, progen.KINDS, random.randrange(2**31),
+                                  wide=not backends, out=tmp_path)
+    assert stats["programs"] >= 3 and stats["invalid"] == 0
+    assert not stats["mismatches"], stats["mismatches"]
+
+
+@pytest.mark.parametrize("kind", progen.KINDS)
+def test_every_kind_runs_on_numpy_and_a_wrong_answer_is_caught(kind, tmp_path):
+    prog = progen.generate(random.Random(7), [kind], progen.dtypes_for([], wide=True))
+    ref = progen.run(prog, "numpy", tmp_path)
+    assert progen.disagreement(prog, ref, ref.copy()) is None
+    wrong = ref.copy()
+    wrong.flat[-1] += 1 if wrong.dtype.kind in "iu" else abs(wrong.flat[-1]) + 1
+    assert "first at" in progen.disagreement(prog, ref, wrong)
+
+
+def test_minimize_keeps_what_still_disagrees(tmp_path, monkeypatch):
+    """With a stand-in check that blames any expression using ``tl.exp``, minimizing
+    leaves the smallest such expression."""
+    prog = progen.Program("elementwise", "float32",
+                          ["({} + {})", ["tl.abs({})", ["a"]],
+                           ["({} * {})", ["b"], ["tl.exp(tl.minimum({}, 4.0))", ["a"]]]],
+                          {"BLOCK": 16, "n": 20}, seed=1)
+    monkeypatch.setattr(progen, "check", lambda p, *_a: {"wgsl": "x"}
+                        if "tl.exp" in progen.render(p.expr) else {})
+    small = progen.minimize(prog, ["wgsl"], tmp_path)
+    assert progen.render(small.expr) == "tl.exp(tl.minimum(a, 4.0))"
+
+
+def test_regression_file_runs(tmp_path):
+    prog = progen.generate(random.Random(3), ["elementwise"], ["float32"])
+    path = progen.regression_test(prog, {"wgsl": "1 of 20 differ"}, tmp_path)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.PROGRAM == prog
+    module.test_backends_agree()  # these backends agree on it, so it passes
+
+
+def test_tolerance_is_exact_for_integers_and_scaled_for_sums():
+    ints = progen.Program("reduce", "int32", ["a"], {"N": 64})
+    assert progen.tolerance(ints, np.zeros(4, np.int32)) == (0.0, 0.0)
+    sums = progen.Program("reduce", "float32", ["a"], {"N": 64})
+    _, atol = progen.tolerance(sums, np.full(4, 10.0, np.float32))
+    assert atol == pytest.approx(progen.RTOL["float32"] * 8 * 10.0)
