@@ -13,10 +13,11 @@ land in the user's array); device arrays (``__cuda_array_interface__``) likewise
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -79,12 +80,16 @@ def host_array(v: Any) -> HostArray:
         d = tl.dtype_from_str(getattr(v, "tilec_dtype", "f32"))
         shape = tuple(getattr(v, "tilec_shape", (v.size // max(1, d.bits // 8),)))
         h = HostArray(d, shape, _c_strides(shape), True, v)
-    if not 1 <= len(h.shape) <= 3:
-        raise LaunchError(f"array arguments have 1 to 3 dimensions, got shape {h.shape}")
-    if max(*h.shape, *h.strides) >= 2**31:
-        raise LaunchError(f"array shape {h.shape} or strides {h.strides} exceed int32 "
-                          "(shapes and strides are 32-bit kernel arguments)")
+    _check_extent(h.shape, h.strides)
     return h
+
+
+def _check_extent(shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
+    if not 1 <= len(shape) <= 3:
+        raise LaunchError(f"array arguments have 1 to 3 dimensions, got shape {shape}")
+    if max(*shape, *strides) >= 2**31:
+        raise LaunchError(f"array shape {shape} or strides {strides} exceed int32 "
+                          "(shapes and strides are 32-bit kernel arguments)")
 
 
 def _element_type(nd: np.dtype) -> tl.dtype:
@@ -138,13 +143,42 @@ class _DeviceSpan:
         return self._interface
 
 
+class _DeviceFacts(NamedTuple):
+    """What a device array's interface says, worked out once per kind of array."""
+
+    dtype: tl.dtype
+    strides: tuple[int, ...]
+    contiguous: bool
+    span: int
+    key: tuple  # the launch key: dtype, alignment, layout
+    scalars: tuple[int, ...]  # shape and strides as kernel arguments
+
+
+@functools.lru_cache(maxsize=1024)
+def _device_facts(typestr: str, shape: tuple[int, ...], byte_strides: tuple[int, ...] | None,
+                  aligned: bool) -> _DeviceFacts:
+    nd = np.dtype(typestr)
+    strides = _c_strides(shape) if byte_strides is None else \
+        _element_strides(byte_strides, nd.itemsize)
+    _check_extent(shape, strides)
+    h = HostArray(_element_type(nd), shape, strides, aligned, None)
+    layout = h.layout()
+    return _DeviceFacts(h.dtype, strides, strides == _c_strides(shape),
+                        _span(shape, strides), ("array", h.dtype.short, aligned, layout),
+                        tuple(h.scalars()))
+
+
+def _facts_of(cai: dict) -> _DeviceFacts:
+    strides = cai.get("strides")
+    return _device_facts(cai["typestr"], tuple(cai["shape"]),
+                         None if strides is None else tuple(strides), cai["data"][0] % 16 == 0)
+
+
 def _device_array(v: Any, cai: dict) -> HostArray:
-    nd = np.dtype(cai["typestr"])
+    f = _facts_of(cai)
     shape = tuple(cai["shape"])
-    strides = _c_strides(shape) if cai.get("strides") is None else \
-        _element_strides(cai["strides"], nd.itemsize)
-    memory = v if strides == _c_strides(shape) else _DeviceSpan(cai, _span(shape, strides))
-    return HostArray(_element_type(nd), shape, strides, cai["data"][0] % 16 == 0, memory)
+    memory = v if f.contiguous else _DeviceSpan(cai, f.span)
+    return HostArray(f.dtype, shape, f.strides, cai["data"][0] % 16 == 0, memory)
 
 
 def _is_constant(annotation: Any) -> bool:
@@ -201,7 +235,11 @@ class TileKernel(KernelFunction):
         shape and strides."""
         runtime = []
         for v in args:
-            if is_array(v):
+            cai = _device_interface(v)
+            if cai is not None:  # the launch path of GPU arrays: cached facts
+                f = _facts_of(cai)
+                runtime += [v if f.contiguous else _DeviceSpan(cai, f.span), *f.scalars]
+            elif is_array(v):
                 h = host_array(v)
                 runtime += [h.memory, *h.scalars()]
             else:
@@ -209,7 +247,16 @@ class TileKernel(KernelFunction):
         return runtime
 
 
+def _device_interface(v: Any) -> dict | None:
+    if isinstance(v, np.ndarray | int | float):
+        return None
+    return getattr(v, "__cuda_array_interface__", None)
+
+
 def _array_key(v: Any) -> Any:
+    cai = _device_interface(v)
+    if cai is not None:
+        return _facts_of(cai).key
     if is_array(v):
         h = host_array(v)
         return ("array", h.dtype.short, h.aligned, h.layout())
