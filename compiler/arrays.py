@@ -174,11 +174,15 @@ def _facts_of(cai: dict) -> _DeviceFacts:
                          None if strides is None else tuple(strides), cai["data"][0] % 16 == 0)
 
 
+def _device_memory(v: Any, cai: dict, f: _DeviceFacts) -> Any:
+    """What the pointer parameter takes: ``v`` itself, or the span of a strided array."""
+    return v if f.contiguous else _DeviceSpan(cai, f.span)
+
+
 def _device_array(v: Any, cai: dict) -> HostArray:
     f = _facts_of(cai)
-    shape = tuple(cai["shape"])
-    memory = v if f.contiguous else _DeviceSpan(cai, f.span)
-    return HostArray(f.dtype, shape, f.strides, cai["data"][0] % 16 == 0, memory)
+    return HostArray(f.dtype, tuple(cai["shape"]), f.strides, cai["data"][0] % 16 == 0,
+                     _device_memory(v, cai, f))
 
 
 def _is_constant(annotation: Any) -> bool:
@@ -238,7 +242,7 @@ class TileKernel(KernelFunction):
             cai = _device_interface(v)
             if cai is not None:  # the launch path of GPU arrays: cached facts
                 f = _facts_of(cai)
-                runtime += [v if f.contiguous else _DeviceSpan(cai, f.span), *f.scalars]
+                runtime += [_device_memory(v, cai, f), *f.scalars]
             elif is_array(v):
                 h = host_array(v)
                 runtime += [h.memory, *h.scalars()]
