@@ -96,32 +96,42 @@ def _check(got: torch.Tensor, want: torch.Tensor, what: str) -> None:
 
 
 def matmul_rows(size: int, tilec_config: dict) -> list[list[str]]:
-    """f16 (tilec, Triton, cuBLAS), f32 IEEE and tf32 (tilec, cuBLAS)."""
+    """f16 and bf16 (tilec, Triton, cuBLAS), f32 IEEE and tf32 (tilec, cuBLAS)."""
     rows, flops = [], 2.0 * size**3
-    a = torch.randn(size, size, device="cuda", dtype=torch.float16)
-    b = torch.randn(size, size, device="cuda", dtype=torch.float16)
-    c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+    for dtype in (torch.float16, torch.bfloat16):
+        rows += _half_rows(size, flops, dtype, tilec_config)
+    rows += _f32_rows(size, flops, F32_CONFIG)
+    return rows
+
+
+# f32 operands stay in registers (FMAs, or mma.sync for tf32): a tile whose accumulator
+# and operands fit 4 warps' registers
+F32_CONFIG = {"BM": 128, "BN": 128, "BK": 64, "num_warps": 4}
+
+
+def _half_rows(size: int, flops: float, dtype, tilec_config: dict) -> list[list[str]]:
+    a = torch.randn(size, size, device="cuda", dtype=dtype)
+    b = torch.randn(size, size, device="cuda", dtype=dtype)
+    c = torch.empty(size, size, device="cuda", dtype=dtype)
     want = a @ b
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
     runs = {
         "cuBLAS (torch.matmul)": lambda: torch.matmul(a, b, out=c),
         "triton tutorial": lambda: triton_matmul[(triton.cdiv(size, 128) * triton.cdiv(
             size, 256),)](a, b, c, size, size, size, size, size, size, BM=128, BN=256, BK=64,
             GROUP=8, num_warps=8, num_stages=3),
         "tilec ptx": lambda: tc_matmul.launch(a, b, c, "ptx", **tilec_config),
-        "tilec ptx persistent (2 programs per SM)": lambda: tc_persistent.launch(
-            a, b, c, 2 * torch.cuda.get_device_properties(0).multi_processor_count, "ptx",
-            **tilec_config),
+        "tilec ptx persistent (1 program per SM)": lambda: tc_persistent.launch(
+            a, b, c, sms, "ptx", **tilec_config),
     }
     times = {}
     for name, fn in runs.items():
         fn()
         _check(c, want, name)
         times[name] = do_bench(fn, warmup=25, rep=200, return_mode="median")
-    for name, ms in times.items():
-        rows.append([f"matmul {size}^3 f16, {name}", f"{ms * 1e3:.0f} us", tflops(flops, ms),
-                     f"{times['cuBLAS (torch.matmul)'] / ms:.1%}"])
-    rows += _f32_rows(size, flops, tilec_config)
-    return rows
+    kind = {torch.float16: "f16", torch.bfloat16: "bf16"}[dtype]
+    return [[f"matmul {size}^3 {kind}, {name}", f"{ms * 1e3:.0f} us", tflops(flops, ms),
+             f"{times['cuBLAS (torch.matmul)'] / ms:.1%}"] for name, ms in times.items()]
 
 
 def _f32_rows(size: int, flops: float, config: dict) -> list[list[str]]:
@@ -217,7 +227,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true", help="smaller sizes")
     p.add_argument("--skip-wgsl", action="store_true")
-    p.add_argument("--config", default="128,128,64,4,3",
+    p.add_argument("--config", default="128,256,64,8,4",
                    help="tilec matmul BM,BN,BK,warps,stages")
     p.add_argument("--only-matmul", action="store_true")
     args = p.parse_args()

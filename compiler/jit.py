@@ -102,7 +102,7 @@ def arg_spec(v: Any) -> tuple[str, str, bool]:
         return ("ptr", d.short, True)
     cai = getattr(v, "__cuda_array_interface__", None)
     if cai is not None:
-        d = tl.dtype_from_numpy(np.dtype(cai["typestr"]))
+        d = _cai_dtype(v, cai["typestr"])
         if not _cai_contiguous(cai):
             raise LaunchError("array arguments must be contiguous (call .contiguous())")
         if d is None:
@@ -115,6 +115,14 @@ def arg_spec(v: Any) -> tuple[str, str, bool]:
     if hasattr(v, "__dlpack__"):  # PyTorch CPU tensors, JAX arrays, ... (device_arrays.py)
         return device_arrays.arg_spec(v)
     return _scalar_spec(v)
+
+
+def _cai_dtype(v: Any, typestr: str) -> tl.dtype | None:
+    """The element type of a device array: NumPy's, or bfloat16 where the interface can only
+    say "2 bytes" (``<V2``) and the array's own dtype says bfloat16 (PyTorch)."""
+    if np.dtype(typestr).kind == "V" and str(getattr(v, "dtype", "")).endswith("bfloat16"):
+        return tl.bfloat16
+    return tl.dtype_from_numpy(np.dtype(typestr))
 
 
 def _cai_contiguous(cai: dict) -> bool:

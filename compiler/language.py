@@ -415,27 +415,44 @@ def range(start, stop=None, step=None, num_stages=None, loop_unroll_factor=None)
 
 
 @_builtin
-def atomic_add(pointer, val, mask=None):
-    """Atomically ``*pointer += val`` where ``mask`` holds; returns the old values."""
+def atomic_add(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically ``*pointer += val`` where ``mask`` holds; returns the old values. ``sem``
+    is ``"relaxed"``, ``"acquire"``, ``"release"`` or ``"acq_rel"`` (the default), ``scope``
+    ``"gpu"`` (the default), ``"cta"`` or ``"sys"``, as in Triton; so for every atomic."""
 
 
 @_builtin
-def atomic_max(pointer, val, mask=None):
+def atomic_max(pointer, val, mask=None, sem=None, scope=None):
     """Atomically ``*pointer = maximum(*pointer, val)``; returns the old values."""
 
 
 @_builtin
-def atomic_min(pointer, val, mask=None):
+def atomic_min(pointer, val, mask=None, sem=None, scope=None):
     """Atomically ``*pointer = minimum(*pointer, val)``; returns the old values."""
 
 
 @_builtin
-def atomic_xchg(pointer, val, mask=None):
+def atomic_and(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically ``*pointer &= val`` (integers); returns the old values."""
+
+
+@_builtin
+def atomic_or(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically ``*pointer |= val`` (integers); returns the old values."""
+
+
+@_builtin
+def atomic_xor(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically ``*pointer ^= val`` (integers); returns the old values."""
+
+
+@_builtin
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
     """Atomically ``*pointer = val``; returns the old values."""
 
 
 @_builtin
-def atomic_cas(pointer, cmp, val, mask=None):
+def atomic_cas(pointer, cmp, val, mask=None, sem=None, scope=None):
     """Atomically ``if *pointer == cmp: *pointer = val`` (bitwise); returns the old values."""
 
 

@@ -39,14 +39,16 @@ _TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads{{cp-async={mma}}}",
 DEFAULT_ARCH = "sm_90"
 
 
-def passes(backend: str, views: bool = False) -> list[str]:
-    """The pass names (with options) a backend's pipeline runs after the frontend;
-    ``views``: the module has array views (``compiler.tile`` kernels), lowered first."""
+def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH) -> list[str]:
+    """The pass names (with options) a backend's pipeline runs after the frontend, for
+    GPU ``arch``; ``views``: the module has array views (``compiler.tile`` kernels),
+    lowered first."""
     target = targets.load(backend)
     tile_passes = ["lower-array-views", *_TILE] if views else list(_TILE)
     if target.INPUT == "tile":
         return tile_passes
-    mma = getattr(target, "MMA", 0)  # only a target with tensor cores names them
+    # only a target with tensor cores says which instructions ``arch`` has
+    mma = target.tensor_cores(arch) if hasattr(target, "tensor_cores") else 0
     simt = [spec.format(bits=target.VECTOR_BITS, mma=mma) for spec in _TO_SIMT]
     return tile_passes + simt + list(target.PASSES)
 
@@ -142,7 +144,7 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         dot_tol = dot_tolerance(module)
         asm: dict[str, str | bytes] = {"tile": stages[0][1]}
         views = any(isinstance(o, tile.MakeViewOp) for o in module.walk())
-        for spec in passes(backend, views):
+        for spec in passes(backend, views, arch):
             p = _make_pass(spec, num_warps, debug, num_stages)
             with timing.phase(f"{len(stages):02d}-{describe(p)}"), _reported(p.name, stages, module):
                 p.apply(ctx, module)

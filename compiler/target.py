@@ -2,7 +2,8 @@
 
 A target module names the level it starts from (``INPUT``: ``"tile"`` or ``"simt"``), for
 SIMT targets the widest global access one thread makes (``VECTOR_BITS``), optionally the
-tensor cores dots may use (``MMA``: the SM version, e.g. 80 for ``mma.sync``) and its own
+tensor cores dots may use on an arch (``tensor_cores(arch)``: the SM version, 80 for
+``mma.sync``, 90 for Hopper's ``wgmma``) and its own
 passes after the shared SIMT stages (``PASSES``, names in the pass registry), and turns the
 lowered module into code with ``generate(module, arch) -> Generated``. Nothing here imports
 xDSL or a backend: the pipeline loads ``backends.<name>.target`` by name.

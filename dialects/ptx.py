@@ -310,7 +310,8 @@ class AtomOp(IRDLOperation):
                          properties={"opcode": StringAttr(opcode)})
 
     def verify_(self) -> None:
-        if not self.opcode.data.startswith("atom.global."):
+        words = self.opcode.data.split(".")
+        if words[0] != "atom" or "global" not in words:
             raise VerifyException(f"ptx.atom: {self.opcode.data!r} is not an atom.global")
         _check_atomic(self, self.addr, self.result, self.pred)
         if any(a.type != self.result.type for a in self.args):
@@ -321,25 +322,28 @@ class AtomOp(IRDLOperation):
 class AtomLoopOp(IRDLOperation):
     """Per address guarded by ``pred``, atomically ``*addr = combine(*addr, val)`` by an
     ``atom.global.cas`` retry loop (for what no ``atom`` computes, such as f32 max);
-    ``combine`` is an instruction ``combine d, a, b``. The result is the old value,
-    0 in guarded-off lanes."""
+    ``combine`` is an instruction ``combine d, a, b``; ``order`` (``acq_rel.gpu``) is the
+    compare-and-swap's sem and scope qualifiers. The result is the old value, 0 in
+    guarded-off lanes."""
 
     name = "ptx.atom_loop"
     T: ClassVar = VarConstraint("T", AnyAttr())
     combine = prop_def(StringAttr)
+    order = opt_prop_def(StringAttr)
     addr = operand_def()
     val = operand_def(T)
     pred = opt_operand_def()
     result = result_def(T)
     assembly_format = (
-        "$combine $addr `,` $val (`if` $pred^ `:` type($pred))? attr-dict"
+        "$combine $addr `,` $val (`if` $pred^ `:` type($pred))? (`order` $order^)? attr-dict"
         " `:` type($addr) `,` type($val)"
     )
 
     def __init__(self, combine: str, addr: SSAValue, val: SSAValue,
-                 pred: SSAValue | None = None):
+                 pred: SSAValue | None = None, order: str | None = None):
+        props = {"combine": combine} | ({"order": order} if order else {})
         super().__init__(operands=[addr, val, pred], result_types=[val.type],
-                         properties={"combine": StringAttr(combine)})
+                         properties={k: StringAttr(v) for k, v in props.items()})
 
     def verify_(self) -> None:
         _check_atomic(self, self.addr, self.result, self.pred)
@@ -425,16 +429,18 @@ class AssignOp(IRDLOperation):
 
 @irdl_op_definition
 class SharedOp(IRDLOperation):
-    """A ``.shared`` array of ``size`` bytes declared in the kernel; the result is its
-    32-bit shared-window address."""
+    """A ``.shared`` array of ``size`` bytes, ``align``-byte aligned, declared in the kernel;
+    the result is its 32-bit shared-window address."""
 
     name = "ptx.shared"
     size = prop_def(IntegerAttr[I32])
+    align = prop_def(IntegerAttr[I32])
     result = result_def(I32)
-    assembly_format = "$size attr-dict `:` type($result)"
+    assembly_format = "$size `align` $align attr-dict `:` type($result)"
 
-    def __init__(self, size: int):
-        super().__init__(result_types=[i32], properties={"size": IntegerAttr(size, i32)})
+    def __init__(self, size: int, align: int = 16):
+        super().__init__(result_types=[i32], properties={"size": IntegerAttr(size, i32),
+                                                         "align": IntegerAttr(align, i32)})
 
 
 def _vec(vec: int) -> dict[str, Attribute]:
@@ -577,7 +583,9 @@ class LdMatrixOp(IRDLOperation):
 @irdl_op_definition
 class MmaOp(IRDLOperation):
     """``mma.sync... {d...}, {a...}, {b...}, {c...}``: one instruction for the warp on
-    fragment registers (32 bits each), printed once."""
+    fragment registers (32 bits each), printed once; or ``wgmma.mma_async... {d...},
+    a-desc, b-desc, ...`` for the warpgroup, ``a`` and ``b`` 64-bit matrix descriptors and
+    ``d`` the registers of ``c`` (``in_place``: C's own)."""
 
     name = "ptx.mma"
     T: ClassVar = VarConstraint("T", AnyAttr())
@@ -586,17 +594,25 @@ class MmaOp(IRDLOperation):
     b = operand_def()
     c = operand_def(T)
     result = result_def(T)
+    in_place = opt_prop_def(UnitAttr)
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$opcode $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)"
 
-    def __init__(self, opcode: str, a: SSAValue, b: SSAValue, c: SSAValue):
-        super().__init__(operands=[a, b, c], result_types=[c.type],
-                         properties={"opcode": StringAttr(opcode)})
+    def __init__(self, opcode: str, a: SSAValue, b: SSAValue, c: SSAValue,
+                 in_place: bool = False):
+        props: dict[str, Attribute] = {"opcode": StringAttr(opcode)}
+        if in_place:
+            props["in_place"] = UnitAttr()
+        super().__init__(operands=[a, b, c], result_types=[c.type], properties=props)
 
     def verify_(self) -> None:
-        if not self.opcode.data.startswith("mma.sync."):
-            raise VerifyException(f"ptx.mma: {self.opcode.data!r} is not an mma.sync")
-        for v in (self.a, self.b, self.c):
+        wgmma = self.opcode.data.startswith("wgmma.mma_async.")
+        if not (wgmma or self.opcode.data.startswith("mma.sync.")):
+            raise VerifyException(f"ptx.mma: {self.opcode.data!r} is not an mma.sync or wgmma")
+        for v in (self.c,) if wgmma else (self.a, self.b, self.c):
             _check_words(self, v.type)
+        if wgmma and any(v.type != i64 for v in (self.a, self.b)):
+            raise VerifyException("ptx.mma: wgmma descriptors are 64-bit registers")
 
 
 @irdl_op_definition

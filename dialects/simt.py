@@ -7,7 +7,7 @@ registers or locals). Elementwise math stays ``arith``/``math`` (and ``tile.cmpi
 ``tile.program_id``/``tile.num_programs``, splats are ``vector.broadcast``. This dialect
 adds what those lack: the thread index and global memory access as (kernel argument,
 element index), asynchronous copies from global to shared memory (``cp_async``), and the
-warp-level matrix ops of tensor cores (``ldmatrix``, ``mma``).
+warp-level matrix ops of tensor cores (``ldmatrix``, ``mma``; Hopper's warpgroup ``wgmma``).
 Not xDSL's ``gpu.thread_id``: its result is ``index`` and both our targets
 compute with 32-bit thread ids.
 """
@@ -47,7 +47,15 @@ from xdsl.irdl import (
 from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-from dialects.tile import PtrType, check_atomic, element_type, i1_like, like
+from dialects.tile import (
+    PtrType,
+    check_atomic,
+    check_order,
+    element_type,
+    i1_like,
+    like,
+    order_properties,
+)
 
 f16, bf16, f32 = Float16Type(), BFloat16Type(), Float32Type()
 
@@ -154,15 +162,19 @@ def is_shared(t: Attribute) -> bool:
 
 @irdl_op_definition
 class SharedAllocOp(IRDLOperation):
-    """A program-wide buffer in shared (workgroup) memory: ``memref<N x T, 3 : i32>``."""
+    """A program-wide buffer in shared (workgroup) memory: ``memref<N x T, 3 : i32>``,
+    aligned to ``align`` bytes (16 if absent; 1024 for a 128-byte-swizzled stage)."""
 
     name = "simt.shared_alloc"
     result = result_def(MemRefType)
+    align = opt_prop_def(IntegerAttr[I32])
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict `:` type($result)"
 
-    def __init__(self, elem: Attribute, size: int):
+    def __init__(self, elem: Attribute, size: int, align: int = 0):
         super().__init__(result_types=[MemRefType(elem, [size],
-                                                  memory_space=IntegerAttr(SHARED, i32))])
+                                                  memory_space=IntegerAttr(SHARED, i32))],
+                         properties={"align": IntegerAttr(align, i32)} if align else {})
 
     def verify_(self) -> None:
         if not is_shared(self.result.type) or len(self.result.type.get_shape()) != 1:
@@ -358,29 +370,35 @@ class ShuffleDownOp(_ShuffleShiftOp):
 @irdl_op_definition
 class AtomicRMWOp(IRDLOperation):
     """Per lane where ``mask`` holds, atomically ``base[index] = kind(base[index], val)``
-    (kinds as ``tile.atomic_rmw``); the result is the old value, 0 where masked off."""
+    (kinds, ``sem`` and ``scope`` as ``tile.atomic_rmw``); the result is the old value, 0
+    where masked off."""
 
     name = "simt.atomic_rmw"
     T: ClassVar = VarConstraint("T", AnyAttr())
     kind = prop_def(StringAttr)
+    sem = opt_prop_def(StringAttr)
+    scope = opt_prop_def(StringAttr)
     base = operand_def(PtrType)
     index = operand_def()
     val = operand_def(T)
     mask = opt_operand_def()
     result = result_def(T)
     assembly_format = (
-        "$kind `,` $base `[` $index `]` `,` $val (`mask` $mask^ `:` type($mask))? attr-dict"
+        "$kind `,` $base `[` $index `]` `,` $val (`mask` $mask^ `:` type($mask))?"
+        " (`sem` $sem^)? (`scope` $scope^)? attr-dict"
         " `:` type($base) `,` type($index) `,` type($val)"
     )
 
     def __init__(self, kind: str, base: SSAValue, index: SSAValue, val: SSAValue,
-                 mask: SSAValue | None = None):
+                 mask: SSAValue | None = None, sem: str | None = None,
+                 scope: str | None = None):
         super().__init__(operands=[base, index, val, mask], result_types=[val.type],
-                         properties={"kind": StringAttr(kind)})
+                         properties={"kind": StringAttr(kind), **order_properties(sem, scope)})
 
     def verify_(self) -> None:
         _check_access(self, self.base, self.index, self.val.type, self.mask, 1)
         check_atomic(self, self.kind.data, self.val.type)
+        check_order(self)
 
 
 @irdl_op_definition
@@ -390,6 +408,8 @@ class AtomicCASOp(IRDLOperation):
 
     name = "simt.atomic_cas"
     T: ClassVar = VarConstraint("T", AnyAttr())
+    sem = opt_prop_def(StringAttr)
+    scope = opt_prop_def(StringAttr)
     base = operand_def(PtrType)
     index = operand_def()
     cmp = operand_def(T)
@@ -397,17 +417,21 @@ class AtomicCASOp(IRDLOperation):
     mask = opt_operand_def()
     result = result_def(T)
     assembly_format = (
-        "$base `[` $index `]` `,` $cmp `,` $val (`mask` $mask^ `:` type($mask))? attr-dict"
+        "$base `[` $index `]` `,` $cmp `,` $val (`mask` $mask^ `:` type($mask))?"
+        " (`sem` $sem^)? (`scope` $scope^)? attr-dict"
         " `:` type($base) `,` type($index) `,` type($val)"
     )
 
     def __init__(self, base: SSAValue, index: SSAValue, cmp: SSAValue, val: SSAValue,
-                 mask: SSAValue | None = None):
-        super().__init__(operands=[base, index, cmp, val, mask], result_types=[val.type])
+                 mask: SSAValue | None = None, sem: str | None = None,
+                 scope: str | None = None):
+        super().__init__(operands=[base, index, cmp, val, mask], result_types=[val.type],
+                         properties=order_properties(sem, scope))
 
     def verify_(self) -> None:
         _check_access(self, self.base, self.index, self.val.type, self.mask, 1)
         check_atomic(self, None, self.val.type)
+        check_order(self)
 
 
 # -- warp-level matrix ops (tensor cores): only the PTX target is given them -------------
@@ -505,7 +529,101 @@ class MmaOp(IRDLOperation):
                                       f"per thread")
 
 
+WGMMA_K = 16  # of a wgmma's 16-bit operands
+WGMMA_M = 64  # rows of one warpgroup's product
+
+
+@irdl_op_definition
+class WgmmaOp(IRDLOperation):
+    """Per warpgroup (4 warps), ``D = A @ B + C`` on an m64 x n x k16 tile (PTX
+    ``wgmma.mma_async``), both operands in shared memory, 128-byte swizzled: A (64 x 16,
+    K-major) from element ``a_index`` of ``a``, rows of 8 ``a_sbo`` bytes apart; B (16 x n,
+    N-major: ``tnspB``) from ``b_index`` of ``b``, groups of 8 k rows ``b_sbo`` bytes apart and
+    atoms of 64 columns ``b_lbo``. Each thread holds ``n / 2`` elements of C and D: lane ``l``
+    of warp ``w`` has rows ``16 w + l / 4 + {0, 8}`` and columns ``8 j + 2 (l % 4) + {0, 1}``
+    (``mma.sync``'s m16n8 fragments along n). Asynchronous: D may be read only after a
+    ``simt.wgmma_wait`` covers the group a ``simt.wgmma_commit`` closed. ``in_place``: C's
+    registers are dead after it (a loop-carried accumulator), so D may be them."""
+
+    name = "simt.wgmma"
+    C: ClassVar = VarConstraint("C", AnyAttr())
+    a = operand_def(MemRefType)
+    a_index = operand_def(I32)
+    b = operand_def(MemRefType)
+    b_index = operand_def(I32)
+    c = operand_def(C)
+    result = result_def(C)
+    a_sbo = prop_def(IntegerAttr[I32])
+    b_lbo = prop_def(IntegerAttr[I32])
+    b_sbo = prop_def(IntegerAttr[I32])
+    in_place = opt_prop_def(UnitAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$a `[` $a_index `]` `,` $b `[` $b_index `]` `,` $c attr-dict `:` type($a) `,` "
+        "type($b) `,` type($c)"
+    )
+
+    def __init__(self, a: SSAValue, a_index: SSAValue, b: SSAValue, b_index: SSAValue,
+                 c: SSAValue, a_sbo: int, b_lbo: int, b_sbo: int, in_place: bool = False):
+        props: dict[str, Attribute] = {k: IntegerAttr(v, i32) for k, v in
+                                       (("a_sbo", a_sbo), ("b_lbo", b_lbo), ("b_sbo", b_sbo))}
+        if in_place:
+            props["in_place"] = UnitAttr()
+        super().__init__(operands=[a, a_index, b, b_index, c], result_types=[c.type],
+                         properties=props)
+
+    @property
+    def n(self) -> int:
+        return 2 * _lanes(self.c.type)
+
+    def verify_(self) -> None:
+        if not (is_shared(self.a.type) and is_shared(self.b.type)):
+            raise VerifyException("simt.wgmma reads its operands from shared memory")
+        elem = self.a.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+        if elem not in (f16, bf16) or self.b.type.element_type != elem:  # pyright: ignore
+            raise VerifyException("simt.wgmma: A and B must both be f16 or bf16")
+        if element_type(self.c.type) != f32 or self.n % 8 or not 8 <= self.n <= 256:
+            raise VerifyException("simt.wgmma: C needs n / 2 f32 lanes, n a multiple of 8 "
+                                  "up to 256")
+
+
+@irdl_op_definition
+class WgmmaCommitOp(IRDLOperation):
+    """Close the warpgroup's group of ``simt.wgmma`` issued since the last one."""
+
+    name = "simt.wgmma_commit"
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class WgmmaWaitOp(IRDLOperation):
+    """Wait until at most ``pending`` of the warpgroup's wgmma groups are unfinished."""
+
+    name = "simt.wgmma_wait"
+    pending = prop_def(IntegerAttr[I32])
+    assembly_format = "$pending attr-dict"
+
+    def __init__(self, pending: int):
+        super().__init__(properties={"pending": IntegerAttr(pending, i32)})
+
+
+@irdl_op_definition
+class FenceProxyAsyncOp(IRDLOperation):
+    """Make this thread's shared-memory writes (stores, landed ``cp_async`` copies) visible
+    to the async proxy that ``wgmma`` reads through (a barrier after it: to every thread's)."""
+
+    name = "simt.fence_proxy_async"
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
 SIMT = Dialect("simt", [ThreadIdOp, LoadOp, StoreOp, SharedAllocOp, SharedLoadOp,
                         SharedStoreOp, BarrierOp, ShuffleXorOp, ShuffleUpOp, ShuffleDownOp,
                         AtomicRMWOp, AtomicCASOp, LdMatrixOp, MmaOp, CpAsyncOp,
-                        CpAsyncCommitOp, CpAsyncWaitOp], [])
+                        CpAsyncCommitOp, CpAsyncWaitOp, WgmmaOp, WgmmaCommitOp, WgmmaWaitOp,
+                        FenceProxyAsyncOp], [])

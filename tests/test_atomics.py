@@ -390,13 +390,14 @@ RMW_SIG = {"ptr": "*f32", "slots": "*i32", "vals": "*f32", "olds": "*f32", "n": 
 
 def test_ptx_text():
     text = _asm(rmw, "ptx", RMW_SIG, KIND="max", BLOCK=256)["ptx"]
-    assert "max.NaN.f32" in text and "atom.global.cas.b32" in text and "_loop:" in text
+    cas = "atom.acq_rel.gpu.global.cas.b32"  # Triton's default sem and scope
+    assert "max.NaN.f32" in text and cas in text and "_loop:" in text
     lines = text.splitlines()
-    first = next(i for i, t in enumerate(lines) if "atom.global.cas.b32" in t)
+    first = next(i for i, t in enumerate(lines) if cas in t)
     assert any("mov.b32" in t and t.rstrip().endswith(", 0;") for t in lines[first - 8:first])
     int_sig = {**RMW_SIG, "ptr": "*u32", "vals": "*u32", "olds": "*u32"}
     text = _asm(rmw, "ptx", int_sig, KIND="min", BLOCK=256)["ptx"]
-    assert "atom.global.min.u32" in text and "bra" not in text
+    assert "atom.acq_rel.gpu.global.min.u32" in text and "bra" not in text
 
 
 def test_wgsl_text():

@@ -10,8 +10,10 @@ replaced. Masked-off elements neither read nor write memory; they return 0.
 
 Kinds (``dialects/tile.py``): ``add`` wraps for integers and rounds once per element for
 floats; ``max``/``min`` on floats are ``arith.maximumf``/``minimumf`` (NaN propagates,
--0.0 orders below +0.0); ``umax``/``umin`` read integers as unsigned; ``xchg`` stores the
-value; ``tile.atomic_cas`` stores where the old value has the comparand's bit pattern.
+-0.0 orders below +0.0); ``umax``/``umin`` read integers as unsigned; ``and``/``or``/``xor``
+are bitwise; ``xchg`` stores the value; ``tile.atomic_cas`` stores where the old value has
+the comparand's bit pattern. ``sem`` and ``scope`` (checked by the ops' verifiers) need
+nothing here: in a sequential execution every order is already the program order.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ def _combine(kind: str, is_float: bool) -> Combine:
         "max": ops._maximumf if is_float else np.maximum,
         "min": ops._minimumf if is_float else np.minimum,
         "umax": _unsigned(np.maximum), "umin": _unsigned(np.minimum),
+        "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
     }
     return table[kind]
 

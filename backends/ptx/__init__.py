@@ -68,11 +68,12 @@ def availability() -> tuple[bool, str]:
     return True, f"{name} (sm_{major}{minor})"
 
 
-def shared_layout(sizes: list[int]) -> tuple[list[int], int]:
-    """Byte offsets of shared arrays of ``sizes`` bytes placed one after another, each
-    16-byte aligned, and the total bytes."""
+def shared_layout(arrays: list[tuple[int, int]]) -> tuple[list[int], int]:
+    """Byte offsets of shared arrays of ``(size, alignment)`` placed one after another, each
+    at least 16-byte aligned, and the total bytes."""
     offsets, total = [], 0
-    for size in sizes:
+    for size, align in arrays:
+        total = -(-total // align) * align
         offsets.append(total)
         total += -(-size // 16) * 16
     return offsets, total

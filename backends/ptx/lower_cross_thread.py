@@ -41,7 +41,8 @@ _SHFL = {simt.ShuffleXorOp: ("bfly", 31), simt.ShuffleUpOp: ("up", 0),
 @lowers(simt.SharedAllocOp)
 def shared_alloc(lo: Lowering, op: simt.SharedAllocOp) -> SSAValue:
     t = op.result.type
-    return lo.value(ptx.SharedOp(t.get_shape()[0] * BYTES[dtype(t.element_type)]))
+    align = 16 if op.align is None else max(16, op.align.value.data)
+    return lo.value(ptx.SharedOp(t.get_shape()[0] * BYTES[dtype(t.element_type)], align))
 
 
 def _address(lo: Lowering, op: simt.SharedLoadOp | simt.SharedStoreOp, vec: int

@@ -1,5 +1,6 @@
 """Part of simt-to-ptx: global memory (``simt.load``/``store``, ``simt.atomic_rmw``/
-``atomic_cas``) -> ``ptx.ld_global``/``st_global``/``atom``/``atom_loop``.
+``atomic_cas``) -> ``ptx.ld_global``/``st_global``/``atom``/``atom_loop``; an atomic's
+``sem`` and ``scope`` become its ``atom.<sem>.<scope>.global`` qualifiers.
 
 An access's address is ``base + index * sizeof(T)`` per lane; consecutive lanes a load or
 store marks ``vec`` move as one access of at most 128 bits. Bools are bytes in memory.
@@ -17,15 +18,20 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from backends.ptx.lower_core import BYTES, ELEMS, Lowering, dtype, lowers, unsupported
 from dialects import ptx, simt
-from dialects.tile import CACHE_HINT_ATTRS, like
+from dialects.tile import CACHE_HINT_ATTRS, like, memory_order
 
 # Atomics: (kind, dtype) -> the atom.global operation and type. f32 max/min have no atom:
 # an atom.global.cas loop applies the NaN-propagating max/min instead.
 _ATOM = {("add", "i32"): "add.u32", ("add", "f32"): "add.f32", ("max", "i32"): "max.s32",
          ("min", "i32"): "min.s32", ("umax", "i32"): "max.u32", ("umin", "i32"): "min.u32",
+         ("and", "i32"): "and.b32", ("or", "i32"): "or.b32", ("xor", "i32"): "xor.b32",
          ("xchg", "i32"): "exch.b32", ("xchg", "f32"): "exch.b32", ("cas", "i32"): "cas.b32",
          ("cas", "f32"): "cas.b32"}
 _ATOM_LOOP = {("max", "f32"): "max.NaN.f32", ("min", "f32"): "min.NaN.f32"}
+# The op's sem and scope -> atom's qualifiers (PTX ISA "atom": atom{.sem}{.scope}.global...,
+# sm_70 and newer): Triton's names are PTX's.
+_SEM = {"relaxed": "relaxed", "acquire": "acquire", "release": "release", "acq_rel": "acq_rel"}
+_SCOPE = {"cta": "cta", "gpu": "gpu", "sys": "sys"}
 _PRMT_EVEN_BYTES = 0x6420  # bytes 0, 2 of a then of b: the low bytes of two halves each
 MAX_ELEMENTS = 4  # a PTX vector access moves at most 4 registers
 I8 = IntegerType(8)
@@ -158,9 +164,11 @@ def atomic(lo: Lowering, op: simt.AtomicRMWOp | simt.AtomicCASOp) -> SSAValue:
     addr = global_address(lo, lo.values[op.base], lo.values[op.index], dt)
     pred = None if op.mask is None else lo.values[op.mask]
     val = lo.values[op.val]
+    sem, scope = memory_order(op)
+    order = f"{_SEM[sem]}.{_SCOPE[scope]}"
     if (kind, dt) in _ATOM_LOOP:
-        return lo.value(ptx.AtomLoopOp(_ATOM_LOOP[kind, dt], addr, val, pred))
+        return lo.value(ptx.AtomLoopOp(_ATOM_LOOP[kind, dt], addr, val, pred, order))
     if (kind, dt) not in _ATOM:
         raise unsupported(op, f"{op.name} {kind} on {dt}")
     args = [lo.values[op.cmp], val] if kind == "cas" else [val]
-    return lo.value(ptx.AtomOp(f"atom.global.{_ATOM[kind, dt]}", addr, args, pred))
+    return lo.value(ptx.AtomOp(f"atom.{order}.global.{_ATOM[kind, dt]}", addr, args, pred))

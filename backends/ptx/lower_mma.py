@@ -2,7 +2,12 @@
 
 - ``simt.ldmatrix`` -> ``ptx.ldmatrix`` (``ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16``)
   at ``base + offset * size``, giving 32-bit registers;
-- ``simt.mma`` -> ``ptx.mma`` (``mma.sync.aligned.<shape>.row.col.<D>.<A>.<B>.<C>``).
+- ``simt.mma`` -> ``ptx.mma`` (``mma.sync.aligned.<shape>.row.col.<D>.<A>.<B>.<C>``);
+- ``simt.wgmma`` -> ``ptx.mma`` with a ``wgmma.mma_async.sync.aligned.m64n<N>k16.f32``
+  opcode on two shared-memory matrix descriptors (64 bits: start address >> 4 in bits
+  0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45, the 128-byte
+  swizzle in 62-63); ``wgmma_commit``/``wait`` and ``fence_proxy_async`` are one
+  instruction each.
 
 SIMT fragments are vectors of elements; the instructions take 32-bit registers holding 2
 halves, 4 bytes or one tf32. ``pack`` and ``unpack`` convert: 16- and 8-bit lanes by the
@@ -13,7 +18,7 @@ and packed again), f32 by ``cvt.rna.tf32.f32``.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import VectorType, i32
+from xdsl.dialects.builtin import VectorType, i32, i64
 from xdsl.ir import SSAValue
 
 from backends.ptx.lower_core import BYTES, Lowering, dtype, lowers
@@ -50,6 +55,45 @@ def mma(lo: Lowering, op: simt.MmaOp) -> SSAValue:
         return lo.value(ptx.MmaOp(opcode, a, b, c))
     d = lo.value(ptx.MmaOp(opcode, a, b, pack(lo, c)))
     return unpack(lo, d, op.result.type)
+
+
+SWIZZLE_128B = 1 << 62  # the descriptor's layout type
+K_MAJOR_LBO = 16  # unused by a swizzled K-major operand; 1 in its field, as is customary
+
+
+@lowers(simt.WgmmaOp)
+def wgmma(lo: Lowering, op: simt.WgmmaOp) -> SSAValue:
+    a = _descriptor(lo, op.a, op.a_index, K_MAJOR_LBO, op.a_sbo.value.data)
+    b = _descriptor(lo, op.b, op.b_index, op.b_lbo.value.data, op.b_sbo.value.data)
+    elem = dtype(op.a.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
+    opcode = f"wgmma.mma_async.sync.aligned.m64n{op.n}k16.f32.{elem}.{elem}"
+    return lo.value(ptx.MmaOp(opcode, a, b, lo.values[op.c], op.in_place is not None))
+
+
+def _descriptor(lo: Lowering, buffer: SSAValue, index: SSAValue, lbo: int, sbo: int
+                ) -> SSAValue:
+    """The matrix descriptor of the operand at element ``index`` of shared ``buffer``."""
+    size = BYTES[dtype(buffer.type.element_type)]  # pyright: ignore[reportAttributeAccessIssue]
+    addr = lo.inst("mad.lo.s32", [lo.values[index], lo.const(size, "i32"), lo.values[buffer]],
+                   i32)
+    start = lo.inst("bfe.u32", [addr, lo.const(4, "i32"), lo.const(14, "i32")], i32)
+    fixed = SWIZZLE_128B | (sbo >> 4) << 32 | (lbo >> 4) << 16
+    return lo.inst("or.b64", [lo.inst("cvt.u64.u32", [start], i64), lo.const(fixed, "i64")],
+                   i64)
+
+
+_PLAIN = {simt.WgmmaCommitOp: "wgmma.commit_group.sync.aligned",
+          simt.FenceProxyAsyncOp: "fence.proxy.async.shared::cta"}
+
+
+@lowers(*_PLAIN)
+def plain(lo: Lowering, op: simt.WgmmaCommitOp | simt.FenceProxyAsyncOp) -> None:
+    lo.emit(ptx.PlainOp(_PLAIN[type(op)]))
+
+
+@lowers(simt.WgmmaWaitOp)
+def wgmma_wait(lo: Lowering, op: simt.WgmmaWaitOp) -> None:
+    lo.emit(ptx.PlainOp(f"wgmma.wait_group.sync.aligned {op.pending.value.data}"))
 
 
 def pack(lo: Lowering, v: SSAValue) -> SSAValue:

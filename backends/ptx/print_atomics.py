@@ -52,7 +52,8 @@ def emit_atom_loop(p: KernelPrinter, op: ptx.AtomLoopOp) -> None:
         p.line(f"ld.global.b32 {d}, [{a}]")
         p.lines.append(f"{label}_loop:")
         p.line(f"{op.combine.data} {new}, {d}, {v}")
-        p.line(f"atom.global.cas.b32 {seen}, [{a}], {d}, {new}")
+        order = f".{op.order.data}" if op.order is not None else ""
+        p.line(f"atom{order}.global.cas.b32 {seen}, [{a}], {d}, {new}")
         p.line(f"setp.ne.b32 {retry}, {seen}, {d}")
         p.line(f"mov.b32 {d}, {seen}")
         p.line(f"@{retry} bra {label}_loop")

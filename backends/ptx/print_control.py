@@ -2,7 +2,8 @@
 ``ptx.assign``), for ``print_core.KernelPrinter``.
 
 A ``ptx.reg`` prints nothing: its registers are allocated where first used, like any
-value's. ``ptx.assign`` is one ``mov`` per lane.
+value's. ``ptx.assign`` is one ``mov`` per lane, none where the lane is the register
+itself (an accumulator a wgmma wrote in place).
 """
 
 from __future__ import annotations
@@ -35,4 +36,5 @@ def emit_reg(p: KernelPrinter, op: ptx.RegOp) -> None:
 def emit_assign(p: KernelPrinter, op: ptx.AssignOp) -> None:
     cls = ptx.REGISTER_CLASSES[element_type(op.reg.type)][0]
     for i, d in enumerate(p.reg(op.reg)):
-        p.line(f"mov.{cls} {d}, {p.lane(op.value, i)}")
+        if d != p.lane(op.value, i):
+            p.line(f"mov.{cls} {d}, {p.lane(op.value, i)}")

@@ -22,16 +22,17 @@ from dialects.tile import element_type
 @emits(ptx.SharedOp)
 def emit_shared(p: KernelPrinter, op: ptx.SharedOp) -> None:
     arrays = [s for s in p.kernel.walk() if isinstance(s, ptx.SharedOp)]
-    offsets, total = shared_layout([s.size.value.data for s in arrays])
+    offsets, total = shared_layout([(s.size.value.data, s.align.value.data) for s in arrays])
+    align = max(s.align.value.data for s in arrays)
     if total > STATIC_SHARED_LIMIT:
         name = f"{p.name}_smem"
         if not p.globals:
-            p.globals.append(f".extern .shared .align 16 .b8 {name}[];")
+            p.globals.append(f".extern .shared .align {align} .b8 {name}[];")
         offset = offsets[arrays.index(op)]
         p.line(f"mov.u32 {p.reg(op.result)[0]}, {name}{f'+{offset}' if offset else ''}")
         return
     name = f"{p.name}_smem{len(p.shared)}"
-    p.shared.append(f"\t.shared .align 16 .b8 {name}[{op.size.value.data}];")
+    p.shared.append(f"\t.shared .align {op.align.value.data} .b8 {name}[{op.size.value.data}];")
     p.line(f"mov.u32 {p.reg(op.result)[0]}, {name}")
 
 

@@ -1,7 +1,11 @@
 """PTX text of the ptx dialect's warp-level matrix ops, for ``print_core.KernelPrinter``.
 
 ``ldmatrix`` and ``mma.sync`` are one instruction for the whole warp: each fragment is a
-brace group of its 32-bit registers. ``ptx.repack`` is one ``mov.b32`` per 32-bit
+brace group of its 32-bit registers. A ``wgmma`` reads and writes one group, D: it takes
+over C's registers when C comes straight from the wgmma before it (a chain over k) or is
+dead after it (``in_place``: a loop's accumulator), else C is copied into fresh ones; the
+first of a chain is fenced from earlier register accesses by ``wgmma.fence`` (scale-d 1:
+D = A B + D; A K-major, B N-major: trans-b 1). ``ptx.repack`` is one ``mov.b32`` per 32-bit
 register, joining or splitting a pair of 16-bit registers.
 """
 
@@ -25,6 +29,9 @@ def emit_ldmatrix(p: KernelPrinter, op: ptx.LdMatrixOp) -> None:
 
 @emits(ptx.MmaOp)
 def emit_mma(p: KernelPrinter, op: ptx.MmaOp) -> None:
+    if op.opcode.data.startswith("wgmma."):
+        _wgmma(p, op)
+        return
     groups = ", ".join(_group(p, v) for v in (op.result, op.a, op.b, op.c))
     p.line(f"{op.opcode.data} {groups}")
 
@@ -37,3 +44,18 @@ def emit_repack(p: KernelPrinter, op: ptx.RepackOp) -> None:
     for i, w in enumerate(p.reg(words)):
         pair = f"{{{h[2 * i]}, {h[2 * i + 1]}}}"
         p.line(f"mov.b32 {w}, {pair}" if joining else f"mov.b32 {pair}, {w}")
+
+
+def _wgmma(p: KernelPrinter, op: ptx.MmaOp) -> None:
+    c = op.c
+    chained = (isinstance(c.owner, ptx.MmaOp) and c.owner.opcode.data.startswith("wgmma.")
+               and len(list(c.uses)) == 1)
+    if chained or op.in_place is not None:
+        p.regs[op.result] = p.reg(c)
+    else:
+        for d, s in zip(p.reg(op.result), p.reg(c), strict=True):
+            p.line(f"mov.f32 {d}, {s}")
+    if not chained:
+        p.line("wgmma.fence.sync.aligned")
+    a, b = (p.reg(v)[0] for v in (op.a, op.b))
+    p.line(f"{op.opcode.data} {_group(p, op.result)}, {a}, {b}, 1, 1, 1, 0, 1")

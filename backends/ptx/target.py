@@ -13,15 +13,24 @@ from compiler.target import Generated
 
 INPUT = "simt"
 VECTOR_BITS = 128  # ld/st.global.v4.b32
-MMA = 80  # dots on tensor cores by mma.sync (every supported arch, sm_80 and newer)
 PASSES = ("simt-to-ptx",)
+WGMMA_ARCHS = ("sm_90", "sm_90a")  # Hopper: wgmma exists only in the sm_90a ISA
+
+
+def tensor_cores(arch: str) -> int:
+    """The SM version whose tensor-core instructions dots may use on ``arch``: 90 (wgmma,
+    mma.sync where a dot cannot use it) on Hopper, else 80 (mma.sync, sm_80 and newer)."""
+    return 90 if arch in WGMMA_ARCHS else 80
 
 
 def generate(module: ModuleOp, arch: str) -> Generated:
+    if any(op.name == "ptx.mma" and op.opcode.data.startswith("wgmma.")
+           for op in module.walk()):
+        arch = "sm_90a"
     with timing.phase("codegen: print PTX"):
         ptx = print_ptx(module, arch=arch)
     with timing.phase("codegen: nvJitLink PTX -> cubin"):
         cubin = assemble(ptx, arch)
-    _, shared = shared_layout([op.size.value.data for op in module.walk()
-                               if op.name == "ptx.shared"])
+    _, shared = shared_layout([(op.size.value.data, op.align.value.data)
+                               for op in module.walk() if op.name == "ptx.shared"])
     return Generated(cubin, {"ptx": ptx, "cubin": cubin}, {"arch": arch, "shared": shared})

@@ -9,6 +9,13 @@ native atomic where WGSL has one for the buffer's atomic type, else a
 compare-exchange loop (f32 add/max/min, signed max/min on ``atomic<u32>``).
 ``tile.atomic_cas`` loops too, because ``atomicCompareExchangeWeak`` may fail
 spuriously: it retries until it either exchanged or saw other bits.
+
+WGSL's atomics are all relaxed, and its only fences are barriers of workgroup scope. So
+an atomic's ``sem`` becomes a ``storageBarrier()`` before it (release, acq_rel) and after
+it (acquire, acq_rel): the workgroup's storage accesses are ordered around the atomic, as
+at ``cta`` scope, which also covers a scalar atomic done by one invocation for all. WGSL
+has nothing stronger: ``gpu`` and ``sys`` scope get the same barriers, and ordering
+against other workgroups is up to the implementation (README, "Differences from Triton").
 """
 
 from __future__ import annotations
@@ -19,16 +26,21 @@ from xdsl.ir import SSAValue
 
 from backends.wgsl.core import WGSLEmitter, handles, ty
 from dialects import simt
+from dialects.tile import memory_order
 
 AtomicOp = simt.AtomicRMWOp | simt.AtomicCASOp
 
 _NATIVE = {"add": "atomicAdd", "xchg": "atomicExchange", "max": "atomicMax",
-           "min": "atomicMin", "umax": "atomicMax", "umin": "atomicMin"}
-# Kinds a native atomic computes, per (value type, buffer atomic type): add and xchg
-# work on bits; max/min only where the atomic type compares like the kind.
-_NATIVE_KINDS = {("i32", "i32"): {"add", "xchg", "max", "min"},
-                 ("i32", "u32"): {"add", "xchg", "umax", "umin"},
+           "min": "atomicMin", "umax": "atomicMax", "umin": "atomicMin", "and": "atomicAnd",
+           "or": "atomicOr", "xor": "atomicXor"}
+# Kinds a native atomic computes, per (value type, buffer atomic type): add, xchg and the
+# bitwise kinds work on bits; max/min only where the atomic type compares like the kind.
+_NATIVE_KINDS = {("i32", "i32"): {"add", "xchg", "max", "min", "and", "or", "xor"},
+                 ("i32", "u32"): {"add", "xchg", "umax", "umin", "and", "or", "xor"},
                  ("f32", "u32"): {"xchg"}}
+# sem -> whether a storageBarrier() goes (before, after) the atomic
+_FENCES = {"relaxed": (False, False), "acquire": (False, True), "release": (True, False),
+           "acq_rel": (True, True)}
 # The new value of a compare-exchange loop, from the current value c and operand v.
 _COMBINE = {"add": "c + v", "xchg": "v", "max": "max(c, v)", "min": "min(c, v)",
             "umax": "bitcast<i32>(max(bitcast<u32>(c), bitcast<u32>(v)))",
@@ -115,9 +127,14 @@ def emit_atomic(em: WGSLEmitter, op: AtomicOp) -> None:
     index = em.vals[op.index]
     operands = [em.vals[v] for v in ((op.cmp, op.val) if _kind(op) == "cas" else (op.val,))]
     mask = em.vals[op.mask] if op.mask is not None else None
+    before, after = _FENCES[memory_order(op)[0]]
+    if before:
+        em.line("storageBarrier();")
     for c, w in enumerate(out.widths):
         t = ty(out.elem, w)
         em.line(f"var {out.names[c]}: {t} = {t}();")
         for j in range(4 * c, 4 * c + w):
             args = ", ".join([index.lane(j)] + [v.lane(j) for v in operands])
             em.guarded(mask, j, [f"{out.lane(j)} = {fn}({args});"])
+    if after:
+        em.line("storageBarrier();")

@@ -18,7 +18,8 @@ they form groups. A group takes its layout from where its tiles go or come from:
    any other rule (the operands keep their own layouts: the lowering stages them through
    shared memory). With ``mma`` set (a target with tensor cores) and a dot they can do
    (``mma_layout``: f16/bf16, i8, f32 as tf32/tf32x3, a tile of whole m16n8 tiles per
-   warp) that is ``#tile.mma``, ``mma.sync``'s accumulator fragments; otherwise
+   warp) that is ``#tile.mma``, ``mma.sync``'s accumulator fragments (version 3, wgmma,
+   with ``mma`` 90 where both operands come from swizzled stages); otherwise
    ``dot_layout``: each thread owns a 2-D block of the product, so it reuses every A value
    it reads along its row of the block and every B value down its column;
 4. otherwise the blocked layout of its shape, coalesced along the last dimension for the
@@ -39,8 +40,10 @@ from math import prod
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     BytesAttr,
     DenseIntOrFPElementsAttr,
+    Float16Type,
     IntegerAttr,
     ModuleOp,
     TensorType,
@@ -148,6 +151,27 @@ def mma_layout(op: tile.DotOp, num_warps: int) -> MmaLayoutAttr | None:
         return None
     warps = mma_warps(m, n, num_warps)
     return None if warps is None else MmaLayoutAttr(2, warps)
+
+
+WGMMA_SM = 90  # Hopper: warpgroup MMA (wgmma) from shared memory
+
+
+def wgmma_ok(op: tile.DotOp, num_warps: int) -> bool:
+    """Whether Hopper's wgmma can do ``op`` from 128-byte-swizzled stages: f16 or bf16 into
+    f32, whole warpgroups with whole m16 tiles per warp along M (warps ``[num_warps,
+    1]``), and K and N in whole 128-byte atoms."""
+    elem = element_type(op.a.type)
+    (m, k), n = op.a.type.get_shape(), op.b.type.get_shape()[1]  # pyright: ignore
+    return (isinstance(elem, Float16Type | BFloat16Type) and element_type(op.b.type) == elem
+            and element_type(op.result.type) == f32 and num_warps % 4 == 0
+            and m % (16 * num_warps) == 0 and k % 64 == 0 and n % 64 == 0)
+
+
+def _swizzled(v: SSAValue) -> bool:
+    """Whether ``v`` is read from a 128-byte-swizzled stage."""
+    read = v.owner
+    alloc = read.buffer.owner if isinstance(read, tile.SharedReadOp) else None
+    return isinstance(alloc, tile.SharedAllocOp) and alloc.swizzle is not None
 
 
 _ACCESSES = (LoadOp, StoreOp, tile.AsyncCopyOp)  # tile accesses that get a ``vec``
@@ -338,7 +362,10 @@ class _Assigner:
         return layout
 
     def dot(self, op: tile.DotOp) -> Attribute:
-        """A dot result's layout: on tensor cores where the target has them and can."""
+        """A dot result's layout: on tensor cores where the target has them and can (wgmma
+        where ``pipeline-loads`` staged both operands for it)."""
+        if self.mma >= WGMMA_SM and _swizzled(op.a) and _swizzled(op.b):
+            return MmaLayoutAttr(3, (self.num_warps, 1))
         found = mma_layout(op, self.num_warps) if self.mma else None
         return found or dot_layout(op.result.type.get_shape(), self.num_warps)  # pyright: ignore
 
@@ -466,7 +493,7 @@ class AssignLayouts(ModulePass):
 
     num_warps: int = 4
     vector_bits: int = 128
-    mma: int = 0  # the SM version whose tensor cores dots may use (80: mma.sync); 0: none
+    mma: int = 0  # the SM version whose tensor cores dots may use (80: mma.sync, 90: wgmma)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.num_warps < 1 or self.num_warps & (self.num_warps - 1):

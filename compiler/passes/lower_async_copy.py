@@ -2,13 +2,15 @@
 layouts, from ``pipeline-loads``) -> SIMT IR.
 
 - ``tile.shared_alloc`` -> one ``simt.shared_alloc`` of all its stages, rows one after
-  another (``row_len`` elements each);
+  another (``row_len`` elements each), or 128-byte swizzled (1024-byte aligned, each
+  thread's copies placed by the same bit arithmetic as ``swizzled_row`` and the atoms);
 - ``tile.async_copy`` -> ``simt.cp_async``: each thread copies its own elements of the
   tile (its lanes under the pointer tile's layout) into the stage, ``vec`` lanes (4, 8 or
   16 bytes) a copy; an access narrower than 4 bytes, which ``cp.async`` cannot make, is a
   ``simt.load`` and ``simt.shared_store`` instead (the wait's barrier orders it all the same);
 - ``tile.async_commit`` / ``tile.async_wait`` -> ``simt.cp_async_commit`` /
-  ``simt.cp_async_wait`` and ``simt.barrier``;
+  ``simt.cp_async_wait`` and ``simt.barrier`` (after a ``simt.fence_proxy_async`` where
+  swizzled stages are read by ``wgmma``, through the async proxy);
 - ``tile.shared_read`` feeding only tensor-core dots is left to them (``lower_mma_dot``
   reads the stage with ``ldmatrix``: ``Lowering.views``); anywhere else each thread reads
   its elements with ``simt.shared_load``.
@@ -22,12 +24,13 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from compiler.passes.axis_info import bits_of
-from compiler.passes.layouts import element_ids
+from compiler.passes.layouts import element_ids, ilog2
 from compiler.passes.lower_dot import shared_vec
 from compiler.passes.lower_shapes import _index
 from compiler.passes.simt_lowering import Lowering, lowers
 from dialects import simt, tile
 from dialects.tile import MmaLayoutAttr, like
+from dialects.tile.async_copy import SWIZZLE_BYTES, WARPGROUP
 
 CP_ASYNC_BITS = (32, 64, 128)  # the sizes one cp.async copies
 
@@ -45,12 +48,20 @@ def _stage_start(lo: Lowering, op: Operation, stage: SSAValue, size: int) -> SSA
     return lo.emit(arith.MuliOp(stage, lo.const(size, op)), op)
 
 
+SWIZZLED_ALIGN = 1024  # bytes: the 8-row period of the 128-byte swizzle
+
+
 @lowers(tile.SharedAllocOp)
 def _alloc(lo: Lowering, op: tile.SharedAllocOp) -> None:
     t = op.result.type
     stages, rows, row_len = t.get_shape()
     size = stages * rows * row_len
-    lo.replace(op, lo.prologue_op(simt.SharedAllocOp(t.element_type, size), op))
+    align = 0 if op.swizzle is None else SWIZZLED_ALIGN
+    buffer = lo.prologue_op(simt.SharedAllocOp(t.element_type, size, align), op)
+    if op.swizzle is not None:
+        lo.async_proxy = True
+        lo.swizzled[buffer] = 0 if op.warps is None else op.warps.value.data
+    lo.replace(op, buffer)
 
 
 def _lanes(lo: Lowering, op: Operation, t: TensorType, row_len: int,
@@ -60,12 +71,53 @@ def _lanes(lo: Lowering, op: Operation, t: TensorType, row_len: int,
     return lo.emit(arith.AddiOp(index, lo.emit(vector.BroadcastOp(start, index.type), op)), op)
 
 
+def _swizzled(lo: Lowering, op: Operation, t: TensorType, rows: int, warps: int,
+              bits: int) -> SSAValue:
+    """Each lane's element in a 128-byte-swizzled stage: its row (permuted as
+    ``tile.async_copy.swizzled_row`` for ``warps``) in the atom of its column, its 16-byte
+    chunk XORed with the row's place in its 8."""
+    row, col = (_index(lo, op, (t, w)) for w in ([1, 0], [0, 1]))
+
+    def apply(cls, x: SSAValue, value: int) -> SSAValue:
+        c = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(x.type, [value]))
+        return lo.prologue_op(cls(x, lo.prologue_op(c, op)), op)
+
+    def field(shift: int, width: int, to: int) -> SSAValue:
+        """``row`` bits ``[shift, shift + width)`` moved to bit ``to``."""
+        x = apply(arith.AndIOp, apply(arith.ShRUIOp, row, shift), (1 << width) - 1)
+        return apply(arith.ShLIOp, x, to)
+
+    if warps:  # rows r + 8 w + 8 W (2 t + h) -> 64 (t G + g) + 16 w' + 8 h + r
+        lw, lg = ilog2(warps), ilog2(warps // WARPGROUP)
+        parts = [apply(arith.AndIOp, row, 7), field(3 + lw, 1, 3), field(3, 2, 4),
+                 apply(arith.ShLIOp, apply(arith.ShRUIOp, row, 4 + lw), 6 + lg)]
+        if lg:
+            parts.append(field(5, lg, 6))
+        row = parts[0]
+        for p in parts[1:]:
+            row = lo.prologue_op(arith.OrIOp(row, p), op)
+    atom, chunk = 8 * SWIZZLE_BYTES // bits, 128 // bits  # elements
+    swizzle = apply(arith.ShLIOp, apply(arith.AndIOp, row, 7), ilog2(chunk))
+    inner = lo.prologue_op(arith.XOrIOp(apply(arith.AndIOp, col, atom - 1), swizzle), op)
+    outer = apply(arith.MuliOp, apply(arith.ShRUIOp, col, ilog2(atom)), rows * atom)
+    placed = lo.prologue_op(arith.AddiOp(apply(arith.MuliOp, row, atom), inner), op)
+    return lo.prologue_op(arith.AddiOp(placed, outer), op)
+
+
 @lowers(tile.AsyncCopyOp)
 def _copy(lo: Lowering, op: tile.AsyncCopyOp) -> None:
     ptr_t = lo.operand_types[op][0]
     assert isinstance(ptr_t, TensorType)
     rows, row_len = _stage_shape(lo, op, 1)
-    where = _lanes(lo, op, ptr_t, row_len, _stage_start(lo, op, op.stage, rows * row_len))
+    start = _stage_start(lo, op, op.stage, rows * row_len)
+    buffer = op.buffer
+    if buffer in lo.swizzled:
+        index = _swizzled(lo, op, ptr_t, rows, lo.swizzled[buffer],
+                          bits_of(buffer.type.element_type))  # pyright: ignore
+        where = lo.emit(arith.AddiOp(index, lo.emit(vector.BroadcastOp(start, index.type),
+                                                    op)), op)
+    else:
+        where = _lanes(lo, op, ptr_t, row_len, start)
     base, src = lo.access(op)  # pyright: ignore[reportArgumentType]
     elem = op.buffer.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
     bits = bits_of(elem)
@@ -90,6 +142,8 @@ def _commit(lo: Lowering, op: tile.AsyncCommitOp) -> None:
 @lowers(tile.AsyncWaitOp)
 def _wait(lo: Lowering, op: tile.AsyncWaitOp) -> None:
     lo.insert(simt.CpAsyncWaitOp(op.pending.value.data), op)
+    if lo.async_proxy:
+        lo.insert(simt.FenceProxyAsyncOp(), op)
     lo.insert(simt.BarrierOp(), op)
     Rewriter.erase_op(op)
 

@@ -1,7 +1,7 @@
 """Part of tile-to-simt: ``tile.dot`` (tile IR with layouts) -> SIMT IR, the portable path
 on FMA units (CUDA cores, WGSL): shared-memory staging and register blocking. A result
-layout with a lowering of its own in ``DOT_LOWERINGS`` (``#tile.mma``: ``lower_mma_dot``)
-goes there instead.
+layout with a lowering of its own in ``DOT_LOWERINGS`` (``#tile.mma``: ``lower_mma_dot``,
+version 3 ``lower_wgmma_dot``) goes there instead.
 
 The result's layout (``assign_layouts.dot_layout``) gives each thread a block of rows and
 columns of the product; its accumulator vector is that block, row-major. Every thread
@@ -55,10 +55,11 @@ from compiler.passes.lower_shapes import SHARED_CHUNK, _index, padded_strides
 from compiler.passes.simt_lowering import Lowering, lowers
 from dialects import simt, tile
 from dialects.arith_shaped import ExtSIOp
-from dialects.tile import element_type, like
+from dialects.tile import MmaLayoutAttr, element_type, like
 
-# result layout class -> its dot lowering, where not FMAs (feature modules register here)
-DOT_LOWERINGS: dict[type[Attribute], Callable[[Lowering, tile.DotOp], None]] = {}
+# (result layout class, version) -> its dot lowering, where not FMAs (feature modules
+# register here; the version of a ``#tile.mma``, else 0)
+DOT_LOWERINGS: dict[tuple[type[Attribute], int], Callable[[Lowering, tile.DotOp], None]] = {}
 TF32_HALF, TF32_KEEP = 0x1000, -0x2000  # half of the 13 dropped bits; the kept bits
 F32_ABS, F32_INF = 0x7FFFFFFF, 0x7F800000
 
@@ -126,7 +127,9 @@ def lower_dot(lo: Lowering, op: tile.DotOp) -> None:
     if acc_t.encoding != op.result.type.encoding:
         raise CompileError("tile.dot accumulator and result need one layout (run "
                            "assign-layouts)", source_loc(op))
-    special = DOT_LOWERINGS.get(type(acc_t.encoding))
+    layout = acc_t.encoding
+    version = layout.version.data if isinstance(layout, MmaLayoutAttr) else 0
+    special = DOT_LOWERINGS.get((type(layout), version))
     if special is not None:
         special(lo, op)
         return

@@ -191,7 +191,7 @@ def _source(lo: Lowering, op: tile.DotOp, at: At, g: Geometry, v: SSAValue, t: T
     return buf, None, offset
 
 
-DOT_LOWERINGS[MmaLayoutAttr] = lower_mma_dot
+DOT_LOWERINGS[MmaLayoutAttr, 2] = lower_mma_dot
 
 
 def _lanes(g: Geometry, r: int, c: int) -> list[int]:

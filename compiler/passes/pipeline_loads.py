@@ -52,10 +52,17 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import MemoryEffectKind, get_effects, is_side_effect_free
 
-from compiler.passes.assign_layouts import access_vec, blocked_layout, mma_layout
+from compiler.passes.assign_layouts import (
+    WGMMA_SM,
+    access_vec,
+    blocked_layout,
+    mma_layout,
+    wgmma_ok,
+)
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
 from compiler.passes.layouts import padded_row
 from dialects import tile
+from dialects.tile.async_copy import SWIZZLE_BYTES
 
 CP_ASYNC_SM = 80  # the first SM version with cp.async
 CP_ASYNC_BITS = 128  # the widest copy
@@ -275,9 +282,16 @@ class _Pipeliner:
 
 
 class _AsyncPipeliner(_Pipeliner):
-    """Prefetches into shared memory instead of registers: each load gets a buffer of
-    ``depth + 1`` stages that asynchronous copies fill ``depth`` iterations ahead; the
-    loop carries the stage it reads (iteration ``i`` reads stage ``i % (depth + 1)``)."""
+    """Prefetches into shared memory instead of registers: each load gets a ring of
+    ``depth + 1 + lag`` stages that asynchronous copies fill ``depth`` iterations ahead;
+    the loop carries the stage it reads (iteration ``i`` reads stage ``i % ring``).
+    Iteration ``i`` refills the stage iteration ``i - 1 - lag`` read: ``lag = 1`` where the
+    dot of iteration ``i - 1`` may still be reading its stage (asynchronous wgmma)."""
+
+    def __init__(self, *args, wgmma_warps: int = 0, lag: int = 0):
+        super().__init__(*args)
+        self.wgmma_warps, self.lag = wgmma_warps, lag
+        self.ring = self.depth + 1 + lag
 
     def _copy(self, state: State, live: SSAValue, stage: SSAValue,
               point: InsertPoint) -> None:
@@ -290,18 +304,29 @@ class _AsyncPipeliner(_Pipeliner):
     def _const(self, value: int, point: InsertPoint) -> SSAValue:
         return _insert(arith.ConstantOp(IntegerAttr(value, i32)), point, self.loop)
 
-    def _rotate(self, stage: SSAValue, at: int, to: int, delta: int,
-                point: InsertPoint) -> SSAValue:
-        """``to`` where ``stage == at``, else ``stage + delta``."""
-        wraps = _insert(tile.CmpIOp("eq", stage, self._const(at, point)), point, self.loop)
+    def _rotate(self, stage: SSAValue, delta: int, point: InsertPoint) -> SSAValue:
+        """``(stage + delta) % ring`` for ``0 < delta < ring``."""
         moved = _insert(arith.AddiOp(stage, self._const(delta, point)), point, self.loop)
-        return _insert(tile.SelectOp(wraps, self._const(to, point), moved), point, self.loop)
+        ring = self._const(self.ring, point)
+        wraps = _insert(tile.CmpIOp("sge", moved, ring), point, self.loop)
+        back = _insert(arith.SubiOp(moved, ring), point, self.loop)
+        return _insert(tile.SelectOp(wraps, back, moved), point, self.loop)
+
+    def _alloc(self, ld: tile.LoadOp, point: InsertPoint) -> SSAValue:
+        """The stages of ``ld``: swizzled where its dot runs as wgmma (rows permuted for
+        the accumulator's warps if it is A), else rows padded for ``ldmatrix``."""
+        elem, stages = ld.result.type.element_type, self.ring  # pyright: ignore
+        use = next(iter(ld.result.uses))
+        if self.wgmma_warps:
+            rows, cols = ld.result.type.get_shape()  # pyright: ignore
+            warps = self.wgmma_warps if use.index == 0 else 0
+            return _insert(tile.SharedAllocOp(elem, stages, rows, cols, SWIZZLE_BYTES, warps),
+                           point, ld)
+        return _insert(tile.SharedAllocOp(elem, stages, *_staged_shape(ld)), point, ld)
 
     def run(self) -> None:
         before, depth = InsertPoint.before(self.loop), self.depth
-        self.buffers = [_insert(tile.SharedAllocOp(ld.result.type.element_type, depth + 1,
-                                                   *_staged_shape(ld)), before, ld)
-                        for ld in self.loads]
+        self.buffers = [self._alloc(ld, before) for ld in self.loads]
         self._prologue(lambda i, state, live, at: self._copy(state, live,
                                                              self._const(i, at), at))
         body, top = self.body, InsertPoint.at_start(self.body)
@@ -311,10 +336,12 @@ class _AsyncPipeliner(_Pipeliner):
             ld.result.replace_all_uses_with(
                 _insert(tile.SharedReadOp(buf, stage, ld.result.type), top, ld))
             Rewriter.erase_op(ld)
-        # the stage read last iteration: every thread is done with it (the wait's barrier)
+        # the stage read ``1 + lag`` iterations ago: every thread is done with it (the
+        # wait's barrier; with a lag, the dot's own wait for all but its latest group).
+        # The copies go first: they are in flight during this iteration's math.
         state, live = self._ahead(top)
-        self._copy(state, live, self._rotate(stage, 0, depth, -1, top), top)
-        yielded = [*body.last_op.operands, self._rotate(stage, depth, 0, 1, top)]
+        self._copy(state, live, self._rotate(stage, self.ring - 1 - self.lag, top), top)
+        yielded = [*body.last_op.operands, self._rotate(stage, 1, top)]
         loop = self._finish(yielded, [self._const(0, before)])
         _put(tile.AsyncWaitOp(0), InsertPoint.after(loop), loop)  # no copy outlives it
 
@@ -374,9 +401,10 @@ def _closure(args: set[BlockArgument], movable: dict[BlockArgument, _Slice]) -> 
 
 
 def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
-             num_warps: int = 4) -> bool:
+             num_warps: int = 4, wgmma: bool = False) -> bool:
     """Prefetch ``loop``'s dot operands ``depth`` iterations ahead (into shared memory if
-    ``cp_async`` and they all can go there); False if it is left unchanged."""
+    ``facts`` are given and they all can go there; swizzled for Hopper's wgmma if
+    ``wgmma``); False if it is left unchanged."""
     step = _positive_step(loop)
     body = loop.body.block
     iv_type = body.args[0].type
@@ -393,12 +421,32 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
     carried = _closure(set().union(*(slices[ld].args for ld in loads)) & movable.keys(),
                        movable)
     advance = {op for a in carried for op in movable[a].ops}
-    kind = _Pipeliner
-    if facts is not None and all(_copyable(ld, num_warps, facts) for ld in loads):
-        kind = _AsyncPipeliner
-    kind(loop, step, depth, loads, [a for a in body.args[1:] if a in carried],
-         [op for op in body.ops if op in advance]).run()
+    args = [loop, step, depth, loads, [a for a in body.args[1:] if a in carried],
+            [op for op in body.ops if op in advance]]
+    if facts is None or not all(_copyable(ld, num_warps, facts) for ld in loads):
+        _Pipeliner(*args).run()
+        return True
+    dots = {next(iter(ld.result.uses)).operation for ld in loads}
+    wgmma = wgmma and all(wgmma_ok(d, num_warps) and {d.a.owner, d.b.owner} <= set(loads)
+                          for d in dots)  # pyright: ignore[reportAttributeAccessIssue]
+    lag = int(wgmma and depth > 1 and all(loop_accumulator(d) is not None for d in dots))
+    args[2] = depth - lag  # the same number of stages: one more is still being read
+    _AsyncPipeliner(*args, wgmma_warps=num_warps if wgmma else 0, lag=lag).run()
     return True
+
+
+def loop_accumulator(dot: tile.DotOp) -> BlockArgument | None:
+    """The loop-carried accumulator ``dot`` adds into and only hands on (``acc =
+    tl.dot(a, b, acc)`` is all the loop does with ``acc``), else None: such a dot may
+    still be running when the next iteration's dot starts on the same registers."""
+    acc, body = dot.acc, dot.parent
+    if not (isinstance(acc, BlockArgument) and acc.block is body and body is not None
+            and isinstance(body.parent_op(), scf.ForOp) and len(list(acc.uses)) == 1):
+        return None
+    uses = list(dot.result.uses)
+    if len(uses) != 1 or uses[0].operation is not body.last_op or uses[0].index != acc.index - 1:
+        return None
+    return acc
 
 
 @dataclass(frozen=True)
@@ -406,7 +454,7 @@ class PipelineLoads(ModulePass):
     """Prefetch the loads feeding dots ``num_stages - 1`` iterations ahead (1: off; a loop's
     ``tile.num_stages`` attribute, from ``tl.range``, overrides ``num_stages``); with
     ``cp_async`` (the SM version whose ``cp.async`` may be used, 80 and up; 0: none) into
-    shared-memory stages."""
+    shared-memory stages, swizzled for wgmma where it is 90 and the dot allows."""
 
     name = "pipeline-loads"
     num_stages: int = 2
@@ -423,4 +471,4 @@ class PipelineLoads(ModulePass):
             depth = (stages.value.data if isinstance(stages, IntegerAttr) else
                      self.num_stages) - 1
             if depth > 0:
-                pipeline(loop, depth, facts, self.num_warps)
+                pipeline(loop, depth, facts, self.num_warps, self.cp_async >= WGMMA_SM)

@@ -108,6 +108,10 @@ class Lowering:
         # a tile read from a shared-memory stage that dots read in place: (buffer, the
         # stage's first element, row length)
         self.views: dict[SSAValue, tuple[SSAValue, SSAValue, int]] = {}
+        # 128-byte-swizzled stages (their simt buffer) -> the warps their rows are permuted for
+        # (0: none); any of them means wgmma reads shared memory through the async proxy
+        self.swizzled: dict[SSAValue, int] = {}
+        self.async_proxy = False
 
     def run(self) -> None:
         ops = list(self.f.body.walk())

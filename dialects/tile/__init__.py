@@ -30,7 +30,17 @@ from dialects.tile.async_copy import (
     SharedAllocOp,
     SharedReadOp,
 )
-from dialects.tile.atomic import ATOMIC_KINDS, AtomicCASOp, AtomicRMWOp, check_atomic
+from dialects.tile.atomic import (
+    ATOMIC_KINDS,
+    ATOMIC_SCOPES,
+    ATOMIC_SEMS,
+    AtomicCASOp,
+    AtomicRMWOp,
+    check_atomic,
+    check_order,
+    memory_order,
+    order_properties,
+)
 from dialects.tile.combine import ReduceOp, ScanOp, YieldOp, reduced_type
 from dialects.tile.debug import AssertOp, PrintOp
 from dialects.tile.dot import PRECISIONS, DotOp, accumulator_types
@@ -98,6 +108,8 @@ Tile = Dialect(
 
 __all__ = [
     "ATOMIC_KINDS",
+    "ATOMIC_SCOPES",
+    "ATOMIC_SEMS",
     "CACHE_HINT_ATTRS",
     "CACHE_MODIFIER_ATTR",
     "CMPF_PREDICATES",
@@ -155,11 +167,14 @@ __all__ = [
     "accumulator_types",
     "check_atomic",
     "check_mask",
+    "check_order",
     "element_type",
     "i1_like",
     "is_layout",
     "layout_of",
     "like",
+    "memory_order",
+    "order_properties",
     "reduced_type",
     "static_shape",
 ]

@@ -58,20 +58,62 @@ def _check_tile(op: IRDLOperation, buffer: SSAValue, t: object) -> None:
                               f"{rows}x{row_len}")
 
 
+SWIZZLE_BYTES = 128  # the swizzled stage layout: Hopper's 128-byte swizzle
+WARPGROUP = 4  # warps
+
+
 @irdl_op_definition
 class SharedAllocOp(IRDLOperation):
-    """A program-wide buffer of ``stages`` tiles in shared memory."""
+    """A program-wide buffer of ``stages`` tiles in shared memory.
+
+    Rows follow one another (``row_len`` elements each) unless ``swizzle = 128``: then a
+    stage is the layout ``wgmma`` reads (TMA's 128-byte swizzle): the columns in atoms of
+    128 bytes, each atom ``rows`` rows of 128 bytes, the 16-byte chunk ``c`` of row ``r``
+    stored at chunk ``c ^ (r % 8)``. With ``warps = W`` too, the rows are permuted for a
+    ``#tile.mma<version = 3, warps = [W, 1]>`` dot (``swizzled_row``). Where elements sit
+    is invisible to the tile ops: ``async_copy`` and ``shared_read`` move tiles."""
 
     name = "tile.shared_alloc"
     result = result_def(MemRefType)
+    swizzle = opt_prop_def(IntegerAttr[I32])
+    warps = opt_prop_def(IntegerAttr[I32])
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict `:` type($result)"
 
-    def __init__(self, elem, stages: int, rows: int, row_len: int):
+    def __init__(self, elem, stages: int, rows: int, row_len: int, swizzle: int = 0,
+                 warps: int = 0):
+        props = {k: IntegerAttr(v, i32) for k, v in (("swizzle", swizzle), ("warps", warps))
+                 if v}
         super().__init__(result_types=[MemRefType(elem, [stages, rows, row_len],
-                                                  memory_space=IntegerAttr(SHARED, i32))])
+                                                  memory_space=IntegerAttr(SHARED, i32))],
+                         properties=props)
 
     def verify_(self) -> None:
-        _buffer_shape(self, self.result.type)
+        _, rows, row_len = _buffer_shape(self, self.result.type)
+        if self.swizzle is None:
+            if self.warps is not None:
+                raise VerifyException("tile.shared_alloc: warps permute swizzled rows only")
+            return
+        bits = self.result.type.element_type.bitwidth  # pyright: ignore
+        if self.swizzle.value.data != SWIZZLE_BYTES or row_len * bits % (8 * SWIZZLE_BYTES):
+            raise VerifyException(f"tile.shared_alloc: swizzle = {SWIZZLE_BYTES} needs rows of "
+                                  f"whole {SWIZZLE_BYTES}-byte atoms")
+        warps = 0 if self.warps is None else self.warps.value.data
+        if self.warps is not None and (warps % WARPGROUP or warps & (warps - 1)
+                                       or rows % (16 * warps)):
+            raise VerifyException("tile.shared_alloc: warps must be whole warpgroups, a power "
+                                  "of two, with 16 rows each")
+
+
+def swizzled_row(row: int, warps: int) -> int:
+    """Where logical row ``row`` of a ``warps``-permuted stage is stored. Warp ``w`` of a
+    ``#tile.mma`` accumulator holds rows ``r + 8 w + 8 W j`` (``r < 8``); its m16 tile ``t``
+    is ``j = 2 t + h``. The wgmma of warpgroup ``g`` for tile ``t`` reads the 64 stored rows
+    from ``64 (t G + g)``, giving warp ``w % 4`` rows ``16 (w % 4) + 8 h + r`` of them."""
+    r, q = row % 8, row // 8
+    w, j = q % warps, q // warps
+    g, t, h = w // WARPGROUP, j // 2, j % 2
+    return 64 * (t * (warps // WARPGROUP) + g) + 16 * (w % WARPGROUP) + 8 * h + r
 
 
 @irdl_op_definition

@@ -133,14 +133,19 @@ class SliceLayoutAttr(ParametrizedAttribute):
 
 @irdl_attr_definition
 class MmaLayoutAttr(ParametrizedAttribute):
-    """The accumulator of warp-level tensor-core instructions (Triton's NvidiaMmaEncoding;
-    ``version = 2`` is ``mma.sync``) on an (M, N) tile, ``warps`` = warps along (M, N).
+    """The accumulator of tensor-core instructions (Triton's NvidiaMmaEncoding; ``version
+    = 2`` is ``mma.sync``, ``version = 3`` Hopper's warpgroup ``wgmma``) on an (M, N) tile,
+    ``warps`` = warps along (M, N).
 
     It places elements exactly as ``#tile.blocked<spt = [1, 2], tpw = [8, 4], wpc =
     warps>`` (``blocked()``): the m16n8 fragment of lane t holds rows t/4 and t/4 + 8 and
     columns 2 (t % 4) + {0, 1}, where a warp's m16 tile r is the rows t/4 + 8 w_m +
     16 wm r + {0, 8 wm} (an mma's rows need not be contiguous). Layout math reads it as
-    that blocked layout; the attribute says the tensor-core path was chosen.
+    that blocked layout; the attribute says the tensor-core path was chosen. Version 3
+    places elements the same way (warps ``[W, 1]``, W a multiple of the 4 warps of a
+    warpgroup): a wgmma gives warp ``w`` of its warpgroup rows ``16 w .. 16 w + 15`` of its
+    64, so the operand A it reads has its rows permuted in shared memory to match
+    (``tile.shared_alloc`` ``warps``).
     """
 
     name = "tile.mma"
@@ -167,10 +172,13 @@ class MmaLayoutAttr(ParametrizedAttribute):
                              f"warps = [{', '.join(map(str, self.warps))}]>")
 
     def verify(self) -> None:
-        if self.version.data != 2:
-            raise VerifyException("tile.mma: only version 2 (mma.sync) is supported")
+        if self.version.data not in (2, 3):
+            raise VerifyException("tile.mma: version 2 (mma.sync) or 3 (wgmma)")
         if len(self.warps) != 2 or any(w <= 0 or w & (w - 1) for w in self.warps):
             raise VerifyException("tile.mma warps must be two powers of two (along M, N)")
+        if self.version.data == 3 and (self.warps[1] != 1 or self.warps[0] % 4):
+            raise VerifyException("tile.mma version 3 needs warps [4 k, 1] (whole warpgroups "
+                                  "along M)")
 
 
 LAYOUTS = (BlockedLayoutAttr, SliceLayoutAttr, MmaLayoutAttr)

@@ -1,13 +1,16 @@
-"""Triton's atomics: ``tl.atomic_add/max/min/xchg/cas`` -> ``tile.atomic_rmw`` /
+"""Triton's atomics: ``tl.atomic_add/max/min/and/or/xor/xchg/cas`` -> ``tile.atomic_rmw`` /
 ``tile.atomic_cas``.
 
 The pointer, value (and comparand) and mask broadcast together, as in Triton: a scalar
 pointer with a tile of values updates one address once per element. Every atomic returns
 the old values; the pointed-to parameter counts as written (copied back to NumPy arrays).
+``sem`` and ``scope`` are Triton's memory ordering, checked here and kept on the op only
+when given (an absent one means Triton's default, ``acq_rel`` at ``gpu`` scope).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import compiler.language as tl
@@ -21,44 +24,64 @@ from dialects import tile
 ATOMIC_DTYPES = (tl.int32, tl.uint32, tl.float32)
 
 
-@builtin("atomic_add")
-def atomic_add(cg: CodeGenerator, pointer: Any, val: Any, mask: Any = None) -> Value:
-    return _atomic_rmw(cg, "add", pointer, val, mask)
+RMW_KINDS = ("add", "max", "min", "and", "or", "xor", "xchg")
+BITWISE_KINDS = ("and", "or", "xor")
 
 
-@builtin("atomic_max")
-def atomic_max(cg: CodeGenerator, pointer: Any, val: Any, mask: Any = None) -> Value:
-    return _atomic_rmw(cg, "max", pointer, val, mask)
+def _rmw_builtin(kind: str) -> Callable[..., Value]:
+    def rmw(cg: CodeGenerator, pointer: Any, val: Any, mask: Any = None, sem: Any = None,
+            scope: Any = None) -> Value:
+        return _atomic_rmw(cg, kind, pointer, val, mask, sem, scope)
+    rmw.__name__ = rmw.__qualname__ = f"atomic_{kind}"
+    return builtin(f"atomic_{kind}")(rmw)
 
 
-@builtin("atomic_min")
-def atomic_min(cg: CodeGenerator, pointer: Any, val: Any, mask: Any = None) -> Value:
-    return _atomic_rmw(cg, "min", pointer, val, mask)
-
-
-@builtin("atomic_xchg")
-def atomic_xchg(cg: CodeGenerator, pointer: Any, val: Any, mask: Any = None) -> Value:
-    return _atomic_rmw(cg, "xchg", pointer, val, mask)
+# module attributes too: compiler.frontend.cutile's atomics call them
+(atomic_add, atomic_max, atomic_min, atomic_and, atomic_or, atomic_xor,
+ atomic_xchg) = map(_rmw_builtin, RMW_KINDS)
 
 
 @builtin("atomic_cas")
-def atomic_cas(cg: CodeGenerator, pointer: Any, cmp: Any, val: Any, mask: Any = None) -> Value:
+def atomic_cas(cg: CodeGenerator, pointer: Any, cmp: Any, val: Any, mask: Any = None,
+               sem: Any = None, scope: Any = None) -> Value:
+    order = _order(cg, "tl.atomic_cas", sem, scope)
     ptr = _atomic_pointer(cg, pointer, "tl.atomic_cas", cmp, val, mask)
     cmp_v = materialize(cg.b, cmp, ptr.dtype, ptr.shape)
     val_v = materialize(cg.b, val, ptr.dtype, ptr.shape)
     mask_v = as_mask(cg, mask, ptr)
-    op = tile.AtomicCASOp(ptr.ssa, cmp_v.ssa, val_v.ssa, mask_v.ssa if mask_v else None)
+    op = tile.AtomicCASOp(ptr.ssa, cmp_v.ssa, val_v.ssa, mask_v.ssa if mask_v else None,
+                          **order)
     return _atomic_result(cg, op, ptr)
 
 
-def _atomic_rmw(cg: CodeGenerator, kind: str, pointer: Any, val: Any, mask: Any) -> Value:
-    ptr = _atomic_pointer(cg, pointer, f"tl.atomic_{kind}", val, mask)
+def _atomic_rmw(cg: CodeGenerator, kind: str, pointer: Any, val: Any, mask: Any, sem: Any,
+                scope: Any) -> Value:
+    what = f"tl.atomic_{kind}"
+    order = _order(cg, what, sem, scope)
+    ptr = _atomic_pointer(cg, pointer, what, val, mask)
+    if kind in BITWISE_KINDS and ptr.dtype.kind == "f":
+        cg.fail(f"{what} needs a pointer to integers, got {ptr.describe()}")
     if kind in ("max", "min") and ptr.dtype.kind == "u":
         kind = "u" + kind  # integers are signless in IR: the op says how to compare
     val_v = materialize(cg.b, val, ptr.dtype, ptr.shape)
     mask_v = as_mask(cg, mask, ptr)
-    op = tile.AtomicRMWOp(kind, ptr.ssa, val_v.ssa, mask_v.ssa if mask_v else None)
+    op = tile.AtomicRMWOp(kind, ptr.ssa, val_v.ssa, mask_v.ssa if mask_v else None, **order)
     return _atomic_result(cg, op, ptr)
+
+
+def _order(cg: CodeGenerator, what: str, sem: Any, scope: Any) -> dict[str, str]:
+    """The ``sem``/``scope`` keywords of the op (only those given); a ``CompileError``
+    unless each is one of Triton's values."""
+    order = {}
+    for name, value, allowed in (("sem", sem, tile.ATOMIC_SEMS),
+                                 ("scope", scope, tile.ATOMIC_SCOPES)):
+        if value is None:
+            continue
+        if not isinstance(value, str) or value not in allowed:
+            cg.fail(f"{what}: {name} must be one of {', '.join(map(repr, allowed))}, "
+                    f"got {value!r}")
+        order[name] = value
+    return order
 
 
 def _atomic_pointer(cg: CodeGenerator, pointer: Any, what: str, *operands: Any) -> Value:

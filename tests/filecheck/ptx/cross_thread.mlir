@@ -38,7 +38,7 @@ func.func @xt(%x: !tile.ptr<f32>, %h: !tile.ptr<f16>, %d: !tile.ptr<f64>, %b: i1
 // CHECK:         %[[I:.*]] = ptx.inst "add.s32" {{.*}} -> vector<2xi32>
 // CHECK:         %[[FOUR:.*]] = ptx.mov_imm 4 : i32
 // CHECK:         %[[V:.*]] = ptx.ld_global {{.*}} -> vector<2xf32>
-// CHECK-NEXT:    %[[BUF:.*]] = ptx.shared 512 : i32
+// CHECK-NEXT:    %[[BUF:.*]] = ptx.shared 512 align 16 : i32
 // CHECK-NEXT:    %[[M:.*]] = ptx.inst "setp.lt.s32"
 // CHECK-NEXT:    %[[S:.*]] = ptx.lanes %[[V]] [1] : vector<2xf32> -> f32
 // CHECK-NEXT:    %[[A:.*]] = ptx.inst "mad.lo.s32" %[[TID]], %[[FOUR]], %[[BUF]] : (i32, i32, i32) -> i32
@@ -70,7 +70,7 @@ func.func @xt(%x: !tile.ptr<f32>, %h: !tile.ptr<f16>, %d: !tile.ptr<f64>, %b: i1
 // CHECK-NEXT:    %[[B32:.*]] = ptx.inst "selp.b32" %[[ONE]], %[[C0]], %{{.*}} : (i32, i32, i1) -> i32
 // CHECK:         %[[BS:.*]] = ptx.inst "shfl.sync.bfly.b32" %[[B32]]
 // CHECK-NEXT:    %[[BB:.*]] = ptx.inst "setp.ne.u32" %[[BS]], %[[C0]] : (i32, i32) -> i1
-// CHECK-NEXT:    %[[BBUF:.*]] = ptx.shared 64 : i32
+// CHECK-NEXT:    %[[BBUF:.*]] = ptx.shared 64 align 16 : i32
 // CHECK:         %[[BYTE:.*]] = ptx.inst "selp.b16" %{{.*}}, %{{.*}}, %[[BB]] : (i8, i8, i1) -> i8
 // CHECK-NEXT:    ptx.st_shared %{{.*}}, %[[BYTE]] : i32, i8
 // CHECK:         %[[RB:.*]] = ptx.ld_shared %{{.*}} : i32 -> i8

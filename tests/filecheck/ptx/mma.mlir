@@ -28,7 +28,7 @@ func.func @mma(%o: i32, %c: vector<4xf32>, %ch: vector<4xf16>, %ci: vector<4xi32
 // CHECK-NEXT: %[[CI:.*]] = ptx.ld_param %ci
 // CHECK-NEXT: %[[BB0:.*]] = ptx.ld_param %bb
 // CHECK-NEXT: %[[AB0:.*]] = ptx.ld_param %ab
-// CHECK-NEXT: %[[H:.*]] = ptx.shared 2048 : i32
+// CHECK-NEXT: %[[H:.*]] = ptx.shared 2048 align 16 : i32
 // CHECK-NEXT: %[[TWO:.*]] = ptx.mov_imm 2 : i32
 // CHECK-NEXT: %[[AA:.*]] = ptx.inst "mad.lo.s32" %[[O]], %[[TWO]], %[[H]] : (i32, i32, i32) -> i32
 // CHECK-NEXT: %[[A:.*]] = ptx.ldmatrix "ldmatrix.sync.aligned.m8n8.x4.shared.b16" %[[AA]] : vector<4xi32>

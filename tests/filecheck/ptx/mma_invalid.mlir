@@ -22,7 +22,7 @@ func.func @ldmatrix_count(%a: i32) {
 
 // -----
 
-// CHECK: {{^}}ptx.mma: 'wmma.mma' is not an mma.sync{{$}}
+// CHECK: {{^}}ptx.mma: 'wmma.mma' is not an mma.sync or wgmma{{$}}
 func.func @mma_opcode(%x: vector<4xi32>, %c: vector<4xf32>) {
   %d = ptx.mma "wmma.mma" %x, %x, %c : vector<4xi32>, vector<4xi32>, vector<4xf32>
   func.return

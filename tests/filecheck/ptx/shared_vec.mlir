@@ -38,7 +38,7 @@ func.func @sv(%h: !tile.ptr<f16>, %x: !tile.ptr<i8>) attributes {simt.num_warps 
 // CHECK-NEXT:    %[[TWO:.*]] = ptx.mov_imm 2 : i32
 // CHECK:         %[[W:.*]] = ptx.ld_global %{{.*}} {vec = 4 : i32} : i64 -> vector<4xi32>
 // CHECK-NEXT:    ptx.repack %[[W]] : vector<4xi32> -> vector<8xf16>
-// CHECK-NEXT:    %[[HB:.*]] = ptx.shared 512 : i32
+// CHECK-NEXT:    %[[HB:.*]] = ptx.shared 512 align 16 : i32
 // CHECK-NEXT:    %[[A:.*]] = ptx.inst "mad.lo.s32" %[[AT]], %[[TWO]], %[[HB]] : (i32, i32, i32) -> i32
 // CHECK-NEXT:    ptx.st_shared %[[A]], %[[W]] {vec = 4 : i32} : i32, vector<4xi32>
 // CHECK-NEXT:    ptx.bar

@@ -1,5 +1,5 @@
 // simt.atomic_rmw and simt.atomic_cas printed, re-parsed and printed again, in custom and
-// generic form.
+// generic form, with and without sem and scope.
 // RUN: %opt %s | %opt | filecheck %s
 // RUN: %opt %s --print-op-generic | %opt | filecheck %s
 // RUN: %opt %s --print-op-generic | filecheck %s --check-prefix=GENERIC
@@ -17,6 +17,8 @@ func.func @atomics(%x: !tile.ptr<f32>, %c: !tile.ptr<i32>, %n: i32) attributes {
   %d = simt.atomic_rmw "umax", %c[%n], %tid : !tile.ptr<i32>, i32, i32
   %t = arith.constant true
   %e = simt.atomic_cas %c[%n], %d, %tid mask %t : i1 : !tile.ptr<i32>, i32, i32
+  %f = simt.atomic_rmw "or", %c[%n], %e sem "release" scope "sys" : !tile.ptr<i32>, i32, i32
+  %g = simt.atomic_cas %c[%n], %f, %tid mask %t : i1 scope "cta" : !tile.ptr<i32>, i32, i32
   func.return
 }
 // CHECK-LABEL: func.func @atomics(
@@ -25,5 +27,8 @@ func.func @atomics(%x: !tile.ptr<f32>, %c: !tile.ptr<i32>, %n: i32) attributes {
 // CHECK-NEXT:    %d = simt.atomic_rmw "umax", %c[%n], %tid : !tile.ptr<i32>, i32, i32
 // CHECK-NEXT:    %t = arith.constant true
 // CHECK-NEXT:    %e = simt.atomic_cas %c[%n], %d, %tid mask %t : i1 : !tile.ptr<i32>, i32, i32
+// CHECK-NEXT:    %f = simt.atomic_rmw "or", %c[%n], %e sem "release" scope "sys" : !tile.ptr<i32>, i32, i32
+// CHECK-NEXT:    %g = simt.atomic_cas %c[%n], %f, %tid mask %t : i1 scope "cta" : !tile.ptr<i32>, i32, i32
 // GENERIC:       "simt.atomic_rmw"(%x, %i, %v, %m) <{kind = "add"}> : (!tile.ptr<f32>, vector<2xi32>, vector<2xf32>, vector<2xi1>) -> vector<2xf32>
 // GENERIC:       "simt.atomic_cas"(%c, %n, %d, %tid, %t) : (!tile.ptr<i32>, i32, i32, i32, i1) -> i32
+// GENERIC:       "simt.atomic_rmw"(%c, %n, %e) <{kind = "or", sem = "release", scope = "sys"}>

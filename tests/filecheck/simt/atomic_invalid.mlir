@@ -22,3 +22,19 @@ func.func @unsigned_float(%p: !tile.ptr<f32>, %i: i32, %v: f32) {
   %o = simt.atomic_rmw "umin", %p[%i], %v : !tile.ptr<f32>, i32, f32
   func.return
 }
+
+// -----
+
+// CHECK: {{^}}simt.atomic_rmw: unknown sem 'acqrel'{{$}}
+func.func @sem(%p: !tile.ptr<i32>, %i: i32, %v: i32) {
+  %o = simt.atomic_rmw "add", %p[%i], %v sem "acqrel" : !tile.ptr<i32>, i32, i32
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}simt.atomic_cas: unknown scope 'device'{{$}}
+func.func @scope(%p: !tile.ptr<i32>, %i: i32, %v: i32) {
+  %o = simt.atomic_cas %p[%i], %v, %v scope "device" : !tile.ptr<i32>, i32, i32
+  func.return
+}

@@ -1,6 +1,6 @@
 // The warp-level matrix ops printed, re-parsed and printed again, in custom and generic
 // form: ldmatrix of f16 (plain and trans), s8 and f32 (tf32) fragments, and mma of every
-// shape and operand type.
+// shape and operand type; Hopper's wgmma (in place, too) with its groups and fences.
 // RUN: %opt %s | %opt | filecheck %s
 // RUN: %opt %s --print-op-generic | %opt | filecheck %s
 
@@ -22,6 +22,13 @@ func.func @mma(%o: i32) attributes {simt.num_warps = 1 : i32} {
   %bq = simt.ldmatrix %q[%o] : memref<2048xi8, 3 : i32> -> vector<8xi8>
   %ci = arith.constant dense<0> : vector<4xi32>
   %di = simt.mma "m16n8k32" %aq, %bq, %ci : vector<16xi8>, vector<8xi8>, vector<4xi32>
+  %w = simt.shared_alloc {align = 1024 : i32} : memref<8192xbf16, 3 : i32>
+  %cw = arith.constant dense<0.0> : vector<64xf32>
+  %dw = simt.wgmma %w[%o], %w[%o], %cw {a_sbo = 1024 : i32, b_lbo = 8192 : i32, b_sbo = 1024 : i32} : memref<8192xbf16, 3 : i32>, memref<8192xbf16, 3 : i32>, vector<64xf32>
+  %ew = simt.wgmma %w[%o], %w[%o], %dw {a_sbo = 1024 : i32, b_lbo = 8192 : i32, b_sbo = 1024 : i32, in_place} : memref<8192xbf16, 3 : i32>, memref<8192xbf16, 3 : i32>, vector<64xf32>
+  simt.wgmma_commit
+  simt.wgmma_wait 1
+  simt.fence_proxy_async
   func.return
 }
 
@@ -36,3 +43,9 @@ func.func @mma(%o: i32) attributes {simt.num_warps = 1 : i32} {
 // CHECK:      %aq = simt.ldmatrix %q[%o] : memref<2048xi8, 3 : i32> -> vector<16xi8>
 // CHECK-NEXT: %bq = simt.ldmatrix %q[%o] : memref<2048xi8, 3 : i32> -> vector<8xi8>
 // CHECK:      %di = simt.mma "m16n8k32" %aq, %bq, %ci : vector<16xi8>, vector<8xi8>, vector<4xi32>
+// CHECK:      %w = simt.shared_alloc {align = 1024 : i32} : memref<8192xbf16, 3 : i32>
+// CHECK:      %dw = simt.wgmma %w[%o], %w[%o], %cw {a_sbo = 1024 : i32, b_lbo = 8192 : i32, b_sbo = 1024 : i32} : memref<8192xbf16, 3 : i32>, memref<8192xbf16, 3 : i32>, vector<64xf32>
+// CHECK-NEXT: %ew = simt.wgmma %w[%o], %w[%o], %dw {a_sbo = 1024 : i32, b_lbo = 8192 : i32, b_sbo = 1024 : i32, in_place} : memref<8192xbf16, 3 : i32>, memref<8192xbf16, 3 : i32>, vector<64xf32>
+// CHECK-NEXT: simt.wgmma_commit
+// CHECK-NEXT: simt.wgmma_wait 1
+// CHECK-NEXT: simt.fence_proxy_async

@@ -65,3 +65,21 @@ func.func @mma_fragment(%a: vector<8xf16>, %b: vector<2xf16>, %c: vector<4xf32>)
   %d = simt.mma "m16n8k16" %a, %b, %c : vector<8xf16>, vector<2xf16>, vector<4xf32>
   func.return
 }
+
+// -----
+
+// CHECK: {{^}}simt.wgmma: A and B must both be f16 or bf16{{$}}
+func.func @wgmma_operands(%o: i32, %c: vector<32xf32>) {
+  %a = simt.shared_alloc : memref<4096xf32, 3 : i32>
+  %d = simt.wgmma %a[%o], %a[%o], %c {a_sbo = 1024 : i32, b_lbo = 8192 : i32, b_sbo = 1024 : i32} : memref<4096xf32, 3 : i32>, memref<4096xf32, 3 : i32>, vector<32xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}simt.wgmma: C needs n / 2 f32 lanes, n a multiple of 8 up to 256{{$}}
+func.func @wgmma_n(%o: i32, %c: vector<3xf32>) {
+  %a = simt.shared_alloc : memref<4096xf16, 3 : i32>
+  %d = simt.wgmma %a[%o], %a[%o], %c {a_sbo = 1024 : i32, b_lbo = 8192 : i32, b_sbo = 1024 : i32} : memref<4096xf16, 3 : i32>, memref<4096xf16, 3 : i32>, vector<3xf32>
+  func.return
+}

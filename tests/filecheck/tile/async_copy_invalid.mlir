@@ -33,3 +33,27 @@ func.func @elem(%s: i32) {
   %t = tile.shared_read %b[%s] : memref<2x16x16xf16, 3 : i32> -> tensor<16x16xf32>
   func.return
 }
+
+// -----
+
+// CHECK: {{^}}tile.shared_alloc: swizzle = 128 needs rows of whole 128-byte atoms{{$}}
+func.func @swizzle_width() {
+  %b = tile.shared_alloc {swizzle = 128 : i32} : memref<2x64x32xf16, 3 : i32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.shared_alloc: warps permute swizzled rows only{{$}}
+func.func @warps_unswizzled() {
+  %b = tile.shared_alloc {warps = 4 : i32} : memref<2x64x64xf16, 3 : i32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.shared_alloc: warps must be whole warpgroups, a power of two, with 16 rows each{{$}}
+func.func @warps_rows() {
+  %b = tile.shared_alloc {swizzle = 128 : i32, warps = 8 : i32} : memref<2x64x64xf16, 3 : i32>
+  func.return
+}

@@ -49,3 +49,27 @@ func.func @mask_shape(%p: !tile.ptr<i32>, %v: i32) {
   %o = tile.atomic_rmw "add", %ps, %r mask %m : tensor<4xi1> : tensor<8x!tile.ptr<i32>>, tensor<8xi32>
   func.return
 }
+
+// -----
+
+// CHECK: {{^}}tile.atomic_rmw xor needs integers{{$}}
+func.func @bitwise_float(%p: !tile.ptr<f32>, %v: f32) {
+  %o = tile.atomic_rmw "xor", %p, %v : !tile.ptr<f32>, f32
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.atomic_rmw: unknown sem 'seq_cst'{{$}}
+func.func @sem(%p: !tile.ptr<i32>, %v: i32) {
+  %o = tile.atomic_rmw "add", %p, %v sem "seq_cst" : !tile.ptr<i32>, i32
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.atomic_cas: unknown scope 'warp'{{$}}
+func.func @scope(%p: !tile.ptr<i32>, %v: i32) {
+  %o = tile.atomic_cas %p, %v, %v scope "warp" : !tile.ptr<i32>, i32
+  func.return
+}

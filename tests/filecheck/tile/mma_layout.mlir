@@ -1,4 +1,4 @@
-// #tile.mma (the mma.sync accumulator layout) printed and re-parsed, as a tile encoding and
+// #tile.mma (the mma.sync and wgmma accumulator layouts) printed and re-parsed, as a tile encoding and
 // as the parent of a slice; then each verifier message.
 // RUN: %opt %s --split-input-file --verify-diagnostics | filecheck %s
 
@@ -9,8 +9,22 @@ func.func @acc(%x: tensor<64x32xf32, #tile.mma<version = 2, warps = [2, 2]>>, %r
 
 // -----
 
-// CHECK: {{^}}tile.mma: only version 2 (mma.sync) is supported{{$}}
-func.func @version(%x: tensor<64x32xf32, #tile.mma<version = 3, warps = [2, 2]>>) {
+// CHECK: func.func @wgmma(%x: tensor<128x64xf32, #tile.mma<version = 3, warps = [8, 1]>>)
+func.func @wgmma(%x: tensor<128x64xf32, #tile.mma<version = 3, warps = [8, 1]>>) {
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.mma: version 2 (mma.sync) or 3 (wgmma){{$}}
+func.func @version(%x: tensor<64x32xf32, #tile.mma<version = 1, warps = [2, 2]>>) {
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.mma version 3 needs warps [4 k, 1] (whole warpgroups along M){{$}}
+func.func @warpgroups(%x: tensor<64x32xf32, #tile.mma<version = 3, warps = [2, 2]>>) {
   func.return
 }
 

@@ -1,0 +1,96 @@
+"""Part of tile-to-simt: ``tile.dot`` with a ``#tile.mma<version = 3>`` result whose
+operands are read in place from 128-byte-swizzled shared-memory stages (tile IR with
+layouts, from ``pipeline-loads``) -> SIMT IR on Hopper's warpgroup tensor cores:
+``simt.wgmma``.
+
+The accumulator layout is ``mma.sync``'s with warps ``[W, 1]`` (``#tile.mma``): warp ``w``
+holds m16 tiles ``t`` of rows ``r + 8 w + 8 W (2 t + h)``, every column. The stage of A
+was written with its rows permuted (``tile.async_copy.swizzled_row``) so that the wgmma of
+warpgroup ``g = w / 4`` for tile ``t``, reading the 64 stored rows from ``64 (t G + g)``,
+gives each of its warps exactly those rows: C and D of that wgmma are the warp's
+4-vectors of mma tiles ``(t, c)`` for the columns it covers, joined. N goes in
+instructions of at most 256 columns; k in steps of 16: the K-major A moves 32 bytes
+within its 128-byte atom (the next atom after 64 columns), the N-major B 16 rows.
+Every wgmma of the dot is one group. It is waited for at once, so the accumulator is ready
+and the stages are no longer read when the dot's value is used, unless the dot only adds
+into a loop's accumulator (``pipeline_loads.loop_accumulator``): then the group may run on
+into the next iteration (which waits for all but its own latest; ``pipeline-loads`` left
+the stages it reads alone), the wgmmas write the loop's registers in place, and the wait
+for all of them follows the loop.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from compiler.passes.lower_dot import DOT_LOWERINGS, At
+from compiler.passes.lower_mma_dot import Geometry, _join, _lanes, _shuffle
+from compiler.passes.pipeline_loads import loop_accumulator
+from compiler.passes.simt_lowering import Lowering
+from dialects import simt, tile
+from dialects.tile import MmaLayoutAttr
+from dialects.tile.async_copy import SWIZZLE_BYTES, WARPGROUP
+
+WGMMA_MAX_N = 256
+ATOM_ROWS = 8  # rows of a 128-byte swizzle atom
+GROUP_THREADS = 32 * WARPGROUP
+
+
+def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
+    a_t, _, acc_t = lo.operand_types[op]
+    assert isinstance(a_t, TensorType) and isinstance(acc_t, TensorType)
+    assert op.a in lo.views and op.b in lo.views, "wgmma reads its operands from stages"
+    layout = acc_t.encoding
+    assert isinstance(layout, MmaLayoutAttr)
+    (m, k), n = a_t.get_shape(), acc_t.get_shape()[1]
+    g = Geometry(m, n, k, 16, layout.warps[0], 1)
+    atom = SWIZZLE_BYTES // 2  # 16-bit elements per atom row
+    at = At(InsertPoint.before(op), op.location)
+    (a_buf, a_start, _), (b_buf, b_start, _) = lo.views[op.a], lo.views[op.b]
+    a_start = _plus_warpgroup(lo, op, at, a_start, g, 64 * atom)
+    width = min(n, WGMMA_MAX_N)
+    row_bytes = ATOM_ROWS * SWIZZLE_BYTES
+    looping = loop_accumulator(op) is not None
+    accs = []
+    for t in range(g.rows):
+        for n0 in range(0, n, width):
+            d = _shuffle(at, op.acc, op.acc, [lane for c in range(n0 // 8, (n0 + width) // 8)
+                                              for lane in _lanes(g, t, c)])
+            for k0 in range(0, k, 16):
+                in_place = looping and k0 == 0
+                a_at = (k0 // atom * m + 64 * t * (g.wm // WARPGROUP)) * atom + k0 % atom
+                b_at = n0 // atom * k * atom + k0 * atom
+                d = at(simt.WgmmaOp(a_buf, _plus(at, a_start, a_at), b_buf,
+                                    _plus(at, b_start, b_at), d, row_bytes,
+                                    k * SWIZZLE_BYTES, row_bytes, in_place))
+            accs.append(d)
+    at(simt.WgmmaCommitOp())
+    at(simt.WgmmaWaitOp(1 if looping else 0))
+    if looping:
+        loop = op.parent_op()
+        assert loop is not None
+        Rewriter.insert_op(simt.WgmmaWaitOp(0), InsertPoint.after(loop))
+    lo.replace(op, _join(at, g, accs))
+
+
+def _plus(at: At, x: SSAValue, offset: int) -> SSAValue:
+    return at(arith.AddiOp(x, at.const(offset))) if offset else x
+
+
+def _plus_warpgroup(lo: Lowering, op: tile.DotOp, at: At, start: SSAValue, g: Geometry,
+                    rows: int) -> SSAValue:
+    """``start`` moved to this thread's warpgroup's 64 rows (``rows`` elements each)."""
+    if g.wm == WARPGROUP:
+        return start
+    tid = lo.thread_id(op)
+    shift = lo.prologue_op(arith.ConstantOp.from_int_and_width(GROUP_THREADS.bit_length() - 1,
+                                                               32), op)
+    group = lo.prologue_op(arith.ShRUIOp(tid, shift), op)
+    size = lo.prologue_op(arith.ConstantOp.from_int_and_width(rows, 32), op)
+    return at(arith.AddiOp(start, lo.prologue_op(arith.MuliOp(group, size), op)))
+
+
+DOT_LOWERINGS[MmaLayoutAttr, 3] = lower_wgmma_dot

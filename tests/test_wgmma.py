@@ -1,0 +1,199 @@
+"""Hopper's warpgroup MMA: ``pipeline-loads`` stages a dot's operands 128-byte swizzled
+(A's rows permuted for the ``#tile.mma`` warps), ``assign-layouts`` picks ``#tile.mma<version
+= 3>`` for it, ``tile-to-simt`` gives ``simt.wgmma``; whole lowered kernels run in the SIMT
+simulator, whose wgmma reads shared memory through descriptors as the PTX ISA defines them
+(canonical K-major A and N-major B layouts, the swizzle applied to address bits), against
+``np.matmul``; and the sm_90a PTX of ``examples.matmul`` on a GPU."""
+
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+import compiler as tc
+from compiler.context import parse_module
+from compiler.jit import availability
+from dialects.tile.async_copy import swizzled_row
+from examples import matmul as example
+from tests.test_dot_mma import MmaProgram
+
+SIGNATURE = "*f16,*f16,*f16" + ",i32:16" * 6
+
+
+def _swizzle(byte: np.ndarray) -> np.ndarray:
+    """The 128-byte swizzle: address bits 4-6 XOR bits 7-9."""
+    return byte ^ (((byte >> 7) & 7) << 4)
+
+
+class WgmmaProgram(MmaProgram):
+    """The simulator plus ``simt.wgmma``: per warpgroup, A (64 x 16, K-major: row ``i`` at
+    ``(i / 8) a_sbo + (i % 8) 128`` bytes) and B (16 x n, N-major: ``(j / 64) b_lbo + (k /
+    8) b_sbo + (k % 8) 128 + (j % 64) 2``) read through the swizzle, D in ``mma.sync``'s
+    fragments stacked over n. It checks that landed copies were fenced for the async proxy,
+    that nothing is written where a wgmma of an unfinished group reads, and that every
+    group is waited for."""
+
+    def run(self) -> None:
+        self.groups_wg: list[list] = []
+        self.open_wg: list = []
+        super().run()
+        assert not self.groups_wg and not self.open_wg, "wgmma groups never waited for"
+
+    def _unread(self, buffer, elements) -> None:
+        for group in [*self.groups_wg, self.open_wg]:
+            for read_buffer, read in group:
+                assert read_buffer is not buffer or not np.isin(elements, read).any(), \
+                    "shared memory rewritten while a wgmma may read it"
+
+    def writes(self, buffer, elements) -> None:
+        self._unread(buffer, elements)
+        super().writes(buffer, elements)
+
+    def _copy_issued(self, op, buf, index, *rest):
+        """A copy may land any time from its issue: not where a wgmma may still read."""
+        self._unread(op.buffer, np.asarray(index).ravel())
+        return MmaProgram._cp_async(self, op, buf, index, *rest)
+
+    def _wgmma(self, op, a, a_index, b, b_index, c):
+        c = np.broadcast_to(c, (self.threads, c.shape[1])).astype(np.float64)
+        assert getattr(self, "fenced", True), "wgmma reads copies not fenced for it"
+        i, kk, j = np.arange(64)[:, None], np.arange(16)[None, :], np.arange(op.n)[None, :]
+        out = c.copy()
+        for g in range(self.threads // 128):
+            starts = [np.broadcast_to(x, (self.threads, 1))[128 * g:128 * g + 128]
+                      for x in (a_index, b_index)]
+            assert all((s == s[0]).all() for s in starts), "descriptors differ in a warpgroup"
+            a0, b0 = (2 * int(s[0, 0]) for s in starts)
+            a_at = _swizzle(a0 + i // 8 * op.a_sbo.value.data + i % 8 * 128 + 2 * kk) // 2
+            b_at = _swizzle(b0 + j // 64 * op.b_lbo.value.data + kk.T // 8 * op.b_sbo.value.data
+                            + kk.T % 8 * 128 + j % 64 * 2) // 2
+            for buffer, at in ((op.a, a_at), (op.b, b_at)):
+                self.reads(buffer, at.ravel())
+                self.open_wg.append((buffer, at.ravel()))
+            d = a[a_at].astype(np.float64) @ b[b_at].astype(np.float64)
+            t = np.arange(128)[:, None]
+            e = np.arange(op.n // 2)[None, :]
+            rows = 16 * (t // 32) + t % 32 // 4 + 8 * (e % 4 // 2)
+            cols = 8 * (e // 4) + 2 * (t % 4) + e % 2
+            out[128 * g:128 * g + 128] += d[rows, cols]
+        return out
+
+    def _wgmma_commit(self, op):
+        self.groups_wg.append(self.open_wg)
+        self.open_wg = []
+
+    def _wgmma_wait(self, op):
+        keep = op.pending.value.data
+        self.groups_wg = self.groups_wg[len(self.groups_wg) - keep:] if keep else []
+
+    def _landed(self, op):
+        self.fenced = False
+        return MmaProgram._wait(self, op)
+
+    def _fence(self, op):
+        self.fenced = True
+
+    HANDLERS: ClassVar = {**MmaProgram.HANDLERS, "simt.wgmma": _wgmma,
+                          "simt.wgmma_commit": _wgmma_commit,
+                          "simt.wgmma_wait": _wgmma_wait, "simt.cp_async_wait": _landed,
+                          "simt.cp_async": _copy_issued,
+                          "simt.fence_proxy_async": _fence}
+
+
+@pytest.mark.parametrize("warps", [4, 8])
+def test_swizzled_rows_are_a_permutation_giving_each_warp_its_rows(warps):
+    rows = 32 * warps
+    stored = [swizzled_row(r, warps) for r in range(rows)]
+    assert sorted(stored) == list(range(rows))
+    for r in range(rows):  # the wgmma row it lands on belongs to the warp holding row r
+        w = r // 8 % warps
+        assert stored[r] % 64 // 16 == w % 4 and stored[r] // 64 % (warps // 4) == w // 4
+
+
+def _simulate(m, n, k, bm, bn, bk, num_warps, stages=3, seed=0):
+    rng = np.random.default_rng(seed)
+    a, b = (rng.standard_normal(s).astype(np.float16) for s in ((m, k), (k, n)))
+    c = np.zeros((m, n), np.float16)
+    scalars = dict(zip(["M", "N", "K", "stride_am", "stride_bk", "stride_cm"],
+                       [m, n, k, k, n, n]))
+    ck = tc.compile(example.matmul, backend="ptx", signature=SIGNATURE, num_warps=num_warps,
+                    num_stages=stages,
+                    constants={"BM": bm, "BN": bn, "BK": bk, "GROUP": 8, "ACTIVATION": ""})
+    text = [ir for name, ir in ck.stages if name == "cse"][-1]
+    module = parse_module(text)
+    grid = (tc.cdiv(m, bm) * tc.cdiv(n, bn),)
+    for pid in range(grid[0]):
+        WgmmaProgram(module, {"a": a.ravel(), "b": b.ravel(), "c": c.reshape(-1)}, scalars,
+                     (pid,), grid).run()
+    return c, example.reference(a, b), text
+
+
+@pytest.mark.parametrize("m, n, k, bm, bn, bk, num_warps", [
+    (64, 64, 64, 64, 64, 64, 4),  # one wgmma m64n64 per k step
+    (144, 160, 192, 128, 128, 64, 4),  # two m16 tiles a warp; masked edges of M and N
+    (128, 256, 128, 128, 256, 64, 8),  # two warpgroups, n256
+    (64, 64, 256, 64, 64, 128, 4),  # K in two atoms
+])
+def test_matmul_on_wgmma_simulated(m, n, k, bm, bn, bk, num_warps):
+    out, want, text = _simulate(m, n, k, bm, bn, bk, num_warps)
+    assert "simt.wgmma " in text and "simt.ldmatrix" not in text
+    assert "#tile.mma<version = 3" not in text  # the SIMT stage holds no tiles
+    np.testing.assert_allclose(out.astype(np.float64), want, rtol=0,
+                               atol=2.0**-10 * np.abs(want).max())
+
+
+def test_wgmma_ptx_for_sm_90a_and_mma_sync_for_sm_80():
+    args = {"signature": SIGNATURE, "num_stages": 3,
+            "constants": {"BM": 128, "BN": 128, "BK": 64, "GROUP": 8, "ACTIVATION": ""}}
+    hopper = tc.compile(example.matmul, backend="ptx", target="sm_90", **args)
+    ptx = hopper.asm["ptx"]
+    assert ".target sm_90a" in ptx and ".align 1024" in ptx
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16") == 2 * 4
+    assert "fence.proxy.async.shared::cta" in ptx and "wgmma.wait_group.sync.aligned 0" in ptx
+    assert "#tile.mma<version = 3, warps = [4, 1]>" in dict(hopper.stages)["assign-layouts"]
+    assert hopper.metadata.extra["shared"] == 3 * 2 * (128 * 64 + 64 * 128)  # no padding
+    ampere = tc.compile(example.matmul, backend="ptx", target="sm_80", **args).asm["ptx"]
+    assert "wgmma" not in ampere and "mma.sync.aligned.m16n8k16" in ampere
+
+
+def test_dots_wgmma_cannot_do_keep_mma_sync_on_sm_90():
+    """BK = 32 is half a 128-byte atom: padded stages and ldmatrix, as on sm_80."""
+    ck = tc.compile(example.matmul, backend="ptx", target="sm_90", signature=SIGNATURE,
+                    constants={"BM": 128, "BN": 128, "BK": 32, "GROUP": 8, "ACTIVATION": ""})
+    assert "wgmma" not in ck.asm["ptx"] and "ldmatrix" in ck.asm["ptx"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float16])
+@pytest.mark.parametrize("size, config", [((300, 200, 260), (128, 128, 64, 4, 3)),
+                                          ((512, 512, 512), (128, 256, 64, 8, 3)),
+                                          ((256, 384, 320), (64, 128, 128, 4, 2))])
+def test_matmul_on_wgmma_gpu(dtype, size, config):
+    ok, why = availability("ptx")
+    if not ok:
+        pytest.skip(f"ptx: {why}")
+    m, n, k = size
+    bm, bn, bk, warps, stages = config
+    rng = np.random.default_rng(7)
+    a, b = (rng.standard_normal(s).astype(dtype) for s in ((m, k), (k, n)))
+    c = np.zeros((m, n), dtype)
+    example.launch(a, b, c, backend="ptx", BM=bm, BN=bn, BK=bk, num_warps=warps,
+                   num_stages=stages)
+    want = example.reference(a, b)
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=0,
+                               atol=2.0**-9 * np.abs(want).max())
+
+
+@pytest.mark.gpu
+def test_bf16_torch_matmul_on_wgmma_gpu():
+    """bf16 CUDA tensors (their array interface says only "2 bytes": the tensor's dtype
+    tells bfloat16) through the wgmma path."""
+    torch = pytest.importorskip("torch")
+    ok, why = availability("ptx")
+    if not ok or not torch.cuda.is_available():
+        pytest.skip(f"ptx: {why}")
+    a, b = (torch.randn(256, 256, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    c = torch.empty(256, 256, device="cuda", dtype=torch.bfloat16)
+    example.launch(a, b, c, backend="ptx", BM=128, BN=128, BK=64, num_warps=4, num_stages=3)
+    want = a.double() @ b.double()
+    assert ((c.double() - want).abs().max() / want.abs().max()).item() < 2.0**-7
