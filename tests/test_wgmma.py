@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import compiler as tc
+import compiler.language as tl
 from compiler.context import parse_module
 from compiler.jit import availability
 from dialects.tile.async_copy import swizzled_row
@@ -140,6 +141,40 @@ def test_matmul_on_wgmma_simulated(m, n, k, bm, bn, bk, num_warps):
     assert "#tile.mma<version = 3" not in text  # the SIMT stage holds no tiles
     np.testing.assert_allclose(out.astype(np.float64), want, rtol=0,
                                atol=2.0**-10 * np.abs(want).max())
+
+
+@tc.kernel
+def two_dots(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """One dot only adds into its accumulator, the other's result is used in the loop."""
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    total = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        ks = k0 + rk
+        x = tl.load(a + rm[:, None] * K + ks[None, :])
+        y = tl.load(b + ks[:, None] * BN + rn[None, :])
+        acc = tl.dot(x, y, acc)
+        x2 = tl.load(a + rm[:, None] * K + ks[None, :])
+        y2 = tl.load(b + ks[:, None] * BN + rn[None, :])
+        total += tl.dot(x2, y2) * 0.5
+    tl.store(c + rm[:, None] * BN + rn[None, :], (acc + total).to(c.dtype))
+
+
+def test_a_dot_used_in_its_loop_keeps_every_dot_synchronous():
+    """The loop's stages ring has no slack then: the accumulating dot waits for its
+    wgmmas too (the simulator fails a copy landing where a running wgmma reads)."""
+    rng = np.random.default_rng(5)
+    a, b = (rng.standard_normal(s).astype(np.float16) for s in ((64, 192), (192, 64)))
+    c = np.zeros((64, 64), np.float16)
+    ck = tc.compile(two_dots, backend="ptx", signature="*f16,*f16,*f16,i32:16",
+                    num_stages=3, constants={"BM": 64, "BN": 64, "BK": 64})
+    text = [ir for name, ir in ck.stages if name == "cse"][-1]
+    assert text.count("simt.wgmma ") == 8 and "simt.wgmma_wait 1" not in text
+    WgmmaProgram(parse_module(text), {"a": a.ravel(), "b": b.ravel(), "c": c.reshape(-1)},
+                 {"K": 192}).run()
+    want = 1.5 * (a.astype(np.float64) @ b.astype(np.float64))
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=0,
+                               atol=2.0**-9 * np.abs(want).max())
 
 
 def test_wgmma_ptx_for_sm_90a_and_mma_sync_for_sm_80():

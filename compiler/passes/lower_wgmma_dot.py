@@ -13,10 +13,10 @@ instructions of at most 256 columns; k in steps of 16: the K-major A moves 32 by
 within its 128-byte atom (the next atom after 64 columns), the N-major B 16 rows.
 Every wgmma of the dot is one group. It is waited for at once, so the accumulator is ready
 and the stages are no longer read when the dot's value is used, unless the dot only adds
-into a loop's accumulator (``pipeline_loads.loop_accumulator``): then the group may run on
-into the next iteration (which waits for all but its own latest; ``pipeline-loads`` left
-the stages it reads alone), the wgmmas write the loop's registers in place, and the wait
-for all of them follows the loop.
+into a loop's accumulator (``pipeline_loads.loop_accumulator``) and ``pipeline-loads``
+left the stages it reads alone for one more iteration (``ASYNC_DOT_ATTR``): then the group
+may run on into the next iteration (which waits for all but its own latest), the wgmmas
+write the loop's registers in place, and the wait for all of them follows the loop.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from compiler.passes.pipeline_loads import loop_accumulator
 from compiler.passes.simt_lowering import Lowering
 from dialects import simt, tile
 from dialects.tile import MmaLayoutAttr
-from dialects.tile.async_copy import SWIZZLE_BYTES, WARPGROUP
+from dialects.tile.async_copy import ASYNC_DOT_ATTR, SWIZZLE_BYTES, WARPGROUP
 
 WGMMA_MAX_N = 256
 ATOM_ROWS = 8  # rows of a 128-byte swizzle atom
@@ -53,7 +53,7 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
     a_start = _plus_warpgroup(lo, op, at, a_start, g, 64 * atom)
     width = min(n, WGMMA_MAX_N)
     row_bytes = ATOM_ROWS * SWIZZLE_BYTES
-    looping = loop_accumulator(op) is not None
+    looping = ASYNC_DOT_ATTR in op.attributes and loop_accumulator(op) is not None
     accs = []
     for t in range(g.rows):
         for n0 in range(0, n, width):

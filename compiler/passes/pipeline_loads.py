@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     TensorType,
+    UnitAttr,
     i1,
     i32,
 )
@@ -62,7 +63,7 @@ from compiler.passes.assign_layouts import (
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
 from compiler.passes.layouts import padded_row
 from dialects import tile
-from dialects.tile.async_copy import SWIZZLE_BYTES
+from dialects.tile.async_copy import ASYNC_DOT_ATTR, SWIZZLE_BYTES
 
 CP_ASYNC_SM = 80  # the first SM version with cp.async
 CP_ASYNC_BITS = 128  # the widest copy
@@ -431,6 +432,8 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
                           for d in dots)  # pyright: ignore[reportAttributeAccessIssue]
     lag = int(wgmma and depth > 1 and all(loop_accumulator(d) is not None for d in dots))
     args[2] = depth - lag  # the same number of stages: one more is still being read
+    for d in dots if lag else ():
+        d.attributes[ASYNC_DOT_ATTR] = UnitAttr()
     _AsyncPipeliner(*args, wgmma_warps=num_warps if wgmma else 0, lag=lag).run()
     return True
 

@@ -59,6 +59,9 @@ def _check_tile(op: IRDLOperation, buffer: SSAValue, t: object) -> None:
 
 
 SWIZZLE_BYTES = 128  # the swizzled stage layout: Hopper's 128-byte swizzle
+# on a tile.dot: pipeline-loads left the stages it reads alone for one more iteration, so
+# the dot may still be running when the next iteration starts (asynchronous wgmma)
+ASYNC_DOT_ATTR = "tile.async_dot"
 WARPGROUP = 4  # warps
 
 

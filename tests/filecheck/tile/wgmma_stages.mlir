@@ -25,6 +25,7 @@
 // CHECK: tile.async_copy %{{.*}}, %[[B]][%[[W]]] mask
 // CHECK-NEXT: tile.async_commit
 // CHECK: tile.dot %[[X]], %[[Y]]
+// CHECK-SAME: tile.async_dot
 // LAYOUT: tile.dot {{.*}} -> tensor<64x64xf32, #tile.mma<version = 3, warps = [4, 1]>>
 // AMPERE: tile.shared_alloc : memref<3x64x72xf16, 3 : i32>
 // AMPERE: tile.async_wait 1
