@@ -214,6 +214,14 @@ class CompiledKernel:
 DEFAULT_STAGES = 2  # k-loop loads feeding a dot are prefetched one iteration ahead
 
 
+def _launch_arch(backend: str) -> str | None:
+    """The target a launch compiles for: the current GPU's ``sm_XY`` on PTX, else None
+    (the default target: PTX compiled where no GPU is)."""
+    if backend != "ptx":
+        return None
+    return importlib.import_module("backends.ptx").device_arch()
+
+
 def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
              dump: Any = None, key: str | None = None, arch: str | None = None,
              num_stages: int = DEFAULT_STAGES, language: str = "triton") -> CompiledKernel:
@@ -323,12 +331,13 @@ class KernelFunction:
     def compile_for(self, bound: dict[str, Any], backend: str, num_warps: int,
                     debug: bool = False, dump: Any = None,
                     num_stages: int = DEFAULT_STAGES) -> CompiledKernel:
-        key = (backend, num_warps, debug, num_stages, self._spec_key(bound))
+        arch = _launch_arch(backend)
+        key = (backend, num_warps, debug, num_stages, arch, self._spec_key(bound))
         ck = self._cache.get(key)
         if ck is None or dump:
             disk_key = cache.make_key(self.source, key)
             ck = _compile(self.fn, self.specialize(bound), backend, num_warps, debug,
-                          dump, disk_key, num_stages=num_stages, language=self.language)
+                          dump, disk_key, arch, num_stages=num_stages, language=self.language)
             self._cache[key] = ck
         return ck
 

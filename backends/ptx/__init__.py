@@ -68,6 +68,16 @@ def availability() -> tuple[bool, str]:
     return True, f"{name} (sm_{major}{minor})"
 
 
+@functools.cache
+def device_arch() -> str | None:
+    """The current CUDA device's target, ``sm_XY``: what a launch compiles for (a cubin of
+    another generation does not load there; Hopper's gets wgmma); None without one."""
+    if not availability()[0]:
+        return None
+    major, minor = tuple(_cuda_core().Device().compute_capability)
+    return f"sm_{major}{minor}"
+
+
 def shared_layout(arrays: list[tuple[int, int]]) -> tuple[list[int], int]:
     """Byte offsets of shared arrays of ``(size, alignment)`` placed one after another, each
     at least 16-byte aligned, and the total bytes."""
