@@ -4,20 +4,49 @@ The ``strip-debug`` pass turns each print/assert into records appended to a hidd
 buffer (the last kernel parameter): word 0 counts the words used; a record is
 ``[op, pid x, pid y, pid z, flat element index, value bits...]``. After the launch this
 module reads the records back, prints them the way the NumPy backend does and raises
-``DeviceAssertionError`` for a failed assert. No xDSL import (launch path).
+``DeviceAssertionError`` for a failed assert, ``OutOfBoundsError`` for an access outside
+its array (``check-bounds``; the arrays' lengths go in as hidden i32 parameters before
+the buffer, ``extents``). No xDSL import (launch path).
 """
 
 from __future__ import annotations
 
 import linecache
+import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from compiler.errors import DeviceAssertionError, SourceLoc
+import compiler.language as tl
+from compiler.errors import DeviceAssertionError, OutOfBoundsError, SourceLoc
 
 CAPACITY = 1 << 20  # words in the debug buffer
 HEADER = 5  # op, pid x, pid y, pid z, element index
-PARAM = "__tilec_debug"
+HIDDEN = "__tilec_"  # the prefix of the parameters a launch adds to the user's
+PARAM = HIDDEN + "debug"
+EXTENT = HIDDEN + "extent_"
+_NO_LIMIT = 2**31 - 1  # the largest i32 extent: offsets are i32 on the GPUs
+
+
+def extents(args: Sequence[Any], bounds: Sequence[int]) -> list[int]:
+    """The lengths of the array arguments at positions ``bounds``, as i32 values."""
+    return [min(_length(args[i]), _NO_LIMIT) for i in bounds]
+
+
+def _length(a: Any) -> int:
+    """Elements in an array argument (any kind a launch accepts; unknown: no limit)."""
+    if isinstance(a, np.ndarray):
+        return a.size
+    cai = getattr(a, "__cuda_array_interface__", None)
+    if cai is not None:
+        return math.prod(cai["shape"])
+    if type(a).__name__ == "GPUBuffer":
+        return a.size // (tl.dtype_from_str(getattr(a, "tilec_dtype", "f32")).bits // 8)
+    if type(a).__name__ == "WgslArray":
+        return a.size
+    shape = getattr(a, "shape", None)
+    return math.prod(shape) if shape is not None else _NO_LIMIT
 
 
 def new_buffer() -> np.ndarray:
@@ -37,7 +66,7 @@ def report(buf: np.ndarray, records: list[dict]) -> None:
                      int(buf[pos + 4]), buf[pos + HEADER:end], desc))
         pos = end
     rows.sort(key=lambda r: r[:3])
-    failed = [r for r in rows if r[4]["kind"] == "assert"]
+    failed = [r for r in rows if r[4]["kind"] != "print"]
     lines = [_line(r) for r in rows if r[4]["kind"] == "print"]
     if lines:
         print("\n".join(lines), flush=True)
@@ -45,14 +74,23 @@ def report(buf: np.ndarray, records: list[dict]) -> None:
         print(f"tilec: debug buffer full, {int(buf[0]) - used} words of device output lost",
               flush=True)
     if failed:
-        _, zyx, index, _, desc = failed[0]
-        shape = tuple(desc["shape"])
-        where = f" at index {tuple(map(int, np.unravel_index(index, shape)))}" if shape else ""
-        message = desc["text"]
-        loc = SourceLoc(desc["file"], desc["line"], desc["col"],
-                        linecache.getline(desc["file"], desc["line"]).rstrip("\n"))
-        raise DeviceAssertionError(f"device assertion failed in program {zyx[::-1]}{where}"
-                                   + (f": {message}" if message else ""), loc)
+        raise _failure(failed[0])
+
+
+def _failure(row) -> DeviceAssertionError | OutOfBoundsError:
+    """The NumPy backend's error for a failed assert or an out-of-bounds access."""
+    _, zyx, index, words, desc = row
+    loc = SourceLoc(desc["file"], desc["line"], desc["col"],
+                    linecache.getline(desc["file"], desc["line"]).rstrip("\n"))
+    if desc["kind"] == "bounds":
+        offset, n = (int(w) for w in words)
+        return OutOfBoundsError(f"out-of-bounds {desc['text']}[{offset}] (array length {n}) "
+                                f"in program {zyx[::-1]}", loc)
+    shape = tuple(desc["shape"])
+    where = f" at index {tuple(map(int, np.unravel_index(index, shape)))}" if shape else ""
+    message = desc["text"]
+    return DeviceAssertionError(f"device assertion failed in program {zyx[::-1]}{where}"
+                                + (f": {message}" if message else ""), loc)
 
 
 def _line(row) -> str:

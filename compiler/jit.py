@@ -182,7 +182,8 @@ class CompiledKernel:
         return lambda *args, **kwargs: self.run(grid, args, kwargs)
 
     def run(self, grid, args: Sequence[Any], kwargs: dict, verify: bool = False) -> None:
-        params = [p for p in self.metadata.params if p.name != debug_output.PARAM]
+        params = [p for p in self.metadata.params
+                  if not p.name.startswith(debug_output.HIDDEN)]
         if self.expand_args is not None:
             args = self.expand_args(args)
         if kwargs:
@@ -200,9 +201,10 @@ class CompiledKernel:
 
     def launch(self, grid: tuple[int, int, int], args: list, verify: bool = False) -> None:
         records = self.metadata.extra.get("debug")
-        if records:
+        if records:  # debug=True: array lengths in, the debug buffer in and out
+            extents = debug_output.extents(args, self.metadata.extra.get("bounds", ()))
             buf = debug_output.new_buffer()
-            self.launcher(grid, [*args, buf])
+            self.launcher(grid, [*args, *extents, buf])
             debug_output.report(buf, records)
         elif verify:
             from compiler.verify import verified_launch
@@ -238,7 +240,9 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
                                 arch=arch or pipeline.DEFAULT_ARCH, num_stages=num_stages,
                                 eager_stages=cache.cache_dir() is not None)
     target = compiled.extra.get("arch", backend)
-    if compiled.extra.get("debug"):  # strip-debug added the device_print/assert buffer
+    if compiled.extra.get("debug"):  # check-bounds' extents, strip-debug's buffer
+        params = params + [Param(debug_output.EXTENT + params[i].name, "i32", False)
+                           for i in compiled.extra.get("bounds", ())]
         params = params + [Param(debug_output.PARAM, "i32", True, True)]
     info = KernelInfo(fn.__name__, params, backend, target, num_warps,
                       shared=compiled.extra.get("shared", 0), extra=compiled.extra)

@@ -23,6 +23,7 @@ from compiler import target as targets
 from compiler import timing
 from compiler.context import make_context, source_loc
 from compiler.errors import CompileError, TilecError, internal_error
+from compiler.passes.check_bounds import extent_params
 from compiler.passes.registry import get_all_passes
 from compiler.passes.strip_debug import debug_records
 from dialects import tile
@@ -36,20 +37,25 @@ _TILE = ["canonicalize", "cse"]
 _TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads{{cp-async={mma}}}",
             "assign-layouts{{vector-bits={bits} mma={mma}}}", "tile-to-simt", "canonicalize",
             "cse"]
+# debug=True: bounds checks go in front of the accesses once lower-control has made every
+# pointer traceable to its argument; strip-debug then lowers them with print/assert.
+_DEBUG_START = ["lower-control", "check-bounds", "strip-debug"]
 DEFAULT_ARCH = "sm_90"
 
 
-def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH) -> list[str]:
+def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
+           debug: bool = False) -> list[str]:
     """The pass names (with options) a backend's pipeline runs after the frontend, for
     GPU ``arch``; ``views``: the module has array views (``compiler.tile`` kernels),
-    lowered first."""
+    lowered first; ``debug``: with bounds checks."""
     target = targets.load(backend)
     tile_passes = ["lower-array-views", *_TILE] if views else list(_TILE)
     if target.INPUT == "tile":
         return tile_passes
     # only a target with tensor cores says which instructions ``arch`` has
     mma = target.tensor_cores(arch) if hasattr(target, "tensor_cores") else 0
-    simt = [spec.format(bits=target.VECTOR_BITS, mma=mma) for spec in _TO_SIMT]
+    to_simt = _DEBUG_START + _TO_SIMT[2:] if debug else _TO_SIMT
+    simt = [spec.format(bits=target.VECTOR_BITS, mma=mma) for spec in to_simt]
     return tile_passes + simt + list(target.PASSES)
 
 
@@ -139,13 +145,14 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         stages = Stages(eager_stages or bool(dump))
         stages.add("frontend", module, eager=True)  # ck.asm["tile"]
         _check_frontend(module)
-        # SIMT targets turn debugging ops into records; the NumPy interpreter runs them.
-        records = debug_records(module) if debug and target.INPUT == "simt" else []
+        records, bounds = [], []  # debug=True on SIMT targets: see strip-debug, check-bounds
         dot_tol = dot_tolerance(module)
         asm: dict[str, str | bytes] = {"tile": stages[0][1]}
         views = any(isinstance(o, tile.MakeViewOp) for o in module.walk())
-        for spec in passes(backend, views, arch):
+        for spec in passes(backend, views, arch, debug):
             p = _make_pass(spec, num_warps, debug, num_stages)
+            if debug and p.name == "strip-debug":  # the records of what it lowers
+                records, bounds = debug_records(module), extent_params(module)
             with timing.phase(f"{len(stages):02d}-{describe(p)}"), _reported(p.name, stages, module):
                 p.apply(ctx, module)
                 if verify:
@@ -161,6 +168,8 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
     extra = dict(generated.extra)
     if records:
         extra["debug"] = records
+    if bounds:
+        extra["bounds"] = bounds
     if dot_tol:
         extra["dot_tolerance"] = dot_tol
     compiled = Compiled(stages, asm, generated.artifact, extra)

@@ -1,5 +1,5 @@
 """Control flow and debugging ops in the NumPy backend: ``scf.for``/``if``/``while``,
-``tile.print``, ``tile.assert``, and which kernels must run one program at a time.
+``tile.print``, ``tile.assert``, ``tile.check_bounds``, and which kernels must run one program at a time.
 
 A region op's builder compiles its nested blocks once with ``Kernel.compile_block`` (slots
 are numbered over the whole function); its impl binds the block arguments in the batch's
@@ -25,7 +25,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from backends.numpy.kernel import KERNEL_BUILDERS, SERIAL_CHECKS, Impl, Kernel, np_dtype, shape
 from compiler.context import source_loc
-from compiler.errors import DeviceAssertionError, UnsupportedError
+from compiler.errors import DeviceAssertionError, OutOfBoundsError, UnsupportedError
 
 
 def _decision(x: np.ndarray) -> Any:
@@ -159,10 +159,31 @@ def _assert(op: Operation, kernel: Kernel) -> Impl:
     return impl
 
 
+def _check_bounds(op: Operation, kernel: Kernel) -> Impl:
+    """The report the NumPy backend gives for an out-of-bounds ``tile.load``/``store``."""
+    what = f"{op.access.data} of {op.array.data}"  # pyright: ignore[reportAttributeAccessIssue]
+    loc = source_loc(op)
+
+    def impl(batch, offset: np.ndarray, extent: np.ndarray, *mask: np.ndarray) -> tuple:
+        programs = batch.pid.shape[1]
+        off, n, *on = _per_program((offset, extent, *mask), programs, offset.shape[1:])
+        bad = (off < 0) | (off >= n)
+        if on:
+            bad &= on[0]
+        if not bad.any():
+            return ()
+        k = int(np.argmax(bad))  # the first bad element, program-major
+        p = k // max(bad[0].size, 1)
+        pid = tuple(int(a) for a in batch.pid[:, p])
+        raise OutOfBoundsError(f"out-of-bounds {what}[{int(off.flat[k])}] (array length "
+                               f"{int(n.flat[k])}) in program {pid}", loc)
+    return impl
+
+
 KERNEL_BUILDERS.update({
     "scf.for": _for, "scf.if": _if, "scf.while": _while,
     "scf.yield": _terminator, "scf.condition": _terminator,
-    "tile.print": _print, "tile.assert": _assert,
+    "tile.print": _print, "tile.assert": _assert, "tile.check_bounds": _check_bounds,
 })
 
 

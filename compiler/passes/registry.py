@@ -21,6 +21,7 @@ _TILEC = {
     "lower-array-views": ("compiler.passes", "LowerArrayViews"),
     "tile-to-simt": ("compiler.passes", "TileToSimt"),
     "strip-debug": ("compiler.passes", "StripDebug"),
+    "check-bounds": ("compiler.passes", "CheckBounds"),
     "lower-control": ("compiler.passes", "LowerControl"),
     "pipeline-loads": ("compiler.passes", "PipelineLoads"),
     "simt-to-ptx": ("backends.ptx", "SimtToPtx"),

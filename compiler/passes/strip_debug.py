@@ -6,8 +6,10 @@ layouts are assigned. With it each one becomes tile IR that appends records to a
 int32 buffer, the kernel's last parameter (``compiler/debug.py`` reads them back after
 the launch): an ``atomic_add`` on word 0 reserves a record per element (only failing
 elements for an assert), then stores write the op number, the program id, the element
-index and the values' 32-bit patterns. The NumPy backend always runs them (its pipeline
-has no strip-debug).
+index and the values' 32-bit patterns. A ``tile.check_bounds`` (from ``check-bounds``)
+records its out-of-bounds elements as an assert its failing ones, with the offset and
+the extent as values. The NumPy backend always runs them (its pipeline has no
+strip-debug).
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DictionaryAttr,
     Float32Type,
     IntegerAttr,
     IntegerType,
@@ -34,10 +34,12 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from compiler.context import source_loc
 from compiler.debug import CAPACITY, HEADER
 from compiler.errors import UnsupportedError
+from compiler.passes.check_bounds import add_param
 from dialects import arith_shaped as casts
 from dialects import tile
 
-_DEBUG_OPS = (tile.PrintOp, tile.AssertOp)
+_DEBUG_OPS = (tile.PrintOp, tile.AssertOp, tile.CheckBoundsOp)
+_KIND = {tile.PrintOp: "print", tile.AssertOp: "assert", tile.CheckBoundsOp: "bounds"}
 
 
 def debug_ops(module: ModuleOp) -> list[Operation]:
@@ -49,14 +51,25 @@ def debug_records(module: ModuleOp) -> list[dict]:
     records = []
     for op in debug_ops(module):
         loc = source_loc(op)
-        values = list(op.args) if isinstance(op, tile.PrintOp) else []
         records.append({
-            "kind": "print" if isinstance(op, tile.PrintOp) else "assert",
-            "text": op.prefix.data if isinstance(op, tile.PrintOp) else op.message.data,
-            "shape": list(_shape(op)), "dtypes": [_dtype(v, op) for v in values],
+            "kind": _KIND[type(op)], "text": _text(op), "shape": list(_shape(op)),
+            "dtypes": [_dtype(v, op) for v in _values(op)],
             "file": loc.file if loc else "", "line": loc.line if loc else 0,
             "col": loc.col if loc else 0})
     return records
+
+
+def _text(op: Operation) -> str:
+    if isinstance(op, tile.CheckBoundsOp):
+        return f"{op.access.data} of {op.array.data}"
+    return op.prefix.data if isinstance(op, tile.PrintOp) else op.message.data
+
+
+def _values(op: Operation) -> list[SSAValue]:
+    """The values a record carries: a print's, a bounds check's offset and extent."""
+    if isinstance(op, tile.PrintOp):
+        return list(op.args)
+    return [op.offset, op.extent] if isinstance(op, tile.CheckBoundsOp) else []
 
 
 def _shape(op: Operation) -> tuple[int, ...]:
@@ -85,27 +98,16 @@ class StripDebug(ModulePass):
         found = debug_ops(op)
         if found and self.debug:
             fn = next(o for o in op.walk() if isinstance(o, func.FuncOp))
-            buf = _add_buffer_param(fn)
+            buf = add_param(fn, tile.PtrType(i32), "tilec_debug",
+                            {"tile.divisibility": IntegerAttr(16, i32)})
             for number, dop in enumerate(found):
                 _Lowering(dop, buf, number).run()
         for o in found:
             Rewriter.erase_op(o)
 
 
-def _add_buffer_param(fn: func.FuncOp) -> SSAValue:
-    block = fn.body.blocks[0]
-    arg = block.insert_arg(tile.PtrType(i32), len(block.args))
-    arg.name_hint = "tilec_debug"
-    attrs = list(fn.arg_attrs.data) if fn.arg_attrs else [DictionaryAttr({})] * (
-        len(block.args) - 1)
-    fn.arg_attrs = ArrayAttr(attrs + [DictionaryAttr(
-        {"tile.divisibility": IntegerAttr(16, i32)})])
-    fn.update_function_type()
-    return arg
-
-
 class _Lowering:
-    """The records of one print/assert, built in front of it."""
+    """The records of one print, assert or bounds check, built in front of it."""
 
     def __init__(self, op: Operation, buf: SSAValue, number: int):
         self.op, self.buf, self.number = op, buf, number
@@ -146,16 +148,24 @@ class _Lowering:
             return flat
         return self.emit(tile.ReshapeOp(flat, TensorType(i32, self.shape)))
 
+    def failing(self) -> SSAValue | None:
+        """Where an assert fails or an access is out of bounds (None: a print, always)."""
+        op = self.op
+        if isinstance(op, tile.AssertOp):
+            true = self.tiled(self.emit(
+                arith.ConstantOp(IntegerAttr(-1, IntegerType(1)), IntegerType(1))))
+            return self.emit(arith.XOrIOp(self.tiled(op.cond), true))
+        if isinstance(op, tile.CheckBoundsOp):  # unsigned: negative offsets are outside
+            outside = self.emit(tile.CmpIOp("uge", op.offset, self.tiled(op.extent)))
+            return outside if op.mask is None else self.emit(arith.AndIOp(outside, op.mask))
+        return None
+
     def run(self) -> None:
-        values = list(self.op.args) if isinstance(self.op, tile.PrintOp) else []
+        values = _values(self.op)
         words = [self.const(self.number)]
         words += [self.tiled(self.emit(tile.ProgramIdOp(a))) for a in range(3)]
         words += [self.index()] + [self.word(v) for v in values]
-        mask = None
-        if isinstance(self.op, tile.AssertOp):
-            true = self.tiled(self.emit(
-                arith.ConstantOp(IntegerAttr(-1, IntegerType(1)), IntegerType(1))))
-            mask = self.emit(arith.XOrIOp(self.tiled(self.op.cond), true))
+        mask = self.failing()
         ptr = self.tiled(self.buf)
         size = HEADER + len(values)
         old = self.emit(tile.AtomicRMWOp("add", ptr, self.const(size), mask))

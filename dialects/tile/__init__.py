@@ -42,7 +42,7 @@ from dialects.tile.atomic import (
     order_properties,
 )
 from dialects.tile.combine import ReduceOp, ScanOp, YieldOp, reduced_type
-from dialects.tile.debug import AssertOp, PrintOp
+from dialects.tile.debug import AssertOp, CheckBoundsOp, PrintOp
 from dialects.tile.dot import PRECISIONS, DotOp, accumulator_types
 from dialects.tile.elementwise import (
     CMPF_PREDICATES,
@@ -97,7 +97,8 @@ from dialects.tile.types import (
 
 Tile = Dialect(
     "tile",
-    [PrintOp, AssertOp, ProgramIdOp, NumProgramsOp, RangeOp, SplatOp, AddPtrOp, LoadOp, StoreOp,
+    [PrintOp, AssertOp, CheckBoundsOp, ProgramIdOp, NumProgramsOp, RangeOp, SplatOp, AddPtrOp,
+     LoadOp, StoreOp,
      CmpIOp, CmpFOp, SelectOp, UMulHiOp, AtomicRMWOp, AtomicCASOp, ReduceOp, ScanOp, YieldOp,
      ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp, JoinOp, SplitOp, FlipOp,
      GatherOp, DotOp, MakeViewOp, CheckTileIndexOp,
@@ -131,6 +132,7 @@ __all__ = [
     "BarrierOp",
     "BlockedLayoutAttr",
     "BroadcastOp",
+    "CheckBoundsOp",
     "CheckTileIndexOp",
     "CmpFOp",
     "CmpIOp",
