@@ -106,7 +106,54 @@ def _check(result: tuple, what: str) -> Any:
 
 
 class Launcher:
-    """Runs one compiled kernel; ``__call__(grid, args)`` is one launch.
+    """Runs one compiled kernel on the GPU that holds its device-array arguments (the
+    current GPU when none does: NumPy arrays, scalars); ``__call__(grid, args)`` is one
+    launch. With one GPU that is a ``DeviceLauncher``; with several, one per GPU, made on
+    the first launch there (loading the module into that GPU's context), and the GPU is
+    made current for the launch (as torch does with ``torch.cuda.device``)."""
+
+    def __init__(self, artifact: bytes, info: KernelInfo):
+        self.info, self._artifact = info, artifact
+        first = DeviceLauncher(artifact, info)
+        self._launchers = {first.ordinal: first}
+        self._default = first
+        count = _check(_driver().cuDeviceGetCount(), "cuDeviceGetCount")
+        self._single = count < 2
+
+    def __call__(self, grid: tuple[int, int, int], args: list) -> None:
+        if self._single:
+            self._default(grid, args)
+            return
+        ordinal = _device_of(args)
+        launcher = self._launchers.get(self._default.ordinal if ordinal is None else ordinal)
+        if launcher is None:
+            launcher = self._launchers[ordinal] = DeviceLauncher(self._artifact, self.info,
+                                                                 ordinal)
+        launcher.make_current()
+        launcher(grid, args)
+
+
+def _device_of(args: list) -> int | None:
+    """The GPU of the first device array among ``args`` (torch, CuPy, CUDA array
+    interface), or None."""
+    for a in args:
+        get_device = getattr(a, "get_device", None)  # torch
+        if get_device is not None and getattr(a, "is_cuda", False):
+            return get_device()
+        device = getattr(a, "device", None)  # CuPy
+        if device is not None and hasattr(device, "id") and hasattr(a, "data"):
+            return device.id
+        cai = getattr(a, "__cuda_array_interface__", None)
+        if cai is not None and cai["data"][0]:
+            driver = _driver()
+            attr = driver.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+            return _check(driver.cuPointerGetAttribute(attr, cai["data"][0]),
+                          "cuPointerGetAttribute")
+    return None
+
+
+class DeviceLauncher:
+    """Runs one compiled kernel on one GPU; ``__call__(grid, args)`` is one launch.
 
     cuda.core loads the module. Launches call the driver's ``cuLaunchKernel`` (through
     cuda-bindings) with a parameter buffer built once here: one ctypes slot per parameter
@@ -124,10 +171,10 @@ class Launcher:
     captured.
     """
 
-    def __init__(self, artifact: bytes, info: KernelInfo):
+    def __init__(self, artifact: bytes, info: KernelInfo, ordinal: int | None = None):
         core, driver = _cuda_core(), _driver()
         self.info = info
-        self._device = core.Device()
+        self._device = core.Device() if ordinal is None else core.Device(ordinal)
         with _capture_relaxed(driver):  # the first launch may come inside a capture
             self._device.set_current()
             self._code = core.ObjectCode.from_cubin(artifact)
@@ -136,7 +183,7 @@ class Launcher:
             self._function = (
                 _check(driver.cuKernelGetFunction(handle), "cuKernelGetFunction")
                 if isinstance(handle, driver.CUkernel) else handle)
-        self._ordinal = self._device.device_id
+        self._ordinal = self.ordinal = self._device.device_id
         self._cu_launch = driver.cuLaunchKernel
         self._success = driver.CUresult.CUDA_SUCCESS
         self._invalid_context = driver.CUresult.CUDA_ERROR_INVALID_CONTEXT
@@ -155,6 +202,9 @@ class Launcher:
             _pointer_put if p.is_ptr else _scalar_put, p, s, self._ordinal))
             for p, s in zip(info.params, self._slots, strict=True)]
         self._lock = threading.Lock()  # the slots are shared by every launch
+
+    def make_current(self) -> None:
+        self._device.set_current()
 
     def __call__(self, grid: tuple[int, int, int], args: list) -> None:
         dims = _check_grid(grid)
