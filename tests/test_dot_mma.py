@@ -247,15 +247,17 @@ def test_tf32x3_is_more_accurate_than_tf32():
 
 
 def _simulate_ptx_kernel(kernel, signature: str, constants: dict, arrays: dict,
-                        scalars: dict, grid: tuple[int, ...], num_stages: int = 2) -> str:
-    """Compile ``kernel`` for PTX and run its SIMT IR (the last stage before simt-to-ptx)
-    on every program of ``grid``; the SIMT text."""
+                        scalars: dict, grid: tuple[int, ...], num_stages: int = 2,
+                        target: str = "sm_80", program=None) -> str:
+    """Compile ``kernel`` for PTX ``target`` and run its SIMT IR (the last stage before
+    simt-to-ptx) on every program of ``grid`` with ``program`` (default ``MmaProgram``);
+    the SIMT text."""
     ck = tc.compile(kernel, backend="ptx", signature=signature, constants=constants,
-                    num_stages=num_stages)
+                    num_stages=num_stages, target=target)
     text = [ir for name, ir in ck.stages if name == "cse"][-1]
     module = parse_module(text)
     for pid in np.ndindex(*reversed(grid)):
-        MmaProgram(module, arrays, scalars, tuple(reversed(pid)), grid).run()
+        (program or MmaProgram)(module, arrays, scalars, tuple(reversed(pid)), grid).run()
     return text
 
 
@@ -351,5 +353,9 @@ def test_example_matmul_copies_asynchronously():
 def test_every_mma_kind_assembles(arch, ab, acc, precision, shape):
     text = dot_kernel(64, 64, 64, ab, acc, precision)
     compiled = pipeline.run(parse_module(text), "ptx", 4, arch=arch)
-    assert f"mma.sync.aligned.{shape}" in compiled.asm["ptx"]
+    if arch == "sm_90" and ab in ("f16", "bf16") and acc == "f32":  # Hopper's own
+        shape = f"wgmma.mma_async.sync.aligned.m64n64k16.f32.{ab}.{ab}"
+        assert shape in compiled.asm["ptx"]
+    else:
+        assert f"mma.sync.aligned.{shape}" in compiled.asm["ptx"]
     assert isinstance(compiled.artifact, bytes) and compiled.artifact

@@ -19,7 +19,8 @@ they form groups. A group takes its layout from where its tiles go or come from:
    shared memory). With ``mma`` set (a target with tensor cores) and a dot they can do
    (``mma_layout``: f16/bf16, i8, f32 as tf32/tf32x3, a tile of whole m16n8 tiles per
    warp) that is ``#tile.mma``, ``mma.sync``'s accumulator fragments (version 3, wgmma,
-   with ``mma`` 90 where both operands come from swizzled stages); otherwise
+   with ``mma`` 90 where ``wgmma_ok`` and no operand is in a stage padded for
+   ``ldmatrix``); otherwise
    ``dot_layout``: each thread owns a 2-D block of the product, so it reuses every A value
    it reads along its row of the block and every B value down its column;
 4. otherwise the blocked layout of its shape, coalesced along the last dimension for the
@@ -167,11 +168,17 @@ def wgmma_ok(op: tile.DotOp, num_warps: int) -> bool:
             and m % (16 * num_warps) == 0 and k % 64 == 0 and n % 64 == 0)
 
 
-def _swizzled(v: SSAValue) -> bool:
-    """Whether ``v`` is read from a 128-byte-swizzled stage."""
-    read = v.owner
-    alloc = read.buffer.owner if isinstance(read, tile.SharedReadOp) else None
-    return isinstance(alloc, tile.SharedAllocOp) and alloc.swizzle is not None
+def _wgmma_operands(op: tile.DotOp) -> bool:
+    """Whether wgmma can read ``op``'s operands: each from a 128-byte-swizzled stage, or
+    from registers (then stored into a swizzled buffer, within the staging budget)."""
+    in_registers = 0
+    for v in (op.a, op.b):
+        read = v.owner
+        if not isinstance(read, tile.SharedReadOp):
+            in_registers += prod(v.type.get_shape()) * 2  # pyright: ignore
+        elif read.buffer.owner.swizzle is None:  # pyright: ignore[reportAttributeAccessIssue]
+            return False  # padded for ldmatrix
+    return in_registers <= MMA_STAGING_BYTES
 
 
 _ACCESSES = (LoadOp, StoreOp, tile.AsyncCopyOp)  # tile accesses that get a ``vec``
@@ -364,7 +371,8 @@ class _Assigner:
     def dot(self, op: tile.DotOp) -> Attribute:
         """A dot result's layout: on tensor cores where the target has them and can (wgmma
         where ``pipeline-loads`` staged both operands for it)."""
-        if self.mma >= WGMMA_SM and _swizzled(op.a) and _swizzled(op.b):
+        if (self.mma >= WGMMA_SM and wgmma_ok(op, self.num_warps)
+                and _wgmma_operands(op)):
             return MmaLayoutAttr(3, (self.num_warps, 1))
         found = mma_layout(op, self.num_warps) if self.mma else None
         return found or dot_layout(op.result.type.get_shape(), self.num_warps)  # pyright: ignore

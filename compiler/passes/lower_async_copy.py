@@ -71,8 +71,8 @@ def _lanes(lo: Lowering, op: Operation, t: TensorType, row_len: int,
     return lo.emit(arith.AddiOp(index, lo.emit(vector.BroadcastOp(start, index.type), op)), op)
 
 
-def _swizzled(lo: Lowering, op: Operation, t: TensorType, rows: int, warps: int,
-              bits: int) -> SSAValue:
+def swizzled_index(lo: Lowering, op: Operation, t: TensorType, rows: int, warps: int,
+                   bits: int) -> SSAValue:
     """Each lane's element in a 128-byte-swizzled stage: its row (permuted as
     ``tile.async_copy.swizzled_row`` for ``warps``) in the atom of its column, its 16-byte
     chunk XORed with the row's place in its 8."""
@@ -112,8 +112,8 @@ def _copy(lo: Lowering, op: tile.AsyncCopyOp) -> None:
     start = _stage_start(lo, op, op.stage, rows * row_len)
     buffer = op.buffer
     if buffer in lo.swizzled:
-        index = _swizzled(lo, op, ptr_t, rows, lo.swizzled[buffer],
-                          bits_of(buffer.type.element_type))  # pyright: ignore
+        index = swizzled_index(lo, op, ptr_t, rows, lo.swizzled[buffer],
+                               bits_of(buffer.type.element_type))  # pyright: ignore
         where = lo.emit(arith.AddiOp(index, lo.emit(vector.BroadcastOp(start, index.type),
                                                     op)), op)
     else:

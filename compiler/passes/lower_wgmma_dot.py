@@ -1,7 +1,9 @@
-"""Part of tile-to-simt: ``tile.dot`` with a ``#tile.mma<version = 3>`` result whose
-operands are read in place from 128-byte-swizzled shared-memory stages (tile IR with
-layouts, from ``pipeline-loads``) -> SIMT IR on Hopper's warpgroup tensor cores:
-``simt.wgmma``.
+"""Part of tile-to-simt: ``tile.dot`` with a ``#tile.mma<version = 3>`` result (tile IR
+with layouts) -> SIMT IR on Hopper's warpgroup tensor cores: ``simt.wgmma``. An operand
+read from a 128-byte-swizzled shared-memory stage (``pipeline-loads``) is read there in
+place; one in registers is first stored by every thread into a swizzled buffer of the
+dot's own (placed as a stage would be: ``lower_async_copy.swizzled_index``), between
+barriers, fenced for the async proxy.
 
 The accumulator layout is ``mma.sync``'s with warps ``[W, 1]`` (``#tile.mma``): warp ``w``
 holds m16 tiles ``t`` of rows ``r + 8 w + 8 W (2 t + h)``, every column. The stage of A
@@ -21,12 +23,16 @@ write the loop's registers in place, and the wait for all of them follows the lo
 
 from __future__ import annotations
 
+from math import prod
+
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.passes.lower_dot import DOT_LOWERINGS, At
+from compiler.passes.layouts import element_ids
+from compiler.passes.lower_async_copy import SWIZZLED_ALIGN, swizzled_index
+from compiler.passes.lower_dot import DOT_LOWERINGS, At, add_offset, shared_vec
 from compiler.passes.lower_mma_dot import Geometry, _join, _lanes, _shuffle
 from compiler.passes.pipeline_loads import loop_accumulator
 from compiler.passes.simt_lowering import Lowering
@@ -37,19 +43,20 @@ from dialects.tile.async_copy import ASYNC_DOT_ATTR, SWIZZLE_BYTES, WARPGROUP
 WGMMA_MAX_N = 256
 ATOM_ROWS = 8  # rows of a 128-byte swizzle atom
 GROUP_THREADS = 32 * WARPGROUP
+CHUNK = 8  # 16-bit elements a swizzle keeps together
 
 
 def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
-    a_t, _, acc_t = lo.operand_types[op]
+    a_t, b_t, acc_t = lo.operand_types[op]
     assert isinstance(a_t, TensorType) and isinstance(acc_t, TensorType)
-    assert op.a in lo.views and op.b in lo.views, "wgmma reads its operands from stages"
+    assert isinstance(b_t, TensorType)
     layout = acc_t.encoding
     assert isinstance(layout, MmaLayoutAttr)
     (m, k), n = a_t.get_shape(), acc_t.get_shape()[1]
     g = Geometry(m, n, k, 16, layout.warps[0], 1)
     atom = SWIZZLE_BYTES // 2  # 16-bit elements per atom row
     at = At(InsertPoint.before(op), op.location)
-    (a_buf, a_start, _), (b_buf, b_start, _) = lo.views[op.a], lo.views[op.b]
+    (a_buf, a_start), (b_buf, b_start) = _operands(lo, op, at, (a_t, b_t), g.wm)
     a_start = _plus_warpgroup(lo, op, at, a_start, g, 64 * atom)
     width = min(n, WGMMA_MAX_N)
     row_bytes = ATOM_ROWS * SWIZZLE_BYTES
@@ -74,6 +81,35 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
         assert loop is not None
         Rewriter.insert_op(simt.WgmmaWaitOp(0), InsertPoint.after(loop))
     lo.replace(op, _join(at, g, accs))
+
+
+def _operands(lo: Lowering, op: tile.DotOp, at: At, types: tuple[TensorType, TensorType],
+              warps: int) -> list[tuple[SSAValue, SSAValue]]:
+    """(buffer, first element) of A and B: their stages, or a buffer they are stored into
+    (A's rows permuted for the accumulator's ``warps``)."""
+    staged = [(v, t) for v, t in zip((op.a, op.b), types, strict=True) if v not in lo.views]
+    if not staged:
+        return [lo.views[op.a][:2], lo.views[op.b][:2]]
+    elem = types[0].element_type
+    size = sum(prod(t.get_shape()) for _, t in staged)
+    buf = lo.prologue_op(simt.SharedAllocOp(elem, size, SWIZZLED_ALIGN), op)
+    at(simt.BarrierOp())  # every warpgroup's wgmmas of the buffer's last use are done
+    start, out = 0, []
+    for v, t in zip((op.a, op.b), types, strict=True):
+        if v in lo.views:
+            out.append(lo.views[v][:2])
+            continue
+        rows, cols = t.get_shape()
+        index = add_offset(lo, op, swizzled_index(lo, op, t, rows, warps if v is op.a else 0,
+                                                  16), start)
+        ids = element_ids(t.encoding, t.get_shape(), [cols, 1])
+        vec = min(shared_vec(ids, [start], 16), CHUNK)
+        at(simt.SharedStoreOp(buf, index, v, vec=vec))
+        out.append((buf, at.const(start)))
+        start += rows * cols
+    at(simt.FenceProxyAsyncOp())
+    at(simt.BarrierOp())
+    return out
 
 
 def _plus(at: At, x: SSAValue, offset: int) -> SSAValue:
