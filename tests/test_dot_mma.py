@@ -298,19 +298,27 @@ def test_example_matmul_cp_async_simulated(stages):
                                atol=2.0**-10 * np.abs(want).max())
 
 
-def test_example_attention_simulated():
-    """Two dots (q k^T, p v) whose results meet row reductions and each other's layouts."""
+def simulate_attention(causal: bool, target: str = "sm_80", program=None) -> str:
+    """The attention example on 2 x 2 programs of (100 keys, D = 64) in the simulator,
+    checked against the reference; the SIMT text."""
     shape, rng = (1, 2, 100, 64), np.random.default_rng(4)
     q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
     out = np.zeros_like(q)
     text = _simulate_ptx_kernel(
         attention.attention, "*f16,*f16,*f16,*f16,f32,i32",
-        {"CAUSAL": True, "BM": 64, "BN": 64, "D": 64},
+        {"CAUSAL": causal, "BM": 64, "BN": 64, "D": 64},
         {"q": q.ravel(), "k": k.ravel(), "v": v.ravel(), "out": out.reshape(-1)},
-        {"scale": np.float32(1 / 8), "seq_len": 100}, (2, 2))
-    assert text.count("simt.mma") == 16  # two dots of 2 x 4 (m16, n8) tiles per warp
-    np.testing.assert_allclose(out.astype(np.float64), attention.reference(q, k, v, True),
+        {"scale": np.float32(1 / 8), "seq_len": 100}, (2, 2), target=target,
+        program=program)
+    np.testing.assert_allclose(out.astype(np.float64), attention.reference(q, k, v, causal),
                                rtol=0, atol=2e-3)
+    return text
+
+
+def test_example_attention_simulated():
+    """Two dots (q k^T, p v) whose results meet row reductions and each other's layouts."""
+    text = simulate_attention(True)
+    assert text.count("simt.mma") == 16  # two dots of 2 x 4 (m16, n8) tiles per warp
 
 
 # -- PTX -----------------------------------------------------------------------------------

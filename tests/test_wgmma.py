@@ -16,8 +16,7 @@ from compiler.context import parse_module
 from compiler.jit import availability
 from dialects.tile.async_copy import swizzled_row
 from examples import matmul as example
-from examples import attention
-from tests.test_dot_mma import MmaProgram, _simulate_ptx_kernel
+from tests.test_dot_mma import MmaProgram, simulate_attention
 
 SIGNATURE = "*f16,*f16,*f16" + ",i32:16" * 6
 
@@ -182,18 +181,8 @@ def test_a_dot_used_in_its_loop_keeps_every_dot_synchronous():
 def test_attention_on_wgmma_simulated(causal):
     """Operands in registers (Q, K^T, P, V) stored swizzled into the dots' own buffers:
     both dots of the online softmax on wgmma, the scores' layout meeting row reductions."""
-    shape, rng = (1, 2, 100, 64), np.random.default_rng(4)
-    q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
-    out = np.zeros_like(q)
-    text = _simulate_ptx_kernel(
-        attention.attention, "*f16,*f16,*f16,*f16,f32,i32",
-        {"CAUSAL": causal, "BM": 64, "BN": 64, "D": 64},
-        {"q": q.ravel(), "k": k.ravel(), "v": v.ravel(), "out": out.reshape(-1)},
-        {"scale": np.float32(1 / 8), "seq_len": 100}, (2, 2), target="sm_90",
-        program=WgmmaProgram)
+    text = simulate_attention(causal, "sm_90", WgmmaProgram)
     assert text.count("simt.wgmma ") == 8 and "simt.mma" not in text  # 2 dots x 4 k steps
-    np.testing.assert_allclose(out.astype(np.float64),
-                               attention.reference(q, k, v, causal), rtol=0, atol=2e-3)
 
 
 def test_wgmma_ptx_for_sm_90a_and_mma_sync_for_sm_80():
