@@ -4,7 +4,11 @@ The combiner region runs on whole arrays, so a reduction or scan of n elements c
 log2(n) evaluations of the region, each on every program and element at once:
 
 - reduce: a pairwise tree, ``combine(x[2i], x[2i+1])`` per level (adjacent pairs, so the
-  order of operands is kept and an associative combiner gives the in-order result);
+  order of operands is kept and an associative combiner gives the in-order result). A
+  combiner that is one op whose result no order of operands can change (integer add, mul,
+  and, or, xor, signed max and min wrap or pick exactly; float maximum and minimum pick
+  one value, unique in its bits unless it is a zero or NaN) is one NumPy reduction
+  instead; the tree still runs when a float result is a zero or NaN;
 - scan: Hillis-Steele, ``x[i] = combine(x[i - s], x[i])`` for s = 1, 2, 4, ...;
   ``reverse`` flips, scans and flips back.
 
@@ -14,12 +18,13 @@ array axis ``axis + 1``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from xdsl.ir import SSAValue
 
-from backends.numpy.kernel import BUILDERS, Impl
+from backends.numpy.kernel import BUILDERS, Impl, np_dtype, release
 from compiler.errors import UnsupportedError
 from dialects import tile
 
@@ -51,9 +56,16 @@ class Combiner:
         for impl, ins, outs in self.steps:
             for slot, value in zip(outs, impl(batch, *[env[i] for i in ins]), strict=True):
                 env[slot] = value
-        shape = np.broadcast_shapes(*(x.shape for x in a + b))
+        value = None  # the releases below must see the only references
+        shape = a[0].shape
+        if any(x.shape != shape for x in a + b):
+            shape = np.broadcast_shapes(*(x.shape for x in a + b))
         # a combiner may yield a constant: give every result the operands' shape
-        return [np.broadcast_to(env[i], shape) for i in self.out]
+        results = [env[i] if env[i].shape == shape else np.broadcast_to(env[i], shape)
+                   for i in self.out]
+        for i in range(len(env)):
+            release(batch, env, i)  # temporaries go back to the pool, results stay
+        return results
 
 
 def _part(x: np.ndarray, axis: int, start: int, stop: int | None, step: int = 1) -> np.ndarray:
@@ -62,10 +74,44 @@ def _part(x: np.ndarray, axis: int, start: int, stop: int | None, step: int = 1)
     return x[tuple(index)]
 
 
+_EXACT_INT = {"arith.addi": np.add, "arith.muli": np.multiply, "arith.andi": np.bitwise_and,
+              "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor,
+              "arith.maxsi": np.maximum, "arith.minsi": np.minimum}
+_EXTREMA = {"arith.maximumf": np.maximum, "arith.minimumf": np.minimum}
+
+
+def _direct(op: tile.ReduceOp) -> Callable[[np.ndarray, int], np.ndarray | None] | None:
+    """The one NumPy reduction a combiner amounts to (see the module docstring); it
+    answers None where only the tree gives the exact bits."""
+    block = op.combiner.block
+    ops = list(block.ops)
+    if len(block.args) != 2 or len(ops) != 2 or not isinstance(ops[1], tile.YieldOp):
+        return None
+    inner, yielded = ops
+    if list(yielded.values) != [inner.results[0]] or len(inner.operands) != 2 \
+            or set(inner.operands) != set(block.args):
+        return None
+    if inner.name in _EXACT_INT and np_dtype(inner.results[0].type) != np.bool_:
+        fn = _EXACT_INT[inner.name]
+        return lambda x, axis: fn.reduce(x, axis=axis, dtype=x.dtype)
+    if inner.name in _EXTREMA:
+        extremum = _EXTREMA[inner.name]
+
+        def exact(x: np.ndarray, axis: int) -> np.ndarray | None:
+            r = extremum.reduce(x, axis=axis)
+            return None if np.isnan(r).any() or (r == 0).any() else r
+        return exact
+    return None
+
+
 def _reduce(op: tile.ReduceOp) -> Impl:
-    combine, axis = Combiner(op), op.axis.value.data + 1
+    combine, axis, direct = Combiner(op), op.axis.value.data + 1, _direct(op)
 
     def impl(batch: Any, *xs: np.ndarray) -> tuple:
+        if direct is not None and xs[0].shape[axis]:
+            r = direct(xs[0], axis)
+            if r is not None:
+                return (r,)
         level = list(xs)
         while (n := level[0].shape[axis]) > 1:
             pairs = combine(batch, [_part(x, axis, 0, n - 1, 2) for x in level],
@@ -73,6 +119,8 @@ def _reduce(op: tile.ReduceOp) -> Impl:
             if n % 2:  # the odd one out joins the next level, still last
                 pairs = [np.concatenate([p, _part(x, axis, n - 1, n)], axis)
                          for p, x in zip(pairs, level, strict=True)]
+            for i in range(len(level)):
+                release(batch, level, i)  # the operands' own arrays are still held
             level = pairs
         return tuple(np.take(x, 0, axis) for x in level)
     return impl

@@ -34,7 +34,7 @@ def round_tf32(x: np.ndarray) -> np.ndarray:
 
 
 def _f32_products(a: np.ndarray, b: np.ndarray, precision: str) -> np.ndarray:
-    a, b = a.astype(np.float32), b.astype(np.float32)
+    a, b = a.astype(np.float32, copy=False), b.astype(np.float32, copy=False)
     if precision == "tf32":
         return np.matmul(round_tf32(a), round_tf32(b))
     if precision == "tf32x3":
@@ -55,7 +55,8 @@ def _dot(op: tile.DotOp) -> Impl:
 
     def impl_float(batch, a, b, c):
         with np.errstate(all="ignore"):  # inf and NaN are values here, not news
-            return ((_f32_products(a, b, precision) + c.astype(np.float32)).astype(acc_dtype),)
+            acc = _f32_products(a, b, precision) + c.astype(np.float32, copy=False)
+            return (acc.astype(acc_dtype, copy=False),)
     return impl_float
 
 

@@ -33,7 +33,8 @@ import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import Operation
 
-from backends.numpy.kernel import BUILDERS, Builder, Impl, Ptr, np_dtype, shape
+from backends.numpy.kernel import BUILDERS, Builder, Impl, Ptr, np_dtype, run_start, shape
+from backends.numpy.rows import row_starts
 from compiler.errors import UnsupportedError
 
 # -- types ------------------------------------------------------------------------------
@@ -109,9 +110,30 @@ _INT_BINARY: dict[str, tuple[Callable, Callable]] = {
 }
 
 
+_BOOL_LOGIC = (np.bitwise_and, np.bitwise_or, np.bitwise_xor)
+
+
+def _pooled(fn: Callable, dt: np.dtype) -> Impl:
+    """``fn`` on operands of one dtype, its result (of dtype ``dt``) written into an array
+    from the pool: large results then reuse dead values' memory."""
+    def impl(batch, *args: np.ndarray) -> tuple:
+        shape, dtype = args[0].shape, args[0].dtype
+        for a in args[1:]:
+            if a.dtype != dtype:  # not an op's own typing: no out
+                return (fn(*args),)
+            if a.shape != shape:
+                shape = np.broadcast_shapes(shape, a.shape)
+        return (fn(*args, out=batch.pool.empty(shape, dt)),)
+    return impl
+
+
 def _int_binary(fn: Callable, read: Callable) -> Builder:
     def build(op: Operation) -> Impl:
         dt = np_dtype(op.results[0].type)
+        if isinstance(fn, np.ufunc) and read is _signed and dt != np.bool_:
+            return _pooled(fn, dt)  # operands read as they are, result already dt
+        if fn in _BOOL_LOGIC and dt == np.bool_:
+            return _pooled(fn, dt)  # on i1, and/or/xor of -1 and 0 are those of bools
         return lambda _, a, b: (_wrap(fn(read(a), read(b)), dt),)
     return build
 
@@ -131,14 +153,21 @@ def _umulhi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 # -- float arithmetic -----------------------------------------------------------------
 
-def _maximumf(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _maximumf(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     # np.maximum propagates NaN but may return -0.0 for (-0.0, +0.0); a + b of two zeros
-    # is +0.0 unless both are -0.0, which is exactly the IEEE maximum of zeros.
-    return np.where((a == 0) & (b == 0), a + b, np.maximum(a, b))
+    # is +0.0 unless both are -0.0, which is exactly the IEEE maximum of zeros. Without a
+    # zero in the result no lane had two zeros, so one test skips the fix-up's passes.
+    m = np.maximum(a, b, out=out)
+    if not (m == 0).any():
+        return m
+    return np.where((a == 0) & (b == 0), a + b, m)
 
 
-def _minimumf(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.where((a == 0) & (b == 0), -(-a + -b), np.minimum(a, b))
+def _minimumf(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    m = np.minimum(a, b, out=out)
+    if not (m == 0).any():
+        return m
+    return np.where((a == 0) & (b == 0), -(-a + -b), m)
 
 
 def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -188,7 +217,11 @@ _UNARY: dict[str, Callable] = {
 
 
 def _elementwise(fn: Callable) -> Builder:
-    return lambda op: lambda _, *args: (fn(*args),)
+    def build(op: Operation) -> Impl:
+        if isinstance(fn, np.ufunc) or fn in (_maximumf, _minimumf):  # these take out=
+            return _pooled(fn, np_dtype(op.results[0].type))
+        return lambda _, *args: (fn(*args),)
+    return build
 
 
 # -- comparisons and select -----------------------------------------------------------
@@ -218,11 +251,15 @@ _CMPF: dict[str, Callable] = {
 
 def _cmpi(op: Operation) -> Impl:
     fn, read = _CMPI[op.properties["predicate"].data]
+    if read is _same or (read is _signed and np_dtype(op.operands[0].type) != np.bool_):
+        return _pooled(fn, np.dtype(np.bool_))
     return lambda _, a, b: (fn(read(a), read(b)),)
 
 
 def _cmpf(op: Operation) -> Impl:
     fn = _CMPF[op.properties["predicate"].data]
+    if isinstance(fn, np.ufunc):
+        return _pooled(fn, np.dtype(np.bool_))
     return lambda _, a, b: (fn(a, b),)
 
 
@@ -306,17 +343,66 @@ def _splat(op: Operation) -> Impl:
     return impl
 
 
+_INT64 = np.dtype(np.int64)
+
+
+def _is_zero(a: np.ndarray) -> bool:
+    """Whether ``a`` is one 0 broadcast (an argument's own offset), known without a pass."""
+    return a.size > 0 and not any(a.strides) and a[(0,) * a.ndim] == 0
+
+
+def _rows_run_start(base: np.ndarray, off: np.ndarray) -> int | None:
+    """``run_start`` of ``base + off`` where ``base`` is one pointer per program (a row
+    start) and ``off`` one tile for every program (the columns), decided in O(programs +
+    tile) instead of a pass over the sum: the tile must be consecutive and each program
+    start where the previous one ended."""
+    if base.shape[1:] != off.shape[1:] or len(off) != 1 or any(base.strides[1:]) \
+            or not off.size:
+        return None
+    starts = base[(slice(None), *(0,) * (base.ndim - 1))]
+    tile = off.reshape(-1)
+    first = int(tile[0])
+    if not np.array_equal(tile, np.arange(first, first + tile.size)):
+        return None
+    if len(starts) > 1 and not (np.diff(starts) == tile.size).all():
+        return None
+    return int(starts[0]) + first
+
+
 def _addptr(op: Operation) -> Impl:
-    def impl(_, p: Ptr, off: np.ndarray) -> tuple:
-        # Pointer arithmetic is 64-bit: sign-extend the offset (a fresh copy), then add in
-        # place, which beats a mixed-type add on a million elements.
-        wide = off.astype(np.int64)
-        if wide.shape == np.broadcast_shapes(wide.shape, p.off.shape):
+    def impl(batch, p: Ptr, off: np.ndarray) -> tuple:
+        # Pointer arithmetic is 64-bit; a consecutive run stays one without offsets.
+        tile = p.shape if off.shape == p.shape else np.broadcast_shapes(off.shape, p.shape)
+        moved = tile == p.shape and off.size and not any(off.strides)  # by one offset
+        if moved and p.run is not None:
+            return (Ptr.consecutive(p.buf, p.run + int(off[(0,) * off.ndim]), tile),)
+        if moved and p.rows is not None:
+            return (Ptr.of_rows(p.buf, p.rows + int(off[(0,) * off.ndim]), tile),)
+        if p.run is None and p.rows is None and _is_zero(p.off):
+            return (_from_base(batch, p.buf, off, tile),)
+        run = _rows_run_start(p.off, off)
+        if run is not None:
+            return (Ptr.consecutive(p.buf, run, tile),)
+        starts = row_starts(p.off, off, tile)
+        if starts is not None:
+            return (Ptr.of_rows(p.buf, starts, tile),)
+        wide = batch.pool.empty(tile, _INT64)
+        if off.size < wide.size:  # a row shared by the programs: widen it alone, then add
+            np.add(off.astype(np.int64), p.off, out=wide)
+        else:  # sign-extend, then add in place: this beats a mixed-type add
+            np.copyto(wide, off)
             wide += p.off
-        else:
-            wide = wide + p.off
-        return (Ptr(p.buf, wide),)
+        return (Ptr(p.buf, wide, run_start(wide, batch.pool)),)
     return impl
+
+
+def _from_base(batch, buf: int, off: np.ndarray, tile: tuple[int, ...]) -> Ptr:
+    """An argument's base (offset 0) plus ``off``: the sign-extended offsets themselves,
+    shared by the pointers into x, y and out of one index tile (never written in place)."""
+    if off.shape != tile:
+        return Ptr(buf, np.broadcast_to(off.astype(np.int64), tile))
+    wide, run = batch.widen(off)
+    return Ptr(buf, wide, run) if wide is not None else Ptr.consecutive(buf, run, tile)
 
 
 # -- program ids and memory -----------------------------------------------------------
