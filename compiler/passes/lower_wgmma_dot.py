@@ -3,7 +3,7 @@ with layouts) -> SIMT IR on Hopper's warpgroup tensor cores: ``simt.wgmma``. An 
 read from a 128-byte-swizzled shared-memory stage (``pipeline-loads``) is read there in
 place; one in registers is first stored by every thread into a swizzled buffer of the
 dot's own (placed as a stage would be: ``lower_async_copy.swizzled_index``), between
-barriers, fenced for the async proxy.
+barriers, fenced for the async proxy; once, before the loop, if it is defined outside it.
 
 The accumulator layout is ``mma.sync``'s with warps ``[W, 1]`` (``#tile.mma``): warp ``w``
 holds m16 tiles ``t`` of rows ``r + 8 w + 8 W (2 t + h)``, every column. The stage of A
@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from math import prod
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.passes.layouts import element_ids
@@ -86,30 +86,55 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
 def _operands(lo: Lowering, op: tile.DotOp, at: At, types: tuple[TensorType, TensorType],
               warps: int) -> list[tuple[SSAValue, SSAValue]]:
     """(buffer, first element) of A and B: their stages, or a buffer they are stored into
-    (A's rows permuted for the accumulator's ``warps``)."""
+    (A's rows permuted for the accumulator's ``warps``): before the dot's loop for a value
+    defined outside it (Q in attention), else before the dot."""
     staged = [(v, t) for v, t in zip((op.a, op.b), types, strict=True) if v not in lo.views]
     if not staged:
         return [lo.views[op.a][:2], lo.views[op.b][:2]]
     elem = types[0].element_type
     size = sum(prod(t.get_shape()) for _, t in staged)
     buf = lo.prologue_op(simt.SharedAllocOp(elem, size, SWIZZLED_ALIGN), op)
-    at(simt.BarrierOp())  # every warpgroup's wgmmas of the buffer's last use are done
-    start, out = 0, []
+    loop = op.parent_op()
+    before = (At(InsertPoint.before(loop), op.location)
+              if isinstance(loop, scf.ForOp) else None)
+    start, out, stores = 0, [], {}
     for v, t in zip((op.a, op.b), types, strict=True):
         if v in lo.views:
             out.append(lo.views[v][:2])
             continue
-        rows, cols = t.get_shape()
-        index = add_offset(lo, op, swizzled_index(lo, op, t, rows, warps if v is op.a else 0,
-                                                  16), start)
-        ids = element_ids(t.encoding, t.get_shape(), [cols, 1])
-        vec = min(shared_vec(ids, [start], 16), CHUNK)
-        at(simt.SharedStoreOp(buf, index, v, vec=vec))
+        where = before if before is not None and not _inside(v, loop) else at
+        stores.setdefault(where, []).append((v, t, start, warps if v is op.a else 0))
         out.append((buf, at.const(start)))
-        start += rows * cols
+        start += prod(t.get_shape())
+    for where, group in stores.items():
+        _store(lo, op, where, buf, group)
+    return out
+
+
+def _store(lo: Lowering, op: tile.DotOp, at: At, buf: SSAValue,
+           group: list[tuple[SSAValue, TensorType, int, int]]) -> None:
+    """Each thread's elements of the ``(value, type, first element, warps)`` of ``group``
+    stored swizzled into ``buf``, after every warpgroup's wgmmas of its last use (a
+    barrier), and made visible to the async proxy of every thread (fence, barrier)."""
+    at(simt.BarrierOp())
+    for v, t, start, warps in group:
+        rows, cols = t.get_shape()
+        index = add_offset(lo, op, swizzled_index(lo, op, t, rows, warps, 16), start)
+        ids = element_ids(t.encoding, t.get_shape(), [cols, 1])
+        at(simt.SharedStoreOp(buf, index, v, vec=min(shared_vec(ids, [start], 16), CHUNK)))
     at(simt.FenceProxyAsyncOp())
     at(simt.BarrierOp())
-    return out
+
+
+def _inside(v: SSAValue, loop: Operation) -> bool:
+    """Whether ``v`` is defined within ``loop``'s body."""
+    block = v.block if isinstance(v, BlockArgument) else v.owner.parent_block()
+    while block is not None:
+        parent = block.parent_op()
+        if parent is loop:
+            return True
+        block = parent.parent_block() if parent is not None else None
+    return False
 
 
 def _plus(at: At, x: SSAValue, offset: int) -> SSAValue:
