@@ -611,8 +611,9 @@ class MmaOp(IRDLOperation):
             raise VerifyException(f"ptx.mma: {self.opcode.data!r} is not an mma.sync or wgmma")
         for v in (self.c,) if wgmma else (self.a, self.b, self.c):
             _check_words(self, v.type)
-        if wgmma and any(v.type != i64 for v in (self.a, self.b)):
-            raise VerifyException("ptx.mma: wgmma descriptors are 64-bit registers")
+        if wgmma and (self.b.type != i64 or self.a.type != i64 and lanes(self.a.type) != 4):
+            raise VerifyException("ptx.mma: wgmma takes a descriptor of B and one of A or "
+                                  "its 4 registers")
 
 
 @irdl_op_definition

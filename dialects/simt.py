@@ -536,37 +536,39 @@ WGMMA_M = 64  # rows of one warpgroup's product
 @irdl_op_definition
 class WgmmaOp(IRDLOperation):
     """Per warpgroup (4 warps), ``D = A @ B + C`` on an m64 x n x k16 tile (PTX
-    ``wgmma.mma_async``), both operands in shared memory, 128-byte swizzled: A (64 x 16,
-    K-major) from element ``a_index`` of ``a``, rows of 8 ``a_sbo`` bytes apart; B (16 x n,
-    N-major: ``tnspB``) from ``b_index`` of ``b``, groups of 8 k rows ``b_sbo`` bytes apart and
-    atoms of 64 columns ``b_lbo``. Each thread holds ``n / 2`` elements of C and D: lane ``l``
-    of warp ``w`` has rows ``16 w + l / 4 + {0, 8}`` and columns ``8 j + 2 (l % 4) + {0, 1}``
+    ``wgmma.mma_async``), B in shared memory, 128-byte swizzled (16 x n, N-major: ``tnspB``)
+    from element ``b_index`` of ``b``, groups of 8 k rows ``b_sbo`` bytes apart and atoms of
+    64 columns ``b_lbo``; A there too (64 x 16, K-major, rows of 8 ``a_sbo`` bytes apart,
+    from ``a_index``) or in registers (``a`` a vector: each warp's 16 rows as ``mma.sync``'s
+    m16k16 A fragment). Each thread holds ``n / 2`` elements of C and D: lane ``l`` of warp
+    ``w`` has rows ``16 w + l / 4 + {0, 8}`` and columns ``8 j + 2 (l % 4) + {0, 1}``
     (``mma.sync``'s m16n8 fragments along n). Asynchronous: D may be read only after a
     ``simt.wgmma_wait`` covers the group a ``simt.wgmma_commit`` closed. ``in_place``: C's
     registers are dead after it (a loop-carried accumulator), so D may be them."""
 
     name = "simt.wgmma"
     C: ClassVar = VarConstraint("C", AnyAttr())
-    a = operand_def(MemRefType)
-    a_index = operand_def(I32)
+    a = operand_def(MemRefType | VectorType)
+    a_index = opt_operand_def(I32)
     b = operand_def(MemRefType)
     b_index = operand_def(I32)
     c = operand_def(C)
     result = result_def(C)
-    a_sbo = prop_def(IntegerAttr[I32])
+    a_sbo = opt_prop_def(IntegerAttr[I32])
     b_lbo = prop_def(IntegerAttr[I32])
     b_sbo = prop_def(IntegerAttr[I32])
     in_place = opt_prop_def(UnitAttr)
-    irdl_options = (ParsePropInAttrDict(),)
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
-        "$a `[` $a_index `]` `,` $b `[` $b_index `]` `,` $c attr-dict `:` type($a) `,` "
+        "$a (`[` $a_index^ `]`)? `,` $b `[` $b_index `]` `,` $c attr-dict `:` type($a) `,` "
         "type($b) `,` type($c)"
     )
 
-    def __init__(self, a: SSAValue, a_index: SSAValue, b: SSAValue, b_index: SSAValue,
+    def __init__(self, a: SSAValue, a_index: SSAValue | None, b: SSAValue, b_index: SSAValue,
                  c: SSAValue, a_sbo: int, b_lbo: int, b_sbo: int, in_place: bool = False):
         props: dict[str, Attribute] = {k: IntegerAttr(v, i32) for k, v in
-                                       (("a_sbo", a_sbo), ("b_lbo", b_lbo), ("b_sbo", b_sbo))}
+                                       (("a_sbo", a_sbo), ("b_lbo", b_lbo), ("b_sbo", b_sbo))
+                                       if a_index is not None or k != "a_sbo"}
         if in_place:
             props["in_place"] = UnitAttr()
         super().__init__(operands=[a, a_index, b, b_index, c], result_types=[c.type],
@@ -577,11 +579,15 @@ class WgmmaOp(IRDLOperation):
         return 2 * _lanes(self.c.type)
 
     def verify_(self) -> None:
-        if not (is_shared(self.a.type) and is_shared(self.b.type)):
-            raise VerifyException("simt.wgmma reads its operands from shared memory")
+        shared = is_shared(self.a.type)
+        if not is_shared(self.b.type) or shared != (self.a_index is not None):
+            raise VerifyException("simt.wgmma reads B, and A unless in registers, from shared "
+                                  "memory at an index")
         elem = self.a.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
         if elem not in (f16, bf16) or self.b.type.element_type != elem:  # pyright: ignore
             raise VerifyException("simt.wgmma: A and B must both be f16 or bf16")
+        if not shared and _lanes(self.a.type) != 8:
+            raise VerifyException("simt.wgmma: A in registers is 8 elements per thread")
         if element_type(self.c.type) != f32 or self.n % 8 or not 8 <= self.n <= 256:
             raise VerifyException("simt.wgmma: C needs n / 2 f32 lanes, n a multiple of 8 "
                                   "up to 256")

@@ -26,6 +26,18 @@ def _swizzle(byte: np.ndarray) -> np.ndarray:
     return byte ^ (((byte >> 7) & 7) << 4)
 
 
+def _from_fragments(frags: np.ndarray) -> np.ndarray:
+    """The 64 x 16 A of a warpgroup from its threads' register fragments: lane ``l`` of
+    warp ``w`` holds rows ``16 w + l / 4 + {0, 8}``, columns ``2 (l % 4) + {0, 1} + {0, 8}``
+    (``mma.sync``'s m16k16 A order: row pair, then the second 8 columns)."""
+    a = np.empty((64, 16), frags.dtype)
+    t, e = np.arange(128)[:, None], np.arange(8)[None, :]
+    rows = 16 * (t // 32) + t % 32 // 4 + 8 * (e % 4 // 2)
+    cols = 2 * (t % 4) + e % 2 + 8 * (e // 4)
+    a[rows, cols] = frags
+    return a
+
+
 class WgmmaProgram(MmaProgram):
     """The simulator plus ``simt.wgmma``: per warpgroup, A (64 x 16, K-major: row ``i`` at
     ``(i / 8) a_sbo + (i % 8) 128`` bytes) and B (16 x n, N-major: ``(j / 64) b_lbo + (k /
@@ -55,29 +67,42 @@ class WgmmaProgram(MmaProgram):
         self._unread(op.buffer, np.asarray(index).ravel())
         return MmaProgram._cp_async(self, op, buf, index, *rest)
 
-    def _wgmma(self, op, a, a_index, b, b_index, c):
+    def _wgmma(self, op, *_):
+        a, b, c = (self.env[v] for v in (op.a, op.b, op.c))
         c = np.broadcast_to(c, (self.threads, c.shape[1])).astype(np.float64)
         assert getattr(self, "fenced", True), "wgmma reads copies not fenced for it"
         i, kk, j = np.arange(64)[:, None], np.arange(16)[None, :], np.arange(op.n)[None, :]
         out = c.copy()
         for g in range(self.threads // 128):
-            starts = [np.broadcast_to(x, (self.threads, 1))[128 * g:128 * g + 128]
-                      for x in (a_index, b_index)]
-            assert all((s == s[0]).all() for s in starts), "descriptors differ in a warpgroup"
-            a0, b0 = (2 * int(s[0, 0]) for s in starts)
-            a_at = _swizzle(a0 + i // 8 * op.a_sbo.value.data + i % 8 * 128 + 2 * kk) // 2
+            group = slice(128 * g, 128 * g + 128)
+            b0 = 2 * self._uniform(op.b_index, group)
             b_at = _swizzle(b0 + j // 64 * op.b_lbo.value.data + kk.T // 8 * op.b_sbo.value.data
                             + kk.T % 8 * 128 + j % 64 * 2) // 2
-            for buffer, at in ((op.a, a_at), (op.b, b_at)):
-                self.reads(buffer, at.ravel())
-                self.open_wg.append((buffer, at.ravel()))
-            d = a[a_at].astype(np.float64) @ b[b_at].astype(np.float64)
+            self._read(op.b, b_at)
+            if op.a_index is None:
+                a_tile = _from_fragments(np.broadcast_to(a, (self.threads, 8))[group])
+            else:
+                a_at = _swizzle(2 * self._uniform(op.a_index, group) + i // 8 * op.a_sbo.value.data
+                                + i % 8 * 128 + 2 * kk) // 2
+                self._read(op.a, a_at)
+                a_tile = a[a_at]
+            d = a_tile.astype(np.float64) @ b[b_at].astype(np.float64)
             t = np.arange(128)[:, None]
             e = np.arange(op.n // 2)[None, :]
             rows = 16 * (t // 32) + t % 32 // 4 + 8 * (e % 4 // 2)
             cols = 8 * (e // 4) + 2 * (t % 4) + e % 2
-            out[128 * g:128 * g + 128] += d[rows, cols]
+            out[group] += d[rows, cols]
         return out
+
+    def _uniform(self, index, group: slice) -> int:
+        """A descriptor's start: the same in every thread of the warpgroup."""
+        start = np.broadcast_to(self.env[index], (self.threads, 1))[group]
+        assert (start == start[0]).all(), "descriptors differ in a warpgroup"
+        return int(start[0, 0])
+
+    def _read(self, buffer, at: np.ndarray) -> None:
+        self.reads(buffer, at.ravel())
+        self.open_wg.append((buffer, at.ravel()))
 
     def _wgmma_commit(self, op):
         self.groups_wg.append(self.open_wg)

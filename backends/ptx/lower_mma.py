@@ -63,7 +63,11 @@ K_MAJOR_LBO = 16  # unused by a swizzled K-major operand; 1 in its field, as is 
 
 @lowers(simt.WgmmaOp)
 def wgmma(lo: Lowering, op: simt.WgmmaOp) -> SSAValue:
-    a = _descriptor(lo, op.a, op.a_index, K_MAJOR_LBO, op.a_sbo.value.data)
+    if op.a_index is None:  # A in registers: its fragment as 4 words
+        a = pack(lo, lo.values[op.a])
+    else:
+        assert op.a_sbo is not None
+        a = _descriptor(lo, op.a, op.a_index, K_MAJOR_LBO, op.a_sbo.value.data)
     b = _descriptor(lo, op.b, op.b_index, op.b_lbo.value.data, op.b_sbo.value.data)
     elem = dtype(op.a.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
     opcode = f"wgmma.mma_async.sync.aligned.m64n{op.n}k16.f32.{elem}.{elem}"

@@ -11,6 +11,7 @@ register, joining or splitting a pair of 16-bit registers.
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import i64
 from xdsl.ir import SSAValue
 
 from backends.ptx.print_core import KernelPrinter, emits
@@ -57,5 +58,8 @@ def _wgmma(p: KernelPrinter, op: ptx.MmaOp) -> None:
             p.line(f"mov.f32 {d}, {s}")
     if not chained:
         p.line("wgmma.fence.sync.aligned")
-    a, b = (p.reg(v)[0] for v in (op.a, op.b))
-    p.line(f"{op.opcode.data} {_group(p, op.result)}, {a}, {b}, 1, 1, 1, 0, 1")
+    b = p.reg(op.b)[0]
+    if op.a.type == i64:  # both from shared memory: trans-a 0 (K-major), trans-b 1
+        p.line(f"{op.opcode.data} {_group(p, op.result)}, {p.reg(op.a)[0]}, {b}, 1, 1, 1, 0, 1")
+    else:  # A in registers: no trans-a
+        p.line(f"{op.opcode.data} {_group(p, op.result)}, {_group(p, op.a)}, {b}, 1, 1, 1, 1")

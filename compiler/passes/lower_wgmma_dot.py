@@ -4,6 +4,8 @@ read from a 128-byte-swizzled shared-memory stage (``pipeline-loads``) is read t
 place; one in registers is first stored by every thread into a swizzled buffer of the
 dot's own (placed as a stage would be: ``lower_async_copy.swizzled_index``), between
 barriers, fenced for the async proxy; once, before the loop, if it is defined outside it.
+An A that is already the accumulator of a wgmma dot with the same warps (attention's P)
+stays in registers: its m16 tiles' n8 fragments are the A fragments wgmma takes.
 
 The accumulator layout is ``mma.sync``'s with warps ``[W, 1]`` (``#tile.mma``): warp ``w``
 holds m16 tiles ``t`` of rows ``r + 8 w + 8 W (2 t + h)``, every column. The stage of A
@@ -56,8 +58,10 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
     g = Geometry(m, n, k, 16, layout.warps[0], 1)
     atom = SWIZZLE_BYTES // 2  # 16-bit elements per atom row
     at = At(InsertPoint.before(op), op.location)
-    (a_buf, a_start), (b_buf, b_start) = _operands(lo, op, at, (a_t, b_t), g.wm)
-    a_start = _plus_warpgroup(lo, op, at, a_start, g, 64 * atom)
+    fragments = _fragments_of(op, a_t, layout) and op.a not in lo.views
+    (a_buf, a_start), (b_buf, b_start) = _operands(lo, op, at, (a_t, b_t), g.wm, fragments)
+    if not fragments:
+        a_start = _plus_warpgroup(lo, op, at, a_start, g, 64 * atom)
     width = min(n, WGMMA_MAX_N)
     row_bytes = ATOM_ROWS * SWIZZLE_BYTES
     looping = ASYNC_DOT_ATTR in op.attributes and loop_accumulator(op) is not None
@@ -68,11 +72,17 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
                                               for lane in _lanes(g, t, c)])
             for k0 in range(0, k, 16):
                 in_place = looping and k0 == 0
-                a_at = (k0 // atom * m + 64 * t * (g.wm // WARPGROUP)) * atom + k0 % atom
+                if fragments:  # mma.sync's A fragment: the accumulator's n8 tiles of k0
+                    a, a_index = _shuffle(at, op.a, op.a, [
+                        lane for c in (k0 // 8, k0 // 8 + 1)
+                        for lane in _lanes(Geometry(m, k, k, 16, g.wm, 1), t, c)]), None
+                else:
+                    a = a_buf
+                    a_index = _plus(at, a_start, (k0 // atom * m + 64 * t * (
+                        g.wm // WARPGROUP)) * atom + k0 % atom)
                 b_at = n0 // atom * k * atom + k0 * atom
-                d = at(simt.WgmmaOp(a_buf, _plus(at, a_start, a_at), b_buf,
-                                    _plus(at, b_start, b_at), d, row_bytes,
-                                    k * SWIZZLE_BYTES, row_bytes, in_place))
+                d = at(simt.WgmmaOp(a, a_index, b_buf, _plus(at, b_start, b_at), d,
+                                    row_bytes, k * SWIZZLE_BYTES, row_bytes, in_place))
             accs.append(d)
     at(simt.WgmmaCommitOp())
     at(simt.WgmmaWaitOp(1 if looping else 0))
@@ -83,14 +93,25 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
     lo.replace(op, _join(at, g, accs))
 
 
+def _fragments_of(op: tile.DotOp, a_t: TensorType, layout: MmaLayoutAttr) -> bool:
+    """Whether A is in registers as the accumulator of a wgmma dot with this dot's warps
+    (P in attention): each warp holds its rows as wgmma takes A from registers."""
+    a_layout = a_t.encoding
+    return (isinstance(a_layout, MmaLayoutAttr) and a_layout.version.data == 3
+            and a_layout.warps == layout.warps)
+
+
 def _operands(lo: Lowering, op: tile.DotOp, at: At, types: tuple[TensorType, TensorType],
-              warps: int) -> list[tuple[SSAValue, SSAValue]]:
+              warps: int, fragments: bool) -> list[tuple[SSAValue | None, SSAValue | None]]:
     """(buffer, first element) of A and B: their stages, or a buffer they are stored into
     (A's rows permuted for the accumulator's ``warps``): before the dot's loop for a value
-    defined outside it (Q in attention), else before the dot."""
-    staged = [(v, t) for v, t in zip((op.a, op.b), types, strict=True) if v not in lo.views]
+    defined outside it (Q in attention), else before the dot; (None, None) for A taken
+    from registers (``fragments``)."""
+    kept = {op.a} if fragments else set()
+    staged = [(v, t) for v, t in zip((op.a, op.b), types, strict=True)
+              if v not in lo.views and v not in kept]
     if not staged:
-        return [lo.views[op.a][:2], lo.views[op.b][:2]]
+        return [(None, None) if fragments else lo.views[op.a][:2], lo.views[op.b][:2]]
     elem = types[0].element_type
     size = sum(prod(t.get_shape()) for _, t in staged)
     buf = lo.prologue_op(simt.SharedAllocOp(elem, size, SWIZZLED_ALIGN), op)
@@ -99,8 +120,8 @@ def _operands(lo: Lowering, op: tile.DotOp, at: At, types: tuple[TensorType, Ten
               if isinstance(loop, scf.ForOp) else None)
     start, out, stores = 0, [], {}
     for v, t in zip((op.a, op.b), types, strict=True):
-        if v in lo.views:
-            out.append(lo.views[v][:2])
+        if v in lo.views or v in kept:
+            out.append(lo.views[v][:2] if v in lo.views else (None, None))
             continue
         where = before if before is not None and not _inside(v, loop) else at
         stores.setdefault(where, []).append((v, t, start, warps if v is op.a else 0))
