@@ -242,7 +242,7 @@ def main() -> None:
         return
     seq = 1024 if args.quick else 4096
     report("GPU: fused attention forward f16 (ratio: of Triton)", device, header,
-           attention_rows(4, 32, seq, {"BM": 64, "BN": 64, "num_warps": 4}))
+           attention_rows(4, 32, seq, {"BM": 128, "BN": 64, "num_warps": 8}))  # Triton's
     if not args.skip_wgsl:
         report("GPU: matmul on WGSL", device, header, wgsl_rows())
 
