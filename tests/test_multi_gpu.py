@@ -1,7 +1,14 @@
 """Launching on several GPUs: each launch runs on the GPU its device arrays are on (one
 module per GPU, loaded on first use), mixing GPUs in one launch is a ``LaunchError`` naming
-the argument, and ``examples/multi_gpu.py`` splits a batch of products across them. The
-GPU tests need two GPUs (``nvidia-h200-x2``); how a launch finds the GPU is checked here."""
+the argument, and ``examples/multi_gpu.py`` splits a batch of products across them, in one
+process or as a ``torchrun`` NCCL data-parallel step. The GPU tests need two GPUs
+(``nvidia-h200-x2``); how a launch finds the GPU, and the example's fused kernel, are
+checked here."""
+
+import os
+import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -11,6 +18,7 @@ from backends.ptx import _device_of
 from compiler.jit import availability
 from examples import multi_gpu
 from examples.vector_add import add
+from tests.conftest import ROOT, launch, repo_pythonpath
 
 
 class _Torchish:
@@ -21,6 +29,13 @@ class _Torchish:
 
     def get_device(self) -> int:
         return self.device_index
+
+
+def test_the_examples_fused_kernel(backend):
+    x, y = np.arange(3000, dtype=np.float32), np.ones(3000, np.float32)
+    out = np.zeros_like(x)
+    if launch(multi_gpu.scaled_add, (3,), x, y, out, 2.0, 3000, backend=backend, BLOCK=1024):
+        np.testing.assert_array_equal(out, 2 * x + 1)
 
 
 def test_the_first_device_array_picks_the_gpu():
@@ -67,3 +82,16 @@ def test_example_splits_a_batch_across_gpus():
     want = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(c.astype(np.float64), want, rtol=0,
                                atol=2.0**-9 * np.abs(want).max())
+
+
+@pytest.mark.gpu
+def test_example_under_torchrun_all_reduces_over_two_ranks():
+    _two_gpus()
+    torchrun = shutil.which("torchrun") or [sys.executable, "-m", "torch.distributed.run"]
+    cmd = [torchrun] if isinstance(torchrun, str) else torchrun
+    r = subprocess.run([*cmd, "--nproc-per-node", "2", "examples/multi_gpu.py", "--batch", "4",
+                        "--size", "256"], capture_output=True, text=True, timeout=300,
+                       check=False, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": repo_pythonpath()})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "on 2 ranks, all-reduced: OK" in r.stdout
