@@ -155,17 +155,19 @@ def mma_layout(op: tile.DotOp, num_warps: int) -> MmaLayoutAttr | None:
 
 
 WGMMA_SM = 90  # Hopper: warpgroup MMA (wgmma) from shared memory
+WGMMA_MAX_N = 256  # columns of one wgmma
 
 
 def wgmma_ok(op: tile.DotOp, num_warps: int) -> bool:
     """Whether Hopper's wgmma can do ``op`` from 128-byte-swizzled stages: f16 or bf16 into
     f32, whole warpgroups with whole m16 tiles per warp along M (warps ``[num_warps,
-    1]``), and K and N in whole 128-byte atoms."""
+    1]``), K and N in whole 128-byte atoms, N at most one instruction's 256."""
     elem = element_type(op.a.type)
     (m, k), n = op.a.type.get_shape(), op.b.type.get_shape()[1]  # pyright: ignore
     return (isinstance(elem, Float16Type | BFloat16Type) and element_type(op.b.type) == elem
             and element_type(op.result.type) == f32 and num_warps % 4 == 0
-            and m % (16 * num_warps) == 0 and k % 64 == 0 and n % 64 == 0)
+            and m % (16 * num_warps) == 0 and k % 64 == 0 and n % 64 == 0
+            and n <= WGMMA_MAX_N)
 
 
 def _wgmma_operands(op: tile.DotOp) -> bool:

@@ -12,9 +12,9 @@ holds m16 tiles ``t`` of rows ``r + 8 w + 8 W (2 t + h)``, every column. The sta
 was written with its rows permuted (``tile.async_copy.swizzled_row``) so that the wgmma of
 warpgroup ``g = w / 4`` for tile ``t``, reading the 64 stored rows from ``64 (t G + g)``,
 gives each of its warps exactly those rows: C and D of that wgmma are the warp's
-4-vectors of mma tiles ``(t, c)`` for the columns it covers, joined. N goes in
-instructions of at most 256 columns; k in steps of 16: the K-major A moves 32 bytes
-within its 128-byte atom (the next atom after 64 columns), the N-major B 16 rows.
+4-vectors of mma tiles ``(t, c)`` over all N (at most 256) columns, joined. k goes in
+steps of 16: the K-major A moves 32 bytes within its 128-byte atom (the next atom after 64
+columns), the N-major B 16 rows.
 Every wgmma of the dot is one group. It is waited for at once, so the accumulator is ready
 and the stages are no longer read when the dot's value is used, unless the dot only adds
 into a loop's accumulator (``pipeline_loads.loop_accumulator``) and ``pipeline-loads``
@@ -42,8 +42,7 @@ from dialects import simt, tile
 from dialects.tile import MmaLayoutAttr
 from dialects.tile.async_copy import ASYNC_DOT_ATTR, SWIZZLE_BYTES, WARPGROUP
 
-WGMMA_MAX_N = 256
-ATOM_ROWS = 8  # rows of a 128-byte swizzle atom
+ROW_GROUP_BYTES = 8 * SWIZZLE_BYTES  # 8 rows of a 128-byte swizzle atom
 GROUP_THREADS = 32 * WARPGROUP
 CHUNK = 8  # 16-bit elements a swizzle keeps together
 
@@ -62,28 +61,21 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
     (a_buf, a_start), (b_buf, b_start) = _operands(lo, op, at, (a_t, b_t), g.wm, fragments)
     if not fragments:
         a_start = _plus_warpgroup(lo, op, at, a_start, g, 64 * atom)
-    width = min(n, WGMMA_MAX_N)
-    row_bytes = ATOM_ROWS * SWIZZLE_BYTES
     looping = ASYNC_DOT_ATTR in op.attributes and loop_accumulator(op) is not None
+    a_of = _a_fragments(op, at, Geometry(m, k, k, 16, g.wm, 1)) if fragments else None
     accs = []
-    for t in range(g.rows):
-        for n0 in range(0, n, width):
-            d = _shuffle(at, op.acc, op.acc, [lane for c in range(n0 // 8, (n0 + width) // 8)
-                                              for lane in _lanes(g, t, c)])
-            for k0 in range(0, k, 16):
-                in_place = looping and k0 == 0
-                if fragments:  # mma.sync's A fragment: the accumulator's n8 tiles of k0
-                    a, a_index = _shuffle(at, op.a, op.a, [
-                        lane for c in (k0 // 8, k0 // 8 + 1)
-                        for lane in _lanes(Geometry(m, k, k, 16, g.wm, 1), t, c)]), None
-                else:
-                    a = a_buf
-                    a_index = _plus(at, a_start, (k0 // atom * m + 64 * t * (
-                        g.wm // WARPGROUP)) * atom + k0 % atom)
-                b_at = n0 // atom * k * atom + k0 * atom
-                d = at(simt.WgmmaOp(a, a_index, b_buf, _plus(at, b_start, b_at), d,
-                                    row_bytes, k * SWIZZLE_BYTES, row_bytes, in_place))
-            accs.append(d)
+    for t in range(g.rows):  # one chain over k per m16 tile of every warp
+        d = _shuffle(at, op.acc, op.acc, [lane for c in range(g.cols) for lane in _lanes(g, t, c)])
+        for k0 in range(0, k, 16):
+            if a_of is not None:
+                a, a_index = a_of(t, k0), None
+            else:
+                a, a_index = a_buf, _plus(at, a_start, (k0 // atom * m + 64 * t * (
+                    g.wm // WARPGROUP)) * atom + k0 % atom)
+            d = at(simt.WgmmaOp(a, a_index, b_buf, _plus(at, b_start, k0 * atom), d,
+                                ROW_GROUP_BYTES, k * SWIZZLE_BYTES, ROW_GROUP_BYTES,
+                                looping and k0 == 0))
+        accs.append(d)
     at(simt.WgmmaCommitOp())
     at(simt.WgmmaWaitOp(1 if looping else 0))
     if looping:
@@ -91,6 +83,13 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
         assert loop is not None
         Rewriter.insert_op(simt.WgmmaWaitOp(0), InsertPoint.after(loop))
     lo.replace(op, _join(at, g, accs))
+
+
+def _a_fragments(op: tile.DotOp, at: At, ga: Geometry):
+    """``(t, k0) ->`` the A fragment of m16 tile ``t`` at ``k0`` from A in registers: its
+    n8 tiles ``k0 / 8`` and ``k0 / 8 + 1`` as the accumulator of ``ga`` holds them."""
+    return lambda t, k0: _shuffle(at, op.a, op.a, [
+        lane for c in (k0 // 8, k0 // 8 + 1) for lane in _lanes(ga, t, c)])
 
 
 def _fragments_of(op: tile.DotOp, a_t: TensorType, layout: MmaLayoutAttr) -> bool:
