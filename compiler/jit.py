@@ -216,6 +216,12 @@ class CompiledKernel:
 DEFAULT_STAGES = 2  # k-loop loads feeding a dot are prefetched one iteration ahead
 
 
+def _checking_bounds() -> bool:
+    """``TILEC_CHECK_BOUNDS=1``: every launch runs as with ``debug=True`` (bounds checks on
+    the GPU backends, and asserts and prints with them)."""
+    return os.environ.get("TILEC_CHECK_BOUNDS", "") not in ("", "0")
+
+
 def _launch_arch(backend: str) -> str | None:
     """The target a launch compiles for: the current GPU's ``sm_XY`` on PTX, else None
     (the default target: PTX compiled where no GPU is)."""
@@ -348,7 +354,8 @@ class KernelFunction:
     @_public
     def run(self, grid, args, kwargs) -> None:
         backend = resolve_backend(kwargs.pop("backend", None))
-        opts = (backend, kwargs.pop("num_warps", 4), bool(kwargs.pop("debug", False)),
+        opts = (backend, kwargs.pop("num_warps", 4),
+                bool(kwargs.pop("debug", False)) or _checking_bounds(),
                 kwargs.pop("num_stages", DEFAULT_STAGES))
         verify = bool(kwargs.pop("verify", False))
         key = (opts, self._launch_key(args, kwargs))

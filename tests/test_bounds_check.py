@@ -181,3 +181,14 @@ def _buffer(size: int):
     import wgpu
 
     return tc.wgsl_device().create_buffer(size=size, usage=wgpu.BufferUsage.STORAGE)
+
+
+def test_the_environment_turns_checks_on_for_every_launch(monkeypatch):
+    """``TILEC_CHECK_BOUNDS=1``: a launch without ``debug=True`` checks its accesses."""
+    if not availability("wgsl")[0]:
+        pytest.skip("wgsl: not available")
+    x, out = np.ones(100, np.float32), np.zeros(100, np.float32)
+    unmasked_load[(2,)](x, out, 100, BLOCK=64, backend="wgsl")  # unchecked: no report
+    monkeypatch.setenv("TILEC_CHECK_BOUNDS", "1")
+    with pytest.raises(tc.OutOfBoundsError, match="load of x"):
+        unmasked_load[(2,)](x, out, 100, BLOCK=64, backend="wgsl")
