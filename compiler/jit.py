@@ -216,10 +216,9 @@ class CompiledKernel:
 DEFAULT_STAGES = 2  # k-loop loads feeding a dot are prefetched one iteration ahead
 
 
-def _checking_bounds() -> bool:
-    """``TILEC_CHECK_BOUNDS=1``: every launch runs as with ``debug=True`` (bounds checks on
-    the GPU backends, and asserts and prints with them)."""
-    return os.environ.get("TILEC_CHECK_BOUNDS", "") not in ("", "0")
+# ``TILEC_CHECK_BOUNDS=1``: every launch runs as with ``debug=True`` (bounds checks on the
+# GPU backends, and asserts and prints with them); read once: launches are hot
+CHECK_BOUNDS = os.environ.get("TILEC_CHECK_BOUNDS", "") not in ("", "0")
 
 
 def _launch_arch(backend: str) -> str | None:
@@ -355,7 +354,7 @@ class KernelFunction:
     def run(self, grid, args, kwargs) -> None:
         backend = resolve_backend(kwargs.pop("backend", None))
         opts = (backend, kwargs.pop("num_warps", 4),
-                bool(kwargs.pop("debug", False)) or _checking_bounds(),
+                bool(kwargs.pop("debug", False)) or CHECK_BOUNDS,
                 kwargs.pop("num_stages", DEFAULT_STAGES))
         verify = bool(kwargs.pop("verify", False))
         key = (opts, self._launch_key(args, kwargs))

@@ -4,6 +4,9 @@ out-of-bounds one raises the NumPy backend's ``OutOfBoundsError``, word for word
 user's line. In-bounds and masked-off accesses pass; ``debug=False`` code is unchanged."""
 
 import inspect
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -15,7 +18,7 @@ from backends.numpy import Launcher
 from compiler import pipeline
 from compiler.jit import availability
 from compiler.kinfo import KernelInfo, Param
-from tests.conftest import launch
+from tests.conftest import ROOT, launch, repo_pythonpath
 
 
 @tc.kernel
@@ -183,12 +186,17 @@ def _buffer(size: int):
     return tc.wgsl_device().create_buffer(size=size, usage=wgpu.BufferUsage.STORAGE)
 
 
-def test_the_environment_turns_checks_on_for_every_launch(monkeypatch):
-    """``TILEC_CHECK_BOUNDS=1``: a launch without ``debug=True`` checks its accesses."""
+def test_the_environment_turns_checks_on_for_every_launch():
+    """``TILEC_CHECK_BOUNDS=1``: a launch without ``debug=True`` checks its accesses (the
+    variable is read when the process starts, so this runs in a fresh one)."""
     if not availability("wgsl")[0]:
         pytest.skip("wgsl: not available")
-    x, out = np.ones(100, np.float32), np.zeros(100, np.float32)
-    unmasked_load[(2,)](x, out, 100, BLOCK=64, backend="wgsl")  # unchecked: no report
-    monkeypatch.setenv("TILEC_CHECK_BOUNDS", "1")
-    with pytest.raises(tc.OutOfBoundsError, match="load of x"):
-        unmasked_load[(2,)](x, out, 100, BLOCK=64, backend="wgsl")
+    code = ("import numpy as np, compiler as tc; from tests.test_bounds_check import "
+            "unmasked_load as k; x = np.ones(100, np.float32)\n"
+            "try:\n    k[(2,)](x, np.zeros(100, np.float32), 100, BLOCK=64, backend='wgsl')\n"
+            "except tc.OutOfBoundsError as e:\n    print('reported:', str(e).splitlines()[0])")
+    for value, reported in (("1", True), ("0", False)):
+        env = {**os.environ, "PYTHONPATH": repo_pythonpath(), "TILEC_CHECK_BOUNDS": value}
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=env, cwd=ROOT, timeout=120, check=True)
+        assert ("out-of-bounds load of x[100] (array length 100)" in r.stdout) == reported, r.stdout
