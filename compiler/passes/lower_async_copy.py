@@ -59,7 +59,6 @@ def _alloc(lo: Lowering, op: tile.SharedAllocOp) -> None:
     align = 0 if op.swizzle is None else SWIZZLED_ALIGN
     buffer = lo.prologue_op(simt.SharedAllocOp(t.element_type, size, align), op)
     if op.swizzle is not None:
-        lo.async_proxy = True
         lo.swizzled[buffer] = 0 if op.warps is None else op.warps.value.data
     lo.replace(op, buffer)
 
@@ -142,7 +141,7 @@ def _commit(lo: Lowering, op: tile.AsyncCommitOp) -> None:
 @lowers(tile.AsyncWaitOp)
 def _wait(lo: Lowering, op: tile.AsyncWaitOp) -> None:
     lo.insert(simt.CpAsyncWaitOp(op.pending.value.data), op)
-    if lo.async_proxy:
+    if lo.swizzled:  # wgmma reads the stages through the async proxy
         lo.insert(simt.FenceProxyAsyncOp(), op)
     lo.insert(simt.BarrierOp(), op)
     Rewriter.erase_op(op)

@@ -57,7 +57,7 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
     g = Geometry(m, n, k, 16, layout.warps[0], 1)
     atom = SWIZZLE_BYTES // 2  # 16-bit elements per atom row
     at = At(InsertPoint.before(op), op.location)
-    fragments = _fragments_of(op, a_t, layout) and op.a not in lo.views
+    fragments = _fragments_of(a_t, layout) and op.a not in lo.views
     (a_buf, a_start), (b_buf, b_start) = _operands(lo, op, at, (a_t, b_t), g.wm, fragments)
     if not fragments:
         a_start = _plus_warpgroup(lo, op, at, a_start, g, 64 * atom)
@@ -92,7 +92,7 @@ def _a_fragments(op: tile.DotOp, at: At, ga: Geometry):
         lane for c in (k0 // 8, k0 // 8 + 1) for lane in _lanes(ga, t, c)])
 
 
-def _fragments_of(op: tile.DotOp, a_t: TensorType, layout: MmaLayoutAttr) -> bool:
+def _fragments_of(a_t: TensorType, layout: MmaLayoutAttr) -> bool:
     """Whether A is in registers as the accumulator of a wgmma dot with this dot's warps
     (P in attention): each warp holds its rows as wgmma takes A from registers."""
     a_layout = a_t.encoding

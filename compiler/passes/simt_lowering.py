@@ -111,7 +111,6 @@ class Lowering:
         # 128-byte-swizzled stages (their simt buffer) -> the warps their rows are permuted for
         # (0: none); any of them means wgmma reads shared memory through the async proxy
         self.swizzled: dict[SSAValue, int] = {}
-        self.async_proxy = False
 
     def run(self) -> None:
         ops = list(self.f.body.walk())
