@@ -9,9 +9,14 @@ those elements. A stride that is the constant 1 is not multiplied, so the contig
 analysis sees consecutive offsets there and the access can vectorize. Every pass after
 this one, and every backend, sees what a hand-written pointer-and-mask kernel gives it.
 
-In front of each access goes a ``tile.check_tile_index`` of its starts ``i_d * T_d``, tile
-shape and the array's shape: an index whose tile lies wholly outside the array is
-undefined in cuTile; the NumPy backend reports it, tile-to-simt drops the check.
+An access marked ``elements`` (Triton's tensor descriptors) names element offsets: its
+start along ``d`` is ``i_d`` itself, so ``off_d = i_d + range(T_d)``, masked the same way.
+
+In front of each tile-indexed access goes a ``tile.check_tile_index`` of its starts
+``i_d * T_d``, tile shape and the array's shape: an index whose tile lies wholly outside
+the array is undefined in cuTile; the NumPy backend reports it, tile-to-simt drops the
+check. An ``elements`` access gets no check: in Triton any offset is defined (outside the
+array a load reads the padding and a store writes nothing).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp, TensorType, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -36,19 +41,37 @@ _PADDING = {"zero": 0.0, "undetermined": 0.0, "nan": math.nan, "pos_inf": math.i
 
 @dataclass(frozen=True)
 class LowerArrayViews(ModulePass):
-    """Every view access to pointer arithmetic and a masked access; views disappear."""
+    """Every view access to pointer arithmetic and a masked access; views disappear.
+    With ``tma=1`` (first of two runs, on sm_90) a view load that is an operand of a dot in
+    a loop stays for ``pipeline-loads`` to fill by TMA (or lower itself)."""
 
     name = "lower-array-views"
+    tma: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        accesses = [o for o in op.walk() if isinstance(o, tile.ViewLoadOp | tile.ViewStoreOp)]
+        accesses = [o for o in op.walk() if isinstance(o, tile.ViewLoadOp | tile.ViewStoreOp)
+                    and not (self.tma and _dot_operand_in_loop(o))]
         for access in accesses:
-            _Access(access).lower()
+            lower_view_access(access)
         for view in [o for o in op.walk() if isinstance(o, tile.MakeViewOp)]:
-            if view.result.uses:
+            if not view.result.uses:
+                Rewriter.erase_op(view)
+            elif not self.tma:
                 raise CompileError("an array view is used by an op lower-array-views "
                                    "does not know", source_loc(view))
-            Rewriter.erase_op(view)
+
+
+def _dot_operand_in_loop(op: Operation) -> bool:
+    """``op`` is a view load whose one use is a dot's ``a`` or ``b`` in the same loop body."""
+    uses = list(op.results[0].uses) if isinstance(op, tile.ViewLoadOp) else []
+    return (len(uses) == 1 and isinstance(uses[0].operation, tile.DotOp) and uses[0].index < 2
+            and uses[0].operation.parent is op.parent
+            and isinstance(op.parent_op(), scf.ForOp))
+
+
+def lower_view_access(op: tile.ViewLoadOp | tile.ViewStoreOp) -> None:
+    """``op`` as pointer arithmetic and a masked ``tile.load``/``tile.store``."""
+    _Access(op).lower()
 
 
 def is_unit(v: SSAValue) -> bool:
@@ -72,6 +95,7 @@ class _Access:
         assert isinstance(tile_type, TensorType)
         self.shape = tuple(tile_type.get_shape())
         self.elem = tile_type.get_element_type()
+        self.elements = op.elements is not None  # indices are element offsets
         self.starts: list[SSAValue] = []  # index_d * T_d, for the check
 
     def emit(self, new: Operation) -> SSAValue:
@@ -93,12 +117,20 @@ class _Access:
             v = self.emit(tile.BroadcastOp(v, TensorType(elem, self.shape)))
         return v
 
-    def offsets(self, d: int) -> SSAValue:
-        """``index_d * T_d + range(T_d)``: the element offsets along dimension ``d``."""
-        n = self.shape[d]
-        size = self.emit(arith.ConstantOp(IntegerAttr(n, i32), i32))
+    def start(self, d: int) -> SSAValue:
+        """The first element along dimension ``d``: the index itself for an ``elements``
+        access, else ``index_d * T_d`` (kept for the check)."""
+        if self.elements:
+            return self.op.index[d]
+        size = self.emit(arith.ConstantOp(IntegerAttr(self.shape[d], i32), i32))
         start = self.emit(arith.MuliOp(self.op.index[d], size))
         self.starts.append(start)
+        return start
+
+    def offsets(self, d: int) -> SSAValue:
+        """``start_d + range(T_d)``: the element offsets along dimension ``d``."""
+        n = self.shape[d]
+        start = self.start(d)
         return self.emit(arith.AddiOp(self.splat(start, (n,)), self.emit(tile.RangeOp(0, n))))
 
     def pointers_and_mask(self) -> tuple[SSAValue, SSAValue]:
@@ -136,7 +168,8 @@ class _Access:
 
     def lower(self) -> None:
         ptrs, mask = self.pointers_and_mask()
-        self.check()
+        if not self.elements:
+            self.check()
         if isinstance(self.op, tile.ViewLoadOp):
             new = tile.LoadOp(ptrs, mask, self.padding())
         else:

@@ -35,7 +35,7 @@ from compiler.context import source_loc
 from compiler.errors import CompileError, UnsupportedError
 from compiler.passes.assign_layouts import NUM_WARPS_ATTR, WARP_SIZE
 from compiler.passes.layouts import DimMap, elements_per_thread, ilog2, lane_map, owners
-from dialects import simt, tile
+from dialects import arith_shaped, simt, tile
 from dialects.tile import PtrType, element_type, i1_like, is_layout, like
 
 Handler = Callable[["Lowering", Any], None]
@@ -111,6 +111,8 @@ class Lowering:
         # 128-byte-swizzled stages (their simt buffer) -> the warps their rows are permuted for
         # (0: none); any of them means wgmma reads shared memory through the async proxy
         self.swizzled: dict[SSAValue, int] = {}
+        # (array, sizes, strides, box) -> its nvgpu.tensor_map (lower_tma_copy)
+        self.tensor_maps: dict[tuple, SSAValue] = {}
 
     def run(self) -> None:
         ops = list(self.f.body.walk())
@@ -351,7 +353,8 @@ class Lowering:
         assert isinstance(et, IntegerType)
         if et.width.data == 32:
             return off
-        cast = arith.TruncIOp if et.width.data > 32 else arith.ExtSIOp
+        # xDSL's own casts take scalars only; these take the per-thread vectors too
+        cast = arith_shaped.TruncIOp if et.width.data > 32 else arith_shaped.ExtSIOp
         return self.emit(cast(off, like(off.type, i32)), op)
 
     def access(self, op: tile.LoadOp | tile.StoreOp) -> tuple[SSAValue, SSAValue]:

@@ -4,11 +4,15 @@ written a whole tile at a time by tile-granular indices.
 ``tile.make_view`` makes an ``!tile.array<f32, 2>`` from a base pointer and one ``i32``
 shape and stride (in elements) per dimension; ``tile.view_load``/``tile.view_store``
 move the tile at ``index * tile_shape`` (one index per dimension), padding the parts
-outside the array on load (``padding``) and dropping them on store. The pass
+outside the array on load (``padding``) and dropping them on store. With the unit
+property ``elements`` (Triton's tensor descriptors) the indices are element offsets
+instead, any ``i32``, negative ones included: the tile starts at ``index``. The pass
 ``lower-array-views`` turns them into pointer arithmetic and masked ``tile.load``/
-``tile.store``, so no backend sees these ops. Next to each access it puts a
-``tile.check_tile_index``: cuTile leaves an index whose tile lies wholly outside the
-array undefined, and the NumPy backend reports it; the GPU backends drop the check.
+``tile.store``, so no backend sees these ops. Next to each tile-indexed access it puts
+a ``tile.check_tile_index``: cuTile leaves an index whose tile lies wholly outside the
+array undefined, and the NumPy backend reports it; the GPU backends drop the check. An
+``elements`` access gets none: Triton defines every offset (outside reads the padding,
+and is not written).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
@@ -32,6 +37,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -139,20 +145,25 @@ def _check_index(op: IRDLOperation, view: SSAValue, index: Sequence[SSAValue],
 
 @irdl_op_definition
 class ViewLoadOp(IRDLOperation):
-    """The tile at ``index * shape(result)``; elements outside the array read ``padding``."""
+    """The tile at ``index * shape(result)`` (at ``index`` with ``elements``); elements
+    outside the array read ``padding``."""
 
     name = "tile.view_load"
     view = operand_def(ArrayType)
     index = var_operand_def(I32)
     padding = prop_def(StringAttr)
+    elements = opt_prop_def(UnitAttr)
     result = result_def(TensorType)
-    assembly_format = ("$view `[` $index `]` `padding` $padding attr-dict `:` type($view)"
-                       " `->` type($result)")
+    assembly_format = ("$view `[` $index `]` `padding` $padding (`elements` $elements^)?"
+                       " attr-dict `:` type($view) `->` type($result)")
 
     def __init__(self, view: SSAValue, index: Sequence[SSAValue], result_type: TensorType,
-                 padding: str = "zero"):
+                 padding: str = "zero", elements: bool = False):
+        props: dict[str, Attribute] = {"padding": StringAttr(padding)}
+        if elements:
+            props["elements"] = UnitAttr()
         super().__init__(operands=[view, index], result_types=[result_type],
-                         properties={"padding": StringAttr(padding)})
+                         properties=props)
 
     def verify_(self) -> None:
         array = _check_index(self, self.view, self.index, self.result.type)
@@ -167,19 +178,22 @@ class ViewLoadOp(IRDLOperation):
 
 @irdl_op_definition
 class ViewStoreOp(IRDLOperation):
-    """Write ``value`` as the tile at ``index * shape(value)``; parts outside the array
-    are dropped."""
+    """Write ``value`` as the tile at ``index * shape(value)`` (at ``index`` with
+    ``elements``); parts outside the array are dropped."""
 
     name = "tile.view_store"
     view = operand_def(ArrayType)
     index = var_operand_def(I32)
     value = operand_def(TensorType)
+    elements = opt_prop_def(UnitAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    assembly_format = ("$view `[` $index `]` `,` $value attr-dict `:` type($view) `,`"
-                       " type($value)")
+    assembly_format = ("$view `[` $index `]` `,` $value (`elements` $elements^)? attr-dict"
+                       " `:` type($view) `,` type($value)")
 
-    def __init__(self, view: SSAValue, index: Sequence[SSAValue], value: SSAValue):
-        super().__init__(operands=[view, index, value])
+    def __init__(self, view: SSAValue, index: Sequence[SSAValue], value: SSAValue,
+                 elements: bool = False):
+        super().__init__(operands=[view, index, value],
+                         properties={"elements": UnitAttr()} if elements else {})
 
     def verify_(self) -> None:
         _check_index(self, self.view, self.index, self.value.type)

@@ -1,14 +1,22 @@
-"""Triton's block pointers and tensor descriptors, lowered here to pointer tiles and masks.
+"""Triton's block pointers and tensor descriptors: block pointers lowered here to pointer
+tiles and masks, descriptor accesses to array views.
 
 ``tl.make_block_ptr`` and ``tl.make_tensor_descriptor`` make frontend objects (``BlockPtr``,
 ``TensorDescriptor``: ``Aggregate``s, so loops carry them); no IR stands for them. A load
-or store through one (``tl.load(bp, boundary_check=...)``, dispatched from
-``compiler.frontend.triton.memory``, or ``desc.load(offsets)``) becomes a plain
-``tile.load``/``tile.store`` of the pointer tile ``base + sum_d off_d * stride_d``, where
-``off_d = offset_d + arange(block_shape[d])`` is laid along dimension ``d``, masked by
-``0 <= off_d < shape_d`` for the boundary-checked dimensions: every later pass and backend
-sees only what a hand-written Triton kernel gives it. ``order`` is a layout hint; it is
-checked and kept, nothing more.
+or store through a block pointer (``tl.load(bp, boundary_check=...)``, dispatched from
+``compiler.frontend.triton.memory``) becomes a plain ``tile.load``/``tile.store`` of the
+pointer tile ``base + sum_d off_d * stride_d``, where ``off_d = offset_d +
+arange(block_shape[d])`` is laid along dimension ``d``, masked by ``0 <= off_d < shape_d``
+for the boundary-checked dimensions. ``order`` is a layout hint; it is checked and kept,
+nothing more.
+
+``desc.load(offsets)``/``desc.store(offsets, v)`` become a ``tile.make_view`` of the
+descriptor and a ``tile.view_load``/``tile.view_store`` at the element offsets (property
+``elements``; ``lower-array-views`` gives the same pointers and masks as a block pointer
+checked in every dimension), so a backend can still see whole-block copies (TMA).
+A view's shape, strides and indices are ``i32``: a descriptor whose shape, strides or
+offsets are not (an ``i64`` value, an int beyond ``i32``) takes the block-pointer path,
+which computes in their own width.
 """
 
 from __future__ import annotations
@@ -18,11 +26,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import SSAValue
+
 import compiler.language as tl
 from compiler.frontend import operators as ops
 from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.triton.table import builtin, method
-from compiler.frontend.values import Aggregate, Value, constant, expand, root_name, splat
+from compiler.frontend.values import (
+    Aggregate,
+    Value,
+    constant,
+    expand,
+    ir_type,
+    root_name,
+    splat,
+)
 from dialects import tile
 
 Part = Value | int
@@ -189,8 +208,14 @@ def make_tensor_descriptor(cg: CodeGenerator, base: Any, shape: Any, strides: An
 def descriptor_load(cg: CodeGenerator, desc: TensorDescriptor, offsets: Any) -> Value:
     """The block at ``offsets``; what lies outside the tensor reads as zero."""
     rank = len(desc.block_shape)
-    bp = desc.block(_parts(cg, offsets, "offsets", rank, "desc.load"))
-    return load(cg, bp, tuple(range(rank)), "zero")
+    at = _parts(cg, offsets, "offsets", rank, "desc.load")
+    if not _fits_view(desc, at):
+        return load(cg, desc.block(at), tuple(range(rank)), "zero")
+    view, index = _view(cg, desc, at)
+    dtype, shape = desc.base.dtype, desc.block_shape
+    op = tile.ViewLoadOp(view, index, TensorType(ir_type(dtype), shape), "zero",
+                         elements=True)
+    return cg.b.value(op, dtype, shape)
 
 
 @method("store", on=TensorDescriptor)
@@ -198,8 +223,36 @@ def descriptor_store(cg: CodeGenerator, desc: TensorDescriptor, offsets: Any,
                      value: Any) -> None:
     """Write the block at ``offsets``; what lies outside the tensor is not written."""
     rank = len(desc.block_shape)
-    bp = desc.block(_parts(cg, offsets, "offsets", rank, "desc.store"))
-    store(cg, bp, value, tuple(range(rank)))
+    at = _parts(cg, offsets, "offsets", rank, "desc.store")
+    if not _fits_view(desc, at):
+        store(cg, desc.block(at), value, tuple(range(rank)))
+        return
+    val = _stored_value(cg, value, desc.base.dtype, desc.block_shape, "desc.store")
+    view, index = _view(cg, desc, at)
+    cg.b.emit(tile.ViewStoreOp(view, index, val.ssa, elements=True))
+    cg.written.add(root_name(desc.base))
+
+
+def _is_i32(x: Part) -> bool:
+    """``x`` is an i32 scalar, or an int that fits one."""
+    if isinstance(x, int):
+        return -2**31 <= x < 2**31
+    return x.dtype == tl.int32
+
+
+def _fits_view(desc: TensorDescriptor, offsets: tuple[Part, ...]) -> bool:
+    """Every shape, stride and offset of the access is ``_is_i32``."""
+    return all(_is_i32(x) for x in (*desc.shape, *desc.strides, *offsets))
+
+
+def _view(cg: CodeGenerator, desc: TensorDescriptor,
+          offsets: tuple[Part, ...]) -> tuple[SSAValue, list[SSAValue]]:
+    """A ``tile.make_view`` of ``desc`` and ``offsets`` as i32 values."""
+    def i32(x: Part) -> SSAValue:
+        return (constant(cg.b, x, tl.int32) if isinstance(x, int) else x).ssa
+    view = tile.MakeViewOp(desc.base.ssa, [i32(x) for x in desc.shape],
+                           [i32(x) for x in desc.strides])
+    return cg.b.emit(view).results[0], [i32(x) for x in offsets]
 
 
 # ---------------------------------------------------------------- loads and stores
@@ -225,16 +278,22 @@ def load(cg: CodeGenerator, bp: BlockPtr, boundary_check: Any, padding_option: A
 def store(cg: CodeGenerator, bp: BlockPtr, value: Any, boundary_check: Any) -> None:
     """``tl.store`` through a block pointer: a tile of the block's shape (or a scalar),
     not written outside the checked dimensions."""
-    if isinstance(value, Value) and value.is_ptr:
-        cg.fail("storing pointers is not supported")
-    if isinstance(value, Value) and value.shape and value.shape != bp.block_shape:
-        cg.fail(f"tl.store: the value is {value.describe()} but the block is "
-                f"{list(bp.block_shape)}")
     ptr, mask = _address(cg, bp, _checked_dims(cg, boundary_check, len(bp.block_shape),
                                                 "tl.store"))
-    val = ops.materialize(cg.b, value, ptr.dtype, ptr.shape)
+    val = _stored_value(cg, value, ptr.dtype, ptr.shape, "tl.store")
     cg.b.emit(tile.StoreOp(ptr.ssa, val.ssa, mask.ssa if mask else None))
     cg.written.add(root_name(ptr))
+
+
+def _stored_value(cg: CodeGenerator, value: Any, dtype: tl.dtype,
+                  block_shape: tuple[int, ...], what: str) -> Value:
+    """``value`` (a scalar, or a tile of the block's shape) as a block of ``dtype``."""
+    if isinstance(value, Value) and value.is_ptr:
+        cg.fail("storing pointers is not supported")
+    if isinstance(value, Value) and value.shape and value.shape != block_shape:
+        cg.fail(f"{what}: the value is {value.describe()} but the block is "
+                f"{list(block_shape)}")
+    return ops.materialize(cg.b, value, dtype, block_shape)
 
 
 def _address(cg: CodeGenerator, bp: BlockPtr, checked: set[int]) -> tuple[Value, Value | None]:
