@@ -13,12 +13,13 @@ from xdsl.parser import Parser
 
 from compiler.errors import SourceLoc
 from dialects.arith_shaped import ShapedArith
+from dialects.nvgpu import NVGPU
 from dialects.ptx import PTX
 from dialects.simt import SIMT
 from dialects.tile import Tile
 
 DIALECTS = (builtin.Builtin, func.Func, ShapedArith, math.Math, scf.Scf, vector.Vector,
-            Tile, SIMT, PTX)
+            Tile, SIMT, NVGPU, PTX)
 
 
 def make_context() -> Context:

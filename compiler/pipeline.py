@@ -41,6 +41,7 @@ _TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads{{cp-async={mma}}}",
 # pointer traceable to its argument; strip-debug then lowers them with print/assert.
 _DEBUG_START = ["lower-control", "check-bounds", "strip-debug"]
 DEFAULT_ARCH = "sm_90"
+TMA_SM = 90  # Hopper: array-view loads feeding dots may be copied by TMA
 
 
 def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
@@ -56,6 +57,10 @@ def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
     mma = target.tensor_cores(arch) if hasattr(target, "tensor_cores") else 0
     to_simt = _DEBUG_START + _TO_SIMT[2:] if debug else _TO_SIMT
     simt = [spec.format(bits=target.VECTOR_BITS, mma=mma) for spec in to_simt]
+    if views and mma >= TMA_SM and not debug:  # dot operands may go by TMA: views stay
+        tile_passes[0] = "lower-array-views{tma=1}"
+        at = next(i for i, s in enumerate(simt) if s.startswith("pipeline-loads")) + 1
+        simt.insert(at, "lower-array-views")
     return tile_passes + simt + list(target.PASSES)
 
 

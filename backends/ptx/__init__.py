@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from backends.ptx.tensor_maps import TensorMaps
 from compiler import device_arrays
 from compiler.errors import LaunchError
 from compiler.kinfo import KernelInfo, Param
@@ -195,8 +196,11 @@ class DeviceLauncher:
                    f"allowing {info.name} {self._dynamic_shared} bytes of shared memory")
         self._slots = [ctypes.c_uint64() if p.is_ptr else _SLOT_TYPES[p.dtype]()
                        for p in info.params]
-        self._pointers = (ctypes.c_void_p * max(len(self._slots), 1))(
-            *[ctypes.addressof(s) for s in self._slots])
+        maps = info.extra.get("tensor_maps")  # TMA descriptors, after the parameters
+        self._maps = TensorMaps(maps, self._slots) if maps else None
+        buffers = [*self._slots, *(self._maps.buffers if self._maps else ())]
+        self._pointers = (ctypes.c_void_p * max(len(buffers), 1))(
+            *[ctypes.addressof(s) for s in buffers])
         self._params = ctypes.addressof(self._pointers)
         self._puts = [_Puts(functools.partial(
             _pointer_put if p.is_ptr else _scalar_put, p, s, self._ordinal))
@@ -228,6 +232,8 @@ class DeviceLauncher:
                 self._launch(dims, stream)
 
     def _launch(self, dims: tuple[int, int, int], stream: int) -> None:
+        if self._maps is not None:
+            self._maps.fill()
         args = (self._function, *dims, self._threads, 1, 1, self._dynamic_shared, stream,
                 self._params, 0)
         (err,) = self._cu_launch(*args)

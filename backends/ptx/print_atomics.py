@@ -13,13 +13,6 @@ from dialects import ptx
 from dialects.tile import element_type
 
 
-def _scratch(p: KernelPrinter, like: str) -> str:
-    """A fresh register of the class whose names start like ``like`` (``%f3``: ``%f``)."""
-    prefix = like.rstrip("0123456789")
-    p.counts[prefix] = p.counts.get(prefix, 0) + 1
-    return f"{prefix}{p.counts[prefix]}"
-
-
 def _guard(p: KernelPrinter, op: ptx.AtomOp | ptx.AtomLoopOp, i: int, d: str) -> str:
     """Zero lane ``i``'s result ``d`` if the op is guarded; the guard prefix."""
     if op.pred is None:
@@ -44,8 +37,8 @@ def emit_atom_loop(p: KernelPrinter, op: ptx.AtomLoopOp) -> None:
     for i, d in enumerate(p.reg(op.result)):
         guard = _guard(p, op, i, d)
         a, v = p.lane(op.addr, i), p.lane(op.val, i)
-        new, seen = _scratch(p, d), _scratch(p, d)
-        retry = _scratch(p, "%p")
+        new, seen = p.scratch(d), p.scratch(d)
+        retry = p.scratch("%p")
         label = f"$L__atom{retry[2:]}"
         if guard:
             p.line(f"@!{guard[1:-1]} bra {label}_done")

@@ -104,6 +104,7 @@ class KernelPrinter:
         self.name = kernel.sym_name.data
         self.regs: dict[SSAValue, list[str]] = {}
         self.counts: dict[str, int] = {}
+        self.labels = 0  # labels of ptx.asm ops
         self.lines: list[str] = []
         self.last_loc: tuple[str, int] | None = None
         self.shared: list[str] = []  # .shared declarations (print_cross_thread)
@@ -122,6 +123,10 @@ class KernelPrinter:
         args = self.kernel.body.block.args
         params = [f"\t.param .{self._param_type(a)} {self.name}_param_{i}"
                   for i, a in enumerate(args)]
+        slots = {op.slot.value.data for op in self.kernel.walk()
+                 if isinstance(op, ptx.TensorMapParamOp)}
+        params += [f"\t.param .align {ptx.TENSOR_MAP_ALIGN} .b8 {self.tensor_map(s)}"
+                   f"[{ptx.TENSOR_MAP_BYTES}]" for s in range(len(slots))]
         threads = self.kernel.attributes["ptx.maxntid"]
         assert isinstance(threads, IntegerAttr)
         return [f".visible .entry {self.name}(", ",\n".join(params), ")",
@@ -130,6 +135,10 @@ class KernelPrinter:
     def _declarations(self) -> list[str]:
         classes = {prefix: cls for cls, prefix in ptx.REGISTER_CLASSES.values()}
         return [f"\t.reg .{classes[p]} {p}<{n + 1}>;" for p, n in self.counts.items()]
+
+    def tensor_map(self, slot: int) -> str:
+        """The parameter of tensor map ``slot``: after the kernel's own."""
+        return f"{self.name}_param_{len(self.kernel.body.block.args) + slot}"
 
     @staticmethod
     def _param_type(arg: SSAValue) -> str:
@@ -154,6 +163,12 @@ class KernelPrinter:
             self.counts[prefix] = first + ptx.lanes(v.type) - 1
             self.regs[v] = [f"{prefix}{first + i}" for i in range(ptx.lanes(v.type))]
         return self.regs[v]
+
+    def scratch(self, like: str) -> str:
+        """A fresh register of the class whose names start like ``like`` (``%f3``: ``%f``)."""
+        prefix = like.rstrip("0123456789")
+        self.counts[prefix] = self.counts.get(prefix, 0) + 1
+        return f"{prefix}{self.counts[prefix]}"
 
     def lane(self, v: SSAValue, i: int) -> str:
         regs = self.reg(v)

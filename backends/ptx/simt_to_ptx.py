@@ -3,7 +3,7 @@
 Input: a ``func.func`` per kernel holding SIMT IR (``arith``, ``math``, ``scf``,
 ``vector.broadcast``/``shuffle``/``extract``, ``tile.program_id``/``num_programs``/``cmpi``/
 ``cmpf``/``select``, ``simt`` thread ids, memory, atomics, shared memory, barriers,
-shuffles and warp-level matrix ops; values are scalars or ``vector<K x T>``). Output: the
+shuffles, warp-level matrix ops and the nvgpu dialect's TMA copies and barriers; values are scalars or ``vector<K x T>``). Output: the
 same function, arguments unchanged, whose body is ptx-dialect instructions on virtual registers, with
 ``ptx.maxntid`` (threads per program) as a function attribute.
 
@@ -28,6 +28,7 @@ from backends.ptx import (  # noqa: F401 - importing them registers their handle
     lower_cross_thread,
     lower_memory,
     lower_mma,
+    lower_tma,
 )
 from backends.ptx.lower_core import Lowering
 

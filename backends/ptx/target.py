@@ -10,6 +10,7 @@ from backends.ptx.assemble import assemble
 from backends.ptx.printer import print_ptx
 from compiler import timing
 from compiler.target import Generated
+from dialects.ptx import TensorMapParamOp
 
 INPUT = "simt"
 VECTOR_BITS = 128  # ld/st.global.v4.b32
@@ -33,4 +34,9 @@ def generate(module: ModuleOp, arch: str) -> Generated:
         cubin = assemble(ptx, arch)
     _, shared = shared_layout([(op.size.value.data, op.align.value.data)
                                for op in module.walk() if op.name == "ptx.shared"])
-    return Generated(cubin, {"ptx": ptx, "cubin": cubin}, {"arch": arch, "shared": shared})
+    extra: dict = {"arch": arch, "shared": shared}
+    maps = sorted((op for op in module.walk() if isinstance(op, TensorMapParamOp)),
+                  key=lambda op: op.slot.value.data)
+    if maps:  # the launcher makes them from the arguments (backends.ptx.tensor_maps)
+        extra["tensor_maps"] = [op.recipe() for op in maps]
+    return Generated(cubin, {"ptx": ptx, "cubin": cubin}, extra)

@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -62,12 +62,15 @@ from compiler.passes.assign_layouts import (
 )
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
 from compiler.passes.layouts import padded_row
+from compiler.passes.lower_array_views import is_unit, lower_view_access
 from dialects import tile
 from dialects.tile.async_copy import ASYNC_DOT_ATTR, SWIZZLE_BYTES
 
 CP_ASYNC_SM = 80  # the first SM version with cp.async
 CP_ASYNC_BITS = 128  # the widest copy
 MIN_COPY_BITS = 32  # the narrowest
+MAX_BOX = 256  # rows of a TMA box
+TMA_ALIGN = 16  # bytes: a tensor map's base and row strides
 
 # body value -> the value it stands for at the insertion point
 State = dict[SSAValue, SSAValue]
@@ -113,7 +116,7 @@ def _positive_step(loop: scf.ForOp) -> int | None:
 
 def _writes_memory(loop: scf.ForOp) -> bool:
     for op in loop.body.walk():
-        if isinstance(op, tile.LoadOp) or op.regions:  # nested ops are walked themselves
+        if isinstance(op, tile.LoadOp | tile.ViewLoadOp) or op.regions:  # nested: walked
             continue
         effects = get_effects(op)
         if effects is None or any(e.kind == MemoryEffectKind.WRITE for e in effects):
@@ -121,7 +124,7 @@ def _writes_memory(loop: scf.ForOp) -> bool:
     return False
 
 
-def _feeds_dot(load: tile.LoadOp, body: Block) -> bool:
+def _feeds_dot(load: tile.LoadOp | tile.ViewLoadOp, body: Block) -> bool:
     """Whether the loaded tile reaches a dot's ``a`` or ``b`` in ``body`` (not through an
     accumulator: a tile loaded to be added to a dot's result gains nothing here)."""
     seen: set[Operation] = set()
@@ -181,6 +184,11 @@ class _Pipeliner:
         yielded = self.body.last_op.operands
         advanced = _slice([yielded[a.index - 1] for a in carried], self.body)
         self.reads_iv = self.iv in self.address.args | advanced.args
+
+    def _top(self) -> InsertPoint:
+        """The start of the body, before its first op that stays (a load the loop stops
+        making would take the insertion point away with it)."""
+        return InsertPoint.before(next(op for op in self.body.ops if op not in self.loads))
 
     def _steps(self, count: int, point: InsertPoint) -> SSAValue:
         """``count * step`` (the loop's own constant for one step)."""
@@ -254,7 +262,7 @@ class _Pipeliner:
 
     def run(self) -> None:
         prologue = self._prologue(lambda _, state, live, at: self._load(state, live, at))
-        top = InsertPoint.at_start(self.body)
+        top = self._top()
         prefetched = self._load(*self._ahead(top), top)
         body = self.body
         yielded = list(body.last_op.operands)
@@ -330,7 +338,7 @@ class _AsyncPipeliner(_Pipeliner):
         self.buffers = [self._alloc(ld, before) for ld in self.loads]
         self._prologue(lambda i, state, live, at: self._copy(state, live,
                                                              self._const(i, at), at))
-        body, top = self.body, InsertPoint.at_start(self.body)
+        body, top = self.body, self._top()
         stage = body.insert_arg(i32, len(body.args))
         _put(tile.AsyncWaitOp(depth - 1), top, self.loop)  # this iteration's group is in
         for ld, buf in zip(self.loads, self.buffers, strict=True):
@@ -346,6 +354,55 @@ class _AsyncPipeliner(_Pipeliner):
         loop = self._finish(yielded, [self._const(0, before)])
         _put(tile.AsyncWaitOp(0), InsertPoint.after(loop), loop)  # no copy outlives it
 
+
+
+class _TmaPipeliner(_AsyncPipeliner):
+    """Array-view loads into the same swizzled stages, each filled by TMA (Hopper): one
+    thread copies an iteration's tiles (``tile.tma_copy``), which arrive on the barrier of
+    their stage; iteration ``i`` waits for barrier ``i % ring`` to complete its phase of
+    parity ``(i // ring) % 2`` (carried: it flips as the stage wraps), then for every
+    thread, so the stage refilled next is no longer read. The barriers are made before
+    the loop and released after it, so every run of the loop starts afresh. (Barriers
+    that the readers arrive on when done, waited for by the copying thread alone, measured
+    slower: that thread is one of the readers, and its warpgroup waits for it anyway.)"""
+
+    def _copy(self, state: State, live: SSAValue, stage: SSAValue,
+              point: InsertPoint) -> None:
+        mapping = _clone(self.address.ops, state, point)
+        for ld, buf in zip(self.loads, self.buffers, strict=True):
+            view = ld.view.owner
+            starts = [mapping.get(i, i) for i in ld.index]
+            if ld.properties.get("elements") is None:  # tile indices: times the tile
+                shape = ld.result.type.get_shape()
+                starts = [_insert(arith.MuliOp(s, self._const(n, point)), point, ld)
+                          for s, n in zip(starts, shape, strict=True)]
+            _put(tile.TmaCopyOp(view.base, list(view.shape), list(view.strides), starts, buf,
+                                stage, self.bars, live), point, ld)
+
+    def run(self) -> None:
+        before = InsertPoint.before(self.loop)
+        self.buffers = [self._alloc(ld, before) for ld in self.loads]
+        self.bars = _insert(tile.BarrierAllocOp(self.ring, len(self.loads)), before,
+                            self.loop)
+        self._prologue(lambda i, state, live, at: self._copy(state, live,
+                                                             self._const(i, at), at))
+        body, top = self.body, self._top()
+        stage = body.insert_arg(i32, len(body.args))
+        phase = body.insert_arg(i32, len(body.args))
+        _put(tile.BarrierWaitOp(self.bars, stage, phase), top, self.loop)
+        for ld, buf in zip(self.loads, self.buffers, strict=True):
+            ld.result.replace_all_uses_with(
+                _insert(tile.SharedReadOp(buf, stage, ld.result.type), top, ld))
+            Rewriter.erase_op(ld)
+        state, live = self._ahead(top)
+        self._copy(state, live, self._rotate(stage, self.ring - 1 - self.lag, top), top)
+        following = self._rotate(stage, 1, top)
+        wrapped = _insert(tile.CmpIOp("eq", following, self._const(0, top)), top, self.loop)
+        flip = _insert(arith.ExtUIOp(wrapped, i32), top, self.loop)
+        yielded = [*body.last_op.operands, following,
+                   _insert(arith.XOrIOp(phase, flip), top, self.loop)]
+        loop = self._finish(yielded, [self._const(0, before), self._const(0, before)])
+        _put(tile.BarrierReleaseOp(self.bars), InsertPoint.after(loop), loop)
 
 def _put(op: Operation, point: InsertPoint, loc: Operation) -> None:
     op.location = loc.location
@@ -392,6 +449,51 @@ def _copyable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis) -> boo
     return access_vec(load, layout, facts, CP_ASYNC_BITS) * 16 >= MIN_COPY_BITS
 
 
+def _refreshed(loop: scf.ForOp, facts: AxisInfoAnalysis | None) -> AxisInfoAnalysis | None:
+    """The facts again (of the kernel holding ``loop``) after new ops were made."""
+    kernel = loop.parent_op()
+    while kernel is not None and not isinstance(kernel, func.FuncOp):
+        kernel = kernel.parent_op()
+    return None if facts is None or kernel is None else AxisInfoAnalysis(kernel)
+
+
+def _given(v: SSAValue) -> bool:
+    """``v`` is a kernel parameter or a non-negative integer constant (known at launch)."""
+    if isinstance(v, BlockArgument):
+        return isinstance(v.block.parent_op(), func.FuncOp)
+    owner = v.owner
+    return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) \
+        and owner.value.value.data >= 0
+
+
+def _tma_view(load: tile.ViewLoadOp, facts: AxisInfoAnalysis) -> bool:
+    """Whether TMA can copy ``load``'s tile into a swizzled stage: a 2-D tile of 16-bit
+    elements, zeros outside, its columns whole 128-byte atoms and its rows at most a box
+    (256), of an array of kernel parameters with unit column stride, 16-byte aligned at
+    its base and every row (what ``cuTensorMapEncodeTiled`` requires)."""
+    t, view = load.result.type, load.view.owner
+    if not isinstance(view, tile.MakeViewOp) or load.padding.data not in ("zero", "undetermined"):
+        return False
+    (rows, cols), bits = t.get_shape(), bits_of(t.element_type)  # pyright: ignore
+    if bits != 16 or rows % 8 or rows > MAX_BOX or cols * bits % (8 * SWIZZLE_BYTES):
+        return False
+    if not all(_given(v) for v in (view.base, *view.shape, *view.strides)):
+        return False
+    aligned = all(facts[v].divisibility[0] * bits // 8 % TMA_ALIGN == 0
+                  for v in (view.base, view.strides[0]))
+    return aligned and is_unit(view.strides[1])
+
+
+def _by_tma(loads: list, num_warps: int, facts: AxisInfoAnalysis) -> bool:
+    """Whether TMA can fill the stages of every load feeding the loop's dots: all of them
+    array-view loads it can copy, each an operand of a dot wgmma runs from the stages."""
+    if not all(isinstance(ld, tile.ViewLoadOp) and len(list(ld.result.uses)) == 1
+               and _tma_view(ld, facts) for ld in loads):
+        return False
+    dots = {next(iter(ld.result.uses)).operation for ld in loads}
+    return all(isinstance(d, tile.DotOp) and wgmma_ok(d, num_warps)
+               and {d.a.owner, d.b.owner} <= set(loads) for d in dots)
+
 def _closure(args: set[BlockArgument], movable: dict[BlockArgument, _Slice]) -> set:
     """``args`` and the iter_args their advance reads, transitively."""
     while True:
@@ -414,9 +516,16 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
         return False
     movable = _advanceable(body)
     slices = {op: _slice(op.operands, body) for op in body.ops
-              if isinstance(op, tile.LoadOp) and _feeds_dot(op, body)}
+              if isinstance(op, tile.LoadOp | tile.ViewLoadOp) and _feeds_dot(op, body)}
     loads = [op for op, s in slices.items()
              if s is not None and s.args <= movable.keys() | {body.args[0]}]
+    views = [op for op in slices if isinstance(op, tile.ViewLoadOp)]
+    tma = (wgmma and facts is not None and len(loads) == len(slices)
+           and _by_tma(loads, num_warps, facts))
+    if views and not tma:
+        for view in views:  # not for TMA: the pointers and masks they stand for
+            lower_view_access(view)
+        return pipeline(loop, depth, _refreshed(loop, facts), num_warps, wgmma)
     if not loads:
         return False
     carried = _closure(set().union(*(slices[ld].args for ld in loads)) & movable.keys(),
@@ -424,17 +533,18 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
     advance = {op for a in carried for op in movable[a].ops}
     args = [loop, step, depth, loads, [a for a in body.args[1:] if a in carried],
             [op for op in body.ops if op in advance]]
-    if facts is None or not all(_copyable(ld, num_warps, facts) for ld in loads):
+    if not (tma or facts is not None and all(_copyable(ld, num_warps, facts) for ld in loads)):
         _Pipeliner(*args).run()
         return True
     dots = {next(iter(ld.result.uses)).operation for ld in loads}
-    wgmma = wgmma and all(wgmma_ok(d, num_warps) and {d.a.owner, d.b.owner} <= set(loads)
-                          for d in dots)  # pyright: ignore[reportAttributeAccessIssue]
+    wgmma = tma or wgmma and all(wgmma_ok(d, num_warps) and {d.a.owner, d.b.owner} <= set(loads)
+                                 for d in dots)  # pyright: ignore[reportAttributeAccessIssue]
     lag = int(wgmma and depth > 1 and all(loop_accumulator(d) is not None for d in dots))
     args[2] = depth - lag  # the same number of stages: one more is still being read
     for d in dots if lag else ():
         d.attributes[ASYNC_DOT_ATTR] = UnitAttr()
-    _AsyncPipeliner(*args, wgmma_warps=num_warps if wgmma else 0, lag=lag).run()
+    pipeliner = _TmaPipeliner if tma else _AsyncPipeliner
+    pipeliner(*args, wgmma_warps=num_warps if wgmma else 0, lag=lag).run()
     return True
 
 

@@ -34,6 +34,7 @@ from compiler.passes import (  # noqa: F401 - register
     lower_more_shapes,
     lower_reduce,
     lower_shapes,
+    lower_tma_copy,
     lower_wgmma_dot,
 )
 from compiler.passes.simt_lowering import Lowering

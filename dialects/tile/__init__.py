@@ -8,7 +8,7 @@ types carry a ``#tile.blocked``/``#tile.slice``/``#tile.mma`` encoding that says
 tile is spread over the threads of a program.
 
 One module per op family (``array`` (array views), ``memory``, ``elementwise``, ``atomic``, ``combine``, ``shape``,
-``dot``, ``async_copy`` (shared-memory stages), ``debug``, ``hints``) and the types and layout attributes (``types``); this module assembles the
+``dot``, ``async_copy`` (shared-memory stages), ``tma`` (stages filled by TMA), ``debug``, ``hints``) and the types and layout attributes (``types``); this module assembles the
 dialect and re-exports every name, so users write ``from dialects import tile`` and
 ``tile.LoadOp``.
 """
@@ -83,6 +83,12 @@ from dialects.tile.shape import (
     SplitOp,
     TransOp,
 )
+from dialects.tile.tma import (
+    BarrierAllocOp,
+    BarrierReleaseOp,
+    BarrierWaitOp,
+    TmaCopyOp,
+)
 from dialects.tile.types import (
     BlockedLayoutAttr,
     MmaLayoutAttr,
@@ -103,7 +109,8 @@ Tile = Dialect(
      ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp, JoinOp, SplitOp, FlipOp,
      GatherOp, DotOp, MakeViewOp, CheckTileIndexOp,
      ViewLoadOp, ViewStoreOp, SharedAllocOp, AsyncCopyOp, AsyncCommitOp, AsyncWaitOp,
-     SharedReadOp, AssumeFactsOp, BarrierOp],
+     SharedReadOp, AssumeFactsOp, BarrierOp, BarrierAllocOp, BarrierReleaseOp, BarrierWaitOp,
+     TmaCopyOp],
     [PtrType, ArrayType, BlockedLayoutAttr, SliceLayoutAttr, MmaLayoutAttr],
 )
 
@@ -129,7 +136,10 @@ __all__ = [
     "AsyncWaitOp",
     "AtomicCASOp",
     "AtomicRMWOp",
+    "BarrierAllocOp",
     "BarrierOp",
+    "BarrierReleaseOp",
+    "BarrierWaitOp",
     "BlockedLayoutAttr",
     "BroadcastOp",
     "CheckBoundsOp",
@@ -161,6 +171,7 @@ __all__ = [
     "SplitOp",
     "StoreOp",
     "Tile",
+    "TmaCopyOp",
     "TransOp",
     "UMulHiOp",
     "ViewLoadOp",

@@ -1,4 +1,4 @@
-"""The ptx dialect: PTX instructions on typed virtual registers.
+"""The core of the ptx dialect: PTX instructions on typed virtual registers.
 
 A register is an SSA value of a builtin scalar type (``i1`` is a predicate, ``i8`` lives
 in a 16-bit register whose upper bits are unspecified). A ``vector<K x T>`` value is K
@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, BlockArgument, Dialect, SSAValue
+from xdsl.ir import Attribute, BlockArgument, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     AttrSizedOperandSegments,
@@ -77,7 +77,7 @@ def lanes(t: Attribute) -> int:
     return t.get_shape()[0] if isinstance(t, VectorType) else 1
 
 
-def _check_register(op: IRDLOperation, t: Attribute) -> None:
+def check_register(op: IRDLOperation, t: Attribute) -> None:
     if isinstance(t, VectorType) and len(t.get_shape()) != 1:
         raise VerifyException(f"{op.name}: register vectors must be 1-D, got {t}")
     if element_type(t) not in REGISTER_CLASSES:
@@ -109,10 +109,10 @@ class InstOp(IRDLOperation):
     def verify_(self) -> None:
         if not self.opcode.data or " " in self.opcode.data:
             raise VerifyException(f"ptx.inst: bad opcode {self.opcode.data!r}")
-        _check_register(self, self.result.type)
+        check_register(self, self.result.type)
         k = lanes(self.result.type)
         for a in self.args:
-            _check_register(self, a.type)
+            check_register(self, a.type)
             if lanes(a.type) not in (1, k):
                 raise VerifyException("ptx.inst operands must be scalars or have the result's"
                                       " lanes")
@@ -137,7 +137,7 @@ class MovImmOp(IRDLOperation):
         super().__init__(result_types=[value.get_type()], properties={"value": value})
 
     def verify_(self) -> None:
-        _check_register(self, self.result.type)
+        check_register(self, self.result.type)
 
 
 @irdl_op_definition
@@ -159,7 +159,7 @@ class LanesOp(IRDLOperation):
                          properties={"indices": DenseArrayBase.from_list(i64, indices)})
 
     def verify_(self) -> None:
-        _check_register(self, self.result.type)
+        check_register(self, self.result.type)
         idx = self.indices.get_values()
         if element_type(self.result.type) != element_type(self.source.type):
             raise VerifyException("ptx.lanes keeps the element type")
@@ -183,7 +183,7 @@ class LdParamOp(IRDLOperation):
         super().__init__(operands=[param], result_types=[param_register_type(param.type)])
 
     def verify_(self) -> None:
-        _check_register(self, self.result.type)
+        check_register(self, self.result.type)
         if not isinstance(self.param, BlockArgument):
             raise VerifyException("ptx.ld_param reads a kernel argument")
         if self.result.type != param_register_type(self.param.type):
@@ -212,7 +212,7 @@ class SRegOp(IRDLOperation):
 def _check_access(op: IRDLOperation, addr: SSAValue, value_type: Attribute,
                   pred: SSAValue | None, vec: int, addr_type: Attribute = i64) -> None:
     """A memory access: one ``addr_type`` address (global i64, shared i32) per ``vec``."""
-    _check_register(op, value_type)
+    check_register(op, value_type)
     if element_type(addr.type) != addr_type:
         raise VerifyException(f"{op.name} addresses must be {addr_type}")
     if element_type(value_type) == IntegerType(1):
@@ -402,7 +402,7 @@ class RegOp(IRDLOperation):
         super().__init__(result_types=[result_type])
 
     def verify_(self) -> None:
-        _check_register(self, self.result.type)
+        check_register(self, self.result.type)
 
 
 @irdl_op_definition
@@ -546,102 +546,8 @@ class ConcatOp(IRDLOperation):
             VectorType(elem, [sum(lanes(s.type) for s in sources)])])
 
     def verify_(self) -> None:
-        _check_register(self, self.result.type)
+        check_register(self, self.result.type)
         if any(element_type(s.type) != element_type(self.result.type) for s in self.sources):
             raise VerifyException("ptx.concat keeps the element type")
         if sum(lanes(s.type) for s in self.sources) != lanes(self.result.type):
             raise VerifyException("ptx.concat result must have the sources' lanes")
-
-
-def _check_words(op: IRDLOperation, t: Attribute) -> None:
-    _check_register(op, t)
-    if element_type(t).bitwidth != 32:
-        raise VerifyException(f"{op.name}: fragments are 32-bit registers, got {t}")
-
-
-@irdl_op_definition
-class LdMatrixOp(IRDLOperation):
-    """``ldmatrix...shared.b16 {d...}, [addr]``: one instruction for the warp, printed once;
-    ``addr`` is this thread's row address."""
-
-    name = "ptx.ldmatrix"
-    opcode = prop_def(StringAttr)
-    addr = operand_def(I32)
-    result = result_def()
-    assembly_format = "$opcode $addr attr-dict `:` type($result)"
-
-    def __init__(self, opcode: str, addr: SSAValue, count: int):
-        super().__init__(operands=[addr], result_types=[VectorType(i32, [count])],
-                         properties={"opcode": StringAttr(opcode)})
-
-    def verify_(self) -> None:
-        _check_words(self, self.result.type)
-        if not self.opcode.data.startswith("ldmatrix.") or lanes(self.result.type) not in (1, 2, 4):
-            raise VerifyException("ptx.ldmatrix: an ldmatrix of 1, 2 or 4 registers")
-
-
-@irdl_op_definition
-class MmaOp(IRDLOperation):
-    """``mma.sync... {d...}, {a...}, {b...}, {c...}``: one instruction for the warp on
-    fragment registers (32 bits each), printed once; or ``wgmma.mma_async... {d...},
-    a-desc, b-desc, ...`` for the warpgroup, ``a`` and ``b`` 64-bit matrix descriptors and
-    ``d`` the registers of ``c`` (``in_place``: C's own)."""
-
-    name = "ptx.mma"
-    T: ClassVar = VarConstraint("T", AnyAttr())
-    opcode = prop_def(StringAttr)
-    a = operand_def()
-    b = operand_def()
-    c = operand_def(T)
-    result = result_def(T)
-    in_place = opt_prop_def(UnitAttr)
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$opcode $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)"
-
-    def __init__(self, opcode: str, a: SSAValue, b: SSAValue, c: SSAValue,
-                 in_place: bool = False):
-        props: dict[str, Attribute] = {"opcode": StringAttr(opcode)}
-        if in_place:
-            props["in_place"] = UnitAttr()
-        super().__init__(operands=[a, b, c], result_types=[c.type], properties=props)
-
-    def verify_(self) -> None:
-        wgmma = self.opcode.data.startswith("wgmma.mma_async.")
-        if not (wgmma or self.opcode.data.startswith("mma.sync.")):
-            raise VerifyException(f"ptx.mma: {self.opcode.data!r} is not an mma.sync or wgmma")
-        for v in (self.c,) if wgmma else (self.a, self.b, self.c):
-            _check_words(self, v.type)
-        if wgmma and (self.b.type != i64 or self.a.type != i64 and lanes(self.a.type) != 4):
-            raise VerifyException("ptx.mma: wgmma takes a descriptor of B and one of A or "
-                                  "its 4 registers")
-
-
-@irdl_op_definition
-class RepackOp(IRDLOperation):
-    """``mov.b32`` between 32-bit registers and pairs of 16-bit registers (lanes 2 i and
-    2 i + 1 are the low and high halves of register i), in either direction."""
-
-    name = "ptx.repack"
-    source = operand_def()
-    result = result_def()
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-    traits = traits_def(Pure())
-
-    def __init__(self, source: SSAValue, result_type: Attribute):
-        super().__init__(operands=[source], result_types=[result_type])
-
-    def verify_(self) -> None:
-        _check_register(self, self.source.type)
-        _check_register(self, self.result.type)
-        words, halves = sorted((self.source.type, self.result.type),
-                               key=lambda t: -element_type(t).bitwidth)
-        if (element_type(words) != i32 or REGISTER_CLASSES[element_type(halves)][0] != "b16"
-                or lanes(halves) != 2 * lanes(words)):
-            raise VerifyException("ptx.repack moves K i32 registers to 2 K 16-bit ones or back")
-
-
-PTX = Dialect("ptx", [LabelOp, BraOp, RegOp, AssignOp,
-                     InstOp, MovImmOp, LanesOp, LdParamOp, SRegOp, LdGlobalOp, StGlobalOp,
-                     AtomOp, AtomLoopOp, SharedOp, LdSharedOp, StSharedOp, BarOp, ConcatOp,
-                     LdMatrixOp, MmaOp, RepackOp, CpAsyncOp, PlainOp],
-              [])

@@ -1,0 +1,70 @@
+"""Tensor maps (TMA descriptors) made at launch from a kernel's arguments.
+
+A kernel that copies by TMA takes, after its own parameters, one 128-byte tensor map per
+recipe in ``KernelInfo.extra["tensor_maps"]`` (``ptx.tensor_map_param``): the array at
+parameter ``base`` with ``sizes`` and ``strides`` in elements, row-major (an entry ``-1 -
+i`` is parameter ``i``'s value), read in boxes of ``box``. ``TensorMaps.fill`` encodes
+each with ``cuTensorMapEncodeTiled`` (innermost dimension first, strides in bytes) from the
+values the launch put into the parameter slots, into the buffers the launch passes; the
+maps of recent argument values are kept, so a repeated launch copies 128 bytes per map.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+from compiler.errors import LaunchError
+
+MAP_BYTES = 128
+KEPT = 64  # maps remembered per recipe
+_DTYPES = {"f16": ("FLOAT16", 2), "bf16": ("BFLOAT16", 2)}
+_SWIZZLES = {0: "NONE", 128: "128B"}
+
+
+class TensorMaps:
+    """The tensor-map parameters of one kernel, made from its parameter ``slots``."""
+
+    def __init__(self, recipes: list[dict], slots: list[Any]):
+        self._recipes, self._slots = recipes, slots
+        self.buffers = [(ctypes.c_uint8 * MAP_BYTES)() for _ in recipes]
+        self._made: list[dict[tuple, bytes]] = [{} for _ in recipes]
+
+    def _value(self, entry: int) -> int:
+        return int(self._slots[-1 - entry].value) if entry < 0 else entry
+
+    def fill(self) -> None:
+        """Encode (or recall) each map for the arguments now in the slots."""
+        for recipe, buf, made in zip(self._recipes, self.buffers, self._made, strict=True):
+            key = (self._value(-1 - recipe["base"]),
+                   *(self._value(e) for e in (*recipe["sizes"], *recipe["strides"])))
+            data = made.get(key)
+            if data is None:
+                if len(made) >= KEPT:
+                    made.clear()
+                data = made[key] = _encode(recipe, key)
+            ctypes.memmove(buf, data, MAP_BYTES)
+
+
+def _encode(recipe: dict, key: tuple) -> bytes:
+    from cuda.bindings import driver
+    name, size = _DTYPES[recipe["dtype"]]
+    rank = len(recipe["box"])
+    address, sizes, strides = key[0], key[1:1 + rank], key[1 + rank:]
+    err, tensor_map = driver.cuTensorMapEncodeTiled(
+        getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{name}"), rank, address,
+        [driver.cuuint64_t(n) for n in reversed(sizes)],
+        [driver.cuuint64_t(s * size) for s in reversed(strides[:-1])],
+        [driver.cuuint32_t(n) for n in reversed(recipe["box"])], [driver.cuuint32_t(1)] * rank,
+        driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        getattr(driver.CUtensorMapSwizzle,
+                f"CU_TENSOR_MAP_SWIZZLE_{_SWIZZLES[recipe['swizzle']]}"),
+        driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    if int(err) != 0:
+        raise LaunchError(
+            f"cuTensorMapEncodeTiled failed ({driver.cuGetErrorName(err)[1].decode()}) for "
+            f"an array of {recipe['dtype']} at 0x{address:x}, shape {list(sizes)}, strides "
+            f"{list(strides)}: TMA needs a 16-byte-aligned array whose rows start 16 bytes "
+            "apart (a multiple of) and no dimension of size 0")
+    return ctypes.string_at(tensor_map.getPtr(), MAP_BYTES)

@@ -1,0 +1,52 @@
+// Hopper's TMA path: array-view loads (tile.view_load, from a tile.make_view of kernel
+// parameters, 16-byte aligned with a unit column stride) feeding a dot that wgmma can do
+// are staged 128-byte swizzled and filled by tile.tma_copy: one barrier per stage with
+// one arrival per operand, made before the loop and released after it; iteration i waits
+// for its stage's barrier in the phase the loop carries (it flips when the stage wraps
+// around). The view loads stay when lower-array-views runs with tma=1; without it (or on
+// sm_80) they become pointers and masks and cp.async copies, as before.
+// RUN: %opt %s -p 'lower-array-views{tma=1},pipeline-loads{num-stages=3 cp-async=90 num-warps=4},lower-array-views' | filecheck %s
+// RUN: %opt %s -p 'lower-array-views{tma=1},pipeline-loads{num-stages=3 cp-async=80 num-warps=4},lower-array-views' | filecheck %s --check-prefix=AMPERE
+// RUN: %opt %s -p 'lower-array-views{tma=1},pipeline-loads{num-stages=3 cp-async=90 num-warps=4}' | %opt | filecheck %s --check-prefix=ROUND
+
+// CHECK-LABEL: func.func @matmul
+// CHECK: %[[A:.*]] = tile.shared_alloc {swizzle = 128 : i32, warps = 4 : i32} : memref<3x64x64xf16, 3 : i32>
+// CHECK: %[[B:.*]] = tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
+// CHECK: %[[BARS:.*]] = tile.barrier_alloc arrivals 2 : memref<3xi64, 3 : i32>
+// CHECK: tile.tma_copy %a sizes[%M, %K] strides[%K, %{{.*}}] at[%{{.*}}, %{{.*}}] to %[[A]][%{{.*}}], %[[BARS]] if
+// CHECK: tile.tma_copy %b sizes[%K, %N] strides[%N, %{{.*}}] at[%{{.*}}, %{{.*}}] to %[[B]][%{{.*}}], %[[BARS]] if
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[S:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}) -> (tensor<64x64xf32>, i32, i32)
+// CHECK-NEXT: tile.barrier_wait %[[BARS]][%[[S]]], %[[P]]
+// CHECK-NEXT: %[[X:.*]] = tile.shared_read %[[A]][%[[S]]]
+// CHECK-NEXT: %[[Y:.*]] = tile.shared_read %[[B]][%[[S]]]
+// CHECK: tile.tma_copy %a {{.*}} to %[[A]][%[[W:.*]]], %[[BARS]] if
+// CHECK: tile.tma_copy %b {{.*}} to %[[B]][%[[W]]], %[[BARS]] if
+// CHECK: arith.xori %[[P]]
+// CHECK: tile.dot %[[X]], %[[Y]]
+// CHECK-SAME: tile.async_dot
+// CHECK: tile.barrier_release %[[BARS]]
+// CHECK-NOT: tile.view_load
+// CHECK-NOT: tile.make_view
+// AMPERE-NOT: tile.tma_copy
+// AMPERE: tile.async_copy
+// AMPERE-NOT: tile.view_load
+// ROUND: tile.barrier_wait
+func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                  %M: i32, %N: i32 {tile.divisibility = 16 : i32}, %K: i32 {tile.divisibility = 16 : i32}, %pm: i32, %pn: i32) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %one = arith.constant 1 : i32
+  %zero = arith.constant 0.000000e+00 : f32
+  %acc0 = tile.splat %zero : f32 -> tensor<64x64xf32>
+  %va = tile.make_view %a shape [%M, %K] strides [%K, %one] : !tile.ptr<f16> -> !tile.array<f16, 2>
+  %vb = tile.make_view %b shape [%K, %N] strides [%N, %one] : !tile.ptr<f16> -> !tile.array<f16, 2>
+  %row = arith.muli %pm, %c64 : i32
+  %col = arith.muli %pn, %c64 : i32
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc1 = %acc0) -> (tensor<64x64xf32>) : i32 {
+    %x = tile.view_load %va[%row, %k] padding "zero" elements : !tile.array<f16, 2> -> tensor<64x64xf16>
+    %y = tile.view_load %vb[%k, %col] padding "zero" elements : !tile.array<f16, 2> -> tensor<64x64xf16>
+    %d = tile.dot %x, %y, %acc1 precision "ieee" : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  func.return
+}

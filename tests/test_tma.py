@@ -1,0 +1,163 @@
+"""Hopper's tensor memory accelerator: tensor-descriptor and array-view loads feeding a
+warpgroup dot are copied by TMA on sm_90 (``cp.async.bulk.tensor`` into swizzled stages,
+``mbarrier`` waits, tensor maps made at launch), and by pointers and masks elsewhere.
+
+Without a GPU the PTX is compiled and assembled and its shape checked; on a GPU the
+kernels run against NumPy, edges and a persistent loop (barriers made again for every
+run of the K loop) included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import compiler as tc
+import compiler.language as tl
+import compiler.tile as ct
+from compiler.jit import availability
+from examples import matmul as ex_matmul
+from examples.tile.matmul import matmul as ct_matmul
+
+HOPPER = {"BM": 128, "BN": 256, "BK": 64, "GROUP": 8, "ACTIVATION": ""}
+
+
+def _compile(M: int, N: int, K: int, target: str = "sm_90", dtype=np.float16, **config):
+    a, b, c = (np.zeros(s, dtype) for s in ((M, K), (K, N), (M, N)))
+    constants = {**HOPPER, **{k: v for k, v in config.items() if k in HOPPER}}
+    return tc.compile(ex_matmul.matmul_descriptor, backend="ptx", target=target,
+                      args=(a, b, c, M, N, K), constants=constants,
+                      num_warps=config.get("num_warps", 8),
+                      num_stages=config.get("num_stages", 4))
+
+
+def test_descriptor_matmul_is_copied_by_tma_on_sm90():
+    ck = _compile(4096, 4096, 4096)
+    ptx = ck.asm["ptx"]
+    assert "wgmma.mma_async" in ptx and "mbarrier.try_wait.parity" in ptx
+    # A's stage is filled in boxes of 8 rows (its rows are permuted for the accumulator's
+    # warps), B's in one box per 64 columns: 128 / 8 + 256 / 64 copies an iteration
+    assert ptx.count("cp.async.bulk.tensor.2d") % (128 // 8 + 256 // 64) == 0
+    assert ".param .align 64 .b8 matmul_descriptor_param_6[128]" in ptx
+    assert ck.metadata.extra["tensor_maps"] == [
+        {"base": 0, "dtype": "f16", "sizes": [-4, -6], "strides": [-6, 1], "box": [8, 64],
+         "swizzle": 128},
+        {"base": 1, "dtype": "f16", "sizes": [-6, -5], "strides": [-5, 1], "box": [64, 64],
+         "swizzle": 128}]
+    stages = dict(ck.stages)
+    assert "tile.tma_copy" in stages["pipeline-loads"]
+    assert "tile.view_load" not in stages["lower-array-views"]
+
+
+def test_tma_only_where_it_can_go():
+    """sm_80 has no TMA; rows that are not 16-byte multiples (K = 100 halves) cannot be
+    described to it; a dot of 2 warps (not a warpgroup) runs on mma.sync: all three
+    load through pointers and masks (cp.async), with the same kernel."""
+    for ptx in (_compile(256, 256, 256, target="sm_80").asm["ptx"],
+                _compile(256, 256, 100).asm["ptx"],
+                _compile(256, 256, 256, BM=32, BN=64, num_warps=2).asm["ptx"]):
+        assert "cp.async.bulk" not in ptx and "mbarrier" not in ptx
+        assert "cp.async.cg.shared.global" in ptx or "ld.global" in ptx
+
+
+def test_cutile_views_are_copied_by_tma():
+    a, b, c = (np.zeros((512, 512), np.float16) for _ in range(3))
+    ck = tc.compile(ct_matmul, backend="ptx", target="sm_90",
+                    args=(a, b, c, 128, 128, 64, False), num_warps=4, num_stages=3)
+    assert "cp.async.bulk.tensor.2d" in ck.asm["ptx"]
+    assert [m["box"] for m in ck.metadata.extra["tensor_maps"]] == [[8, 64], [64, 64]]
+
+
+@tc.kernel
+def persistent(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """Every program walks tiles pid, pid + P, ...: its K loop runs once per tile."""
+    da = tl.make_tensor_descriptor(a, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    db = tl.make_tensor_descriptor(b, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+    tiles_n = tl.cdiv(N, BN)
+    for t in range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, tl.num_programs(0)):
+        pm, pn = t // tiles_n, t % tiles_n
+        acc = tl.zeros((BM, BN), tl.float32)
+        for k0 in range(0, K, BK):
+            acc = tl.dot(da.load([pm * BM, k0]), db.load([k0, pn * BN]), acc)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        tl.store(c + rm[:, None] * N + rn[None, :], acc,
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def test_persistent_kernel_assembles_with_barriers_per_loop():
+    a, b, c = np.zeros((256, 64), np.float16), np.zeros((64, 256), np.float16), \
+        np.zeros((256, 256), np.float32)
+    ck = tc.compile(persistent, backend="ptx", target="sm_90", args=(a, b, c, 256, 256, 64),
+                    constants={"BM": 128, "BN": 128, "BK": 64}, num_warps=4, num_stages=3)
+    ptx = ck.asm["ptx"]
+    assert "mbarrier.init" in ptx and "mbarrier.inval" in ptx
+    assert "cp.async.bulk.tensor" in ptx
+
+
+@pytest.fixture
+def ptx_device():
+    ok, why = availability("ptx")
+    if not ok:
+        pytest.skip(f"ptx: {why}")
+
+
+def _reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a.astype(np.float64) @ b.astype(np.float64)
+
+
+def _close(got: np.ndarray, want: np.ndarray, k: int) -> None:
+    tol = 2e-3 * np.sqrt(k) * max(np.abs(want).max(), 1.0)
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=0, atol=tol)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape,config", [
+    ((256, 512, 256), {"BM": 128, "BN": 256, "BK": 64, "num_warps": 8, "num_stages": 4}),
+    ((200, 272, 176), {"BM": 128, "BN": 128, "BK": 64, "num_warps": 4, "num_stages": 3}),
+    ((64, 64, 64), {"BM": 64, "BN": 64, "BK": 64, "num_warps": 4, "num_stages": 2}),
+    ((384, 128, 1024), {"BM": 128, "BN": 128, "BK": 64, "num_warps": 8, "num_stages": 5}),
+])
+def test_descriptor_matmul_on_gpu(ptx_device, dtype, shape, config):
+    torch = pytest.importorskip("torch")
+    M, N, K = shape
+    t = getattr(torch, dtype)
+    a = torch.randn(M, K, device="cuda", dtype=t)
+    b = torch.randn(K, N, device="cuda", dtype=t)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=t)
+    ex_matmul.launch_descriptor(a, b, c, "ptx", **config)
+    torch.cuda.synchronize()
+    if torch.cuda.get_device_capability() >= (9, 0):  # what the launch compiled
+        ck = tc.compile(ex_matmul.matmul_descriptor, backend="ptx", args=(a, b, c, M, N, K),
+                        constants={**HOPPER, **{k: config[k] for k in ("BM", "BN", "BK")}},
+                        num_warps=config["num_warps"], num_stages=config["num_stages"])
+        assert "cp.async.bulk.tensor" in ck.asm["ptx"]
+    _close(c.float().cpu().numpy(), _reference(a.float().cpu().numpy(),
+                                               b.float().cpu().numpy()), K)
+
+
+@pytest.mark.gpu
+def test_persistent_tma_on_gpu(ptx_device):
+    """Fewer programs than tiles: each runs the K loop several times, its barriers made
+    and released around every run; and a second launch with other arrays (new maps)."""
+    rng = np.random.default_rng(0)
+    for M, N, K in ((512, 384, 320), (300, 256, 128)):
+        a = rng.standard_normal((M, K)).astype(np.float16)
+        b = rng.standard_normal((K, N)).astype(np.float16)
+        c = np.full((M, N), np.nan, np.float32)
+        persistent[(5,)](a, b, c, M, N, K, BM=128, BN=128, BK=64, backend="ptx",
+                         num_warps=4, num_stages=3)
+        _close(c, _reference(a, b), K)
+
+
+@pytest.mark.gpu
+def test_cutile_matmul_tma_on_gpu(ptx_device):
+    rng = np.random.default_rng(1)
+    M, N, K = 320, 192, 256
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, np.float16)
+    ct.launch(None, (ct.cdiv(M, 128), ct.cdiv(N, 128)), ct_matmul,
+              (a, b, c, 128, 128, 64, False), backend="ptx")
+    _close(c, _reference(a, b), K)
