@@ -35,15 +35,26 @@ def test_descriptor_matmul_is_copied_by_tma_on_sm90():
     ck = _compile(4096, 4096, 4096)
     ptx = ck.asm["ptx"]
     assert "wgmma.mma_async" in ptx and "mbarrier.try_wait.parity" in ptx
-    # A's stage is filled in boxes of 8 rows (its rows are permuted for the accumulator's
-    # warps), B's in one box per 64 columns: 128 / 8 + 256 / 64 copies an iteration
-    assert ptx.count("cp.async.bulk.tensor.2d") % (128 // 8 + 256 // 64) == 0
+    # A's rows are permuted for the accumulator's warps: a tile of whole blocks of 16 W
+    # rows is one 5-D box (the array as blocks t, warps w, halves h, rows r), any other
+    # 8-row boxes; B is one box per 64 columns
+    assert ptx.count("cp.async.bulk.tensor.5d") and ptx.count("cp.async.bulk.tensor.2d")
     assert ".param .align 64 .b8 matmul_descriptor_param_6[128]" in ptx
+    M, K, N = (3, 1, 1), (5, 1, 1), (4, 1, 1)  # parameters 3, 5 and 4
+    one = (-1, 1, 1)
+
+    def flat(*entries):
+        return [x for e in entries for x in e]
+
     assert ck.metadata.extra["tensor_maps"] == [
-        {"base": 0, "dtype": "f16", "sizes": [-4, -6], "strides": [-6, 1], "box": [8, 64],
-         "swizzle": 128},
-        {"base": 1, "dtype": "f16", "sizes": [-6, -5], "strides": [-5, 1], "box": [64, 64],
-         "swizzle": 128}]
+        {"base": 0, "dtype": "f16",
+         "sizes": flat((3, 1, 128), (-1, 8, 1), (-1, 2, 1), (-1, 8, 1), K),
+         "strides": flat((5, 128, 1), (5, 8, 1), (5, 64, 1), K, one),
+         "box": [1, 8, 2, 8, 64], "swizzle": 128},
+        {"base": 0, "dtype": "f16", "sizes": flat(M, K), "strides": flat(K, one),
+         "box": [8, 64], "swizzle": 128},
+        {"base": 1, "dtype": "f16", "sizes": flat(K, N), "strides": flat(N, one),
+         "box": [64, 64], "swizzle": 128}]
     stages = dict(ck.stages)
     assert "tile.tma_copy" in stages["pipeline-loads"]
     assert "tile.view_load" not in stages["lower-array-views"]
@@ -65,7 +76,8 @@ def test_cutile_views_are_copied_by_tma():
     ck = tc.compile(ct_matmul, backend="ptx", target="sm_90",
                     args=(a, b, c, 128, 128, 64, False), num_warps=4, num_stages=3)
     assert "cp.async.bulk.tensor.2d" in ck.asm["ptx"]
-    assert [m["box"] for m in ck.metadata.extra["tensor_maps"]] == [[8, 64], [64, 64]]
+    assert [m["box"] for m in ck.metadata.extra["tensor_maps"]] == [
+        [2, 4, 2, 8, 64], [8, 64], [64, 64]]  # 128 rows: 2 blocks of 16 x 4
 
 
 @tc.kernel

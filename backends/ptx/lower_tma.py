@@ -1,7 +1,8 @@
 """Part of simt-to-ptx: Hopper's tensor memory accelerator (the nvgpu dialect) -> ``ptx``.
 
 - ``nvgpu.tensor_map`` -> ``ptx.tensor_map_param``: its operands must be kernel
-  parameters or constants, so the launcher can make the map from the arguments;
+  parameters, constants, or parameters times or over constants, so the launcher can make
+  the map from the arguments;
 - the barrier and copy ops -> ``ptx.asm``: ``mbarrier.init`` / ``inval`` (thread 0, with
   ``fence.mbarrier_init`` so the copies see initialized barriers), ``mbarrier.arrive.
   expect_tx``, ``cp.async.bulk.tensor`` (coordinates innermost first, as TMA counts
@@ -21,27 +22,32 @@ from backends.ptx.lower_core import BYTES, Lowering, dtype, lowers, unsupported
 from dialects import nvgpu, ptx
 
 
-def _parameter(lo: Lowering, op: nvgpu.TensorMapOp, v: SSAValue) -> int:
-    """``v`` as a tensor map recipe entry: ``-1 - i`` for kernel parameter ``i``, else its
-    (non-negative) constant value."""
+def _entry(lo: Lowering, op: nvgpu.TensorMapOp, v: SSAValue) -> tuple[int, int, int]:
+    """``v`` as a tensor map recipe entry ``(i, scale, divisor)``: kernel parameter ``i``
+    (-1: none, so 1) times ``scale``, divided by ``divisor``: a parameter, a constant, or
+    a parameter multiplied or divided by a constant."""
     if isinstance(v, BlockArgument) and v.block is lo.kernel.body.block:
-        return -1 - v.index
+        return (v.index, 1, 1)
     owner = v.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) \
             and owner.value.value.data >= 0:
-        return owner.value.value.data
+        return (-1, owner.value.value.data, 1)
+    if isinstance(owner, arith.MuliOp | arith.DivUIOp):
+        (i, scale, div), (j, c, one) = (_entry(lo, op, x) for x in owner.operands)
+        if j == -1 and one == 1 and c > 0:
+            return (i, scale * c, div) if isinstance(owner, arith.MuliOp) else (i, scale, div * c)
     raise unsupported(op, "a tensor map of a value that is not a kernel parameter")
 
 
 @lowers(nvgpu.TensorMapOp)
 def tensor_map(lo: Lowering, op: nvgpu.TensorMapOp) -> SSAValue:
     maps = [o for o in lo.kernel.walk() if isinstance(o, nvgpu.TensorMapOp)]
-    base = _parameter(lo, op, op.base)
-    if base >= 0:
+    base = _entry(lo, op, op.base)
+    if base[0] < 0:
         raise unsupported(op, "a tensor map of a pointer that is not a kernel parameter")
-    recipe = {"base": -1 - base, "dtype": dtype(op.base.type.pointee),  # pyright: ignore
-              "sizes": [_parameter(lo, op, v) for v in op.sizes],
-              "strides": [_parameter(lo, op, v) for v in op.strides],
+    recipe = {"base": base[0], "dtype": dtype(op.base.type.pointee),  # pyright: ignore
+              "sizes": [x for v in op.sizes for x in _entry(lo, op, v)],
+              "strides": [x for v in op.strides for x in _entry(lo, op, v)],
               "box": list(op.box.get_values()), "swizzle": op.swizzle.value.data}
     return lo.value(ptx.TensorMapParamOp(maps.index(op), recipe))
 

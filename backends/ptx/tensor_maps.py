@@ -2,8 +2,9 @@
 
 A kernel that copies by TMA takes, after its own parameters, one 128-byte tensor map per
 recipe in ``KernelInfo.extra["tensor_maps"]`` (``ptx.tensor_map_param``): the array at
-parameter ``base`` with ``sizes`` and ``strides`` in elements, row-major (an entry ``-1 -
-i`` is parameter ``i``'s value), read in boxes of ``box``. ``TensorMaps.fill`` encodes
+parameter ``base`` with ``sizes`` and ``strides`` in elements, row-major (each entry a
+triple ``i, scale, divisor``: parameter ``i``'s value, or 1 for -1, times ``scale`` over
+``divisor``), read in boxes of ``box``. ``TensorMaps.fill`` encodes
 each with ``cuTensorMapEncodeTiled`` (innermost dimension first, strides in bytes) from the
 values the launch put into the parameter slots, into the buffers the launch passes; the
 maps of recent argument values are kept, so a repeated launch copies 128 bytes per map.
@@ -30,14 +31,16 @@ class TensorMaps:
         self.buffers = [(ctypes.c_uint8 * MAP_BYTES)() for _ in recipes]
         self._made: list[dict[tuple, bytes]] = [{} for _ in recipes]
 
-    def _value(self, entry: int) -> int:
-        return int(self._slots[-1 - entry].value) if entry < 0 else entry
+    def _values(self, entries: list[int]) -> list[int]:
+        """The values of the triples ``entries`` with the slots as they are now."""
+        return [(int(self._slots[i].value) if i >= 0 else 1) * scale // divisor
+                for i, scale, divisor in zip(*(iter(entries),) * 3, strict=True)]
 
     def fill(self) -> None:
         """Encode (or recall) each map for the arguments now in the slots."""
         for recipe, buf, made in zip(self._recipes, self.buffers, self._made, strict=True):
-            key = (self._value(-1 - recipe["base"]),
-                   *(self._value(e) for e in (*recipe["sizes"], *recipe["strides"])))
+            key = (int(self._slots[recipe["base"]].value),
+                   *self._values(recipe["sizes"]), *self._values(recipe["strides"]))
             data = made.get(key)
             if data is None:
                 if len(made) >= KEPT:

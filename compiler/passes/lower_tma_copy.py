@@ -9,9 +9,11 @@ with the nvgpu dialect.
   ``nvgpu.tma_load`` of its boxes, in an ``scf.if`` (the other threads branch around
   them rather than step through them predicated off), from one ``nvgpu.tensor_map`` per array and box shape
   (built at the top of the kernel: its operands are kernel parameters). A box is 64
-  16-bit columns (one 128-byte swizzle atom) by all the stage's rows, or by 8 rows where
-  the rows are permuted for a warpgroup dot (``tile.async_copy.swizzled_row``): each group
-  of 8 lands where that permutation puts it;
+  16-bit columns (one 128-byte swizzle atom) by all the stage's rows. Where the rows are
+  permuted for a warpgroup dot (``tile.async_copy.swizzled_row``), a tile of whole blocks
+  of 16 W rows inside the array is one 5-D box whose dimensions follow the permutation;
+  any other (at the array's end) goes in boxes of 8 rows, each landing where the
+  permutation puts it;
 - ``tile.barrier_wait`` -> ``nvgpu.mbarrier_wait`` and ``simt.barrier`` (a stage is
   refilled only once every thread is done with what it held).
 """
@@ -19,7 +21,7 @@ with the nvgpu dialect.
 from __future__ import annotations
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
@@ -57,46 +59,117 @@ def _wait(lo: Lowering, op: tile.BarrierWaitOp) -> None:
     Rewriter.erase_op(op)
 
 
-def _tensor_map(lo: Lowering, op: tile.TmaCopyOp, box: tuple[int, int]) -> SSAValue:
-    """The map of ``op``'s array read in ``box``es, one per kernel."""
-    key = (op.base, *op.sizes, *op.strides, box)
+def _tensor_map(lo: Lowering, op: tile.TmaCopyOp, sizes: list[SSAValue],
+                strides: list[SSAValue], box: tuple[int, ...]) -> SSAValue:
+    """The map of ``op``'s array seen with ``sizes`` and ``strides``, read in ``box``es;
+    one per kernel, at its top (the values are parameters, or made from them there)."""
+    key = (op.base, *sizes, *strides, box)
     if key not in lo.tensor_maps:
         lo.tensor_maps[key] = lo.prologue_op(nvgpu.TensorMapOp(
-            op.base, list(op.sizes), list(op.strides), box, SWIZZLE_BYTES), op)
+            op.base, sizes, strides, box, SWIZZLE_BYTES), op)
     return lo.tensor_maps[key]
+
+
+class _Copy:
+    """The lowering of one ``tile.tma_copy``: thread 0's ops, built into lists that
+    become ``scf.if`` regions (the other threads branch around them)."""
+
+    def __init__(self, lo: Lowering, op: tile.TmaCopyOp):
+        self.lo, self.op = lo, op
+        position = 1 + len(op.sizes) + len(op.strides) + len(op.starts)  # of the buffer
+        buffer_t = lo.operand_types[op][position]  # the stages, before lowering
+        assert isinstance(buffer_t, MemRefType)
+        _, self.rows, self.row_len = buffer_t.get_shape()
+        self.bits = bits_of(buffer_t.element_type)
+        self.atom = 8 * SWIZZLE_BYTES // self.bits  # elements of a row in one atom
+        self.warps = lo.swizzled[op.buffer]
+        first = lo.emit(tile.CmpIOp("eq", lo.thread_id(op), lo.const(0, op)), op)
+        self.pred = lo.emit(arith.AndIOp(first, op.live), op)
+
+    def const(self, value: int) -> SSAValue:
+        return self.lo.const(value, self.op)
+
+    def add(self, ops: list[Operation], new: Operation) -> SSAValue:
+        new.location = self.op.location
+        ops.append(new)
+        return new.results[0] if new.results else self.pred
+
+    def boxes(self, ops: list[Operation], stage: SSAValue, box_rows: int) -> None:
+        """The tile as 2-D boxes of ``box_rows`` rows by one atom, each where the stage
+        keeps those rows (``swizzled_row`` for permuted rows)."""
+        op, (row0, col0) = self.op, self.op.starts
+        tensor_map = _tensor_map(self.lo, op, list(op.sizes), list(op.strides),
+                                 (box_rows, self.atom))
+        for a in range(self.row_len // self.atom):
+            col = self.add(ops, arith.AddiOp(col0, self.const(a * self.atom)))
+            for r in range(0, self.rows, box_rows):
+                row = self.add(ops, arith.AddiOp(row0, self.const(r))) if r else row0
+                placed = swizzled_row(r, self.warps) if self.warps else r
+                at = self.add(ops, arith.AddiOp(
+                    stage, self.const((a * self.rows + placed) * self.atom)))
+                self.add(ops, nvgpu.TmaLoadOp(tensor_map, [row, col], op.buffer, at, op.bars,
+                                              op.stage, self.pred))
+
+    def permuted_box(self, ops: list[Operation], stage: SSAValue) -> None:
+        """The tile (whole blocks of 16 W rows of the array) as one 5-D box per atom: row
+        ``r + 8 w + 8 W h + 16 W t`` of the array seen as dimensions (t, w, h, r), whose
+        box lands in the stage in the order (t, w, h, r): the rows ``swizzled_row``
+        permutes to, as one copy."""
+        op, w = self.op, self.warps
+        (m, k), (ld, unit), (row0, col0) = op.sizes, op.strides, op.starts
+        block = 16 * w
+
+        def prologue(cls, x: SSAValue, c: int) -> SSAValue:
+            return self.lo.prologue_op(cls(x, self.lo.prologue_op(
+                arith.ConstantOp(IntegerAttr(c, i32)), op)), op)
+
+        sizes = [prologue(arith.DivUIOp, m, block), *(self.lo.prologue_op(
+            arith.ConstantOp(IntegerAttr(n, i32)), op) for n in (w, 2, 8)), k]
+        strides = [prologue(arith.MuliOp, ld, block), prologue(arith.MuliOp, ld, 8),
+                   prologue(arith.MuliOp, ld, 8 * w), ld, unit]
+        tensor_map = _tensor_map(self.lo, op, sizes, strides,
+                                 (self.rows // block, w, 2, 8, self.atom))
+        t0 = self.add(ops, arith.DivUIOp(row0, self.const(block)))
+        zero = self.const(0)
+        for a in range(self.row_len // self.atom):
+            col = self.add(ops, arith.AddiOp(col0, self.const(a * self.atom)))
+            at = self.add(ops, arith.AddiOp(stage, self.const(a * self.rows * self.atom)))
+            self.add(ops, nvgpu.TmaLoadOp(tensor_map, [t0, zero, zero, zero, col], op.buffer,
+                                          at, op.bars, op.stage, self.pred))
+
+    def whole_blocks(self, ops: list[Operation]) -> SSAValue:
+        """Whether the tile's rows are whole blocks of 16 W rows of the array, all in it:
+        ``row0 % 16 W == 0`` and ``0 <= row0``, ``row0 + rows <= M - M % 16 W``."""
+        (m, _), (row0, _) = self.op.sizes, self.op.starts
+        block = self.const(16 * self.warps)
+        aligned = self.add(ops, tile.CmpIOp("eq", self.add(ops, arith.RemUIOp(row0, block)),
+                                            self.const(0)))
+        rows_in = self.add(ops, arith.SubiOp(m, self.add(ops, arith.RemUIOp(m, block))))
+        end = self.add(ops, arith.AddiOp(row0, self.const(self.rows)))
+        inside = self.add(ops, arith.AndIOp(
+            self.add(ops, tile.CmpIOp("sge", row0, self.const(0))),
+            self.add(ops, tile.CmpIOp("sle", end, rows_in))))
+        return self.add(ops, arith.AndIOp(aligned, inside))
+
+    def lower(self) -> None:
+        op, issue = self.op, []
+        stage = self.add(issue, arith.MuliOp(op.stage, self.const(self.rows * self.row_len)))
+        self.add(issue, nvgpu.MbarrierExpectOp(op.bars, op.stage, self.pred,
+                                               self.rows * self.row_len * self.bits // 8))
+        if self.warps:
+            whole, by_block, by_rows = self.whole_blocks(issue), [], []
+            self.permuted_box(by_block, stage)
+            self.boxes(by_rows, stage, PERMUTED_BOX_ROWS)
+            for ops in (by_block, by_rows):
+                self.add(ops, scf.YieldOp())
+            self.add(issue, scf.IfOp(whole, [], by_block, by_rows))
+        else:
+            self.boxes(issue, stage, self.rows)
+        self.add(issue, scf.YieldOp())
+        self.lo.insert(scf.IfOp(self.pred, [], issue), op)
+        Rewriter.erase_op(op)
 
 
 @lowers(tile.TmaCopyOp)
 def _copy(lo: Lowering, op: tile.TmaCopyOp) -> None:
-    position = 1 + len(op.sizes) + len(op.strides) + len(op.starts)  # of the buffer
-    buffer_t = lo.operand_types[op][position]  # the stages, before lowering
-    assert isinstance(buffer_t, MemRefType)
-    _, rows, row_len = buffer_t.get_shape()
-    bits = bits_of(buffer_t.element_type)
-    atom = 8 * SWIZZLE_BYTES // bits  # elements of a row in one swizzle atom
-    warps = lo.swizzled[op.buffer]
-    box_rows = PERMUTED_BOX_ROWS if warps else rows
-    tensor_map = _tensor_map(lo, op, (box_rows, atom))
-    first = lo.emit(tile.CmpIOp("eq", lo.thread_id(op), lo.const(0, op)), op)
-    pred = lo.emit(arith.AndIOp(first, op.live), op)
-    issue: list[Operation] = []  # thread 0's work, branched around by the others
-
-    def add(new: Operation) -> SSAValue:
-        new.location = op.location
-        issue.append(new)
-        return new.results[0] if new.results else pred
-
-    stage = add(arith.MuliOp(op.stage, lo.const(rows * row_len, op)))
-    add(nvgpu.MbarrierExpectOp(op.bars, op.stage, pred, rows * row_len * bits // 8))
-    row0, col0 = op.starts
-    for a in range(row_len // atom):
-        col = add(arith.AddiOp(col0, lo.const(a * atom, op)))
-        for r in range(0, rows, box_rows):
-            row = add(arith.AddiOp(row0, lo.const(r, op))) if r else row0
-            placed = swizzled_row(r, warps) if warps else r
-            at = add(arith.AddiOp(stage, lo.const((a * rows + placed) * atom, op)))
-            add(nvgpu.TmaLoadOp(tensor_map, [row, col], op.buffer, at, op.bars, op.stage,
-                                pred))
-    add(scf.YieldOp())
-    lo.insert(scf.IfOp(pred, [], issue), op)
-    Rewriter.erase_op(op)
+    _Copy(lo, op).lower()

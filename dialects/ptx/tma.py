@@ -41,8 +41,8 @@ class TensorMapParamOp(IRDLOperation):
     """The generic address of tensor map ``slot`` (the ``slot``-th parameter after the
     kernel's own, ``.param .align 64 .b8 [128]``) and how the host makes it: the array at
     kernel parameter ``base`` of ``dtype`` with ``sizes`` and ``strides`` (row-major,
-    elements; ``-1 - i`` stands for parameter ``i``, else the value), boxes of ``box``,
-    ``swizzle`` bytes."""
+    elements; each a triple ``i, scale, divisor``: parameter ``i`` (-1: the number 1)
+    times ``scale`` over ``divisor``), boxes of ``box``, ``swizzle`` bytes."""
 
     name = "ptx.tensor_map_param"
     slot = prop_def(IntegerAttr[I32])

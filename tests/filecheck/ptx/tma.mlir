@@ -1,6 +1,6 @@
 // Hopper's TMA in SIMT IR (the nvgpu dialect), its round trip and simt-to-ptx: a tensor
 // map is a parameter after the kernel's own (ptx.tensor_map_param, carrying how the host
-// makes it: parameter -1 - i or a constant), the barrier operations and bulk copies are
+// makes it: triples (parameter i or -1, scale, divisor)), the barrier operations and bulk copies are
 // ptx.asm templates: thread 0 initializes every barrier (then fence.mbarrier_init), a copy
 // names its coordinates innermost first, a wait spins on mbarrier.try_wait.parity.
 // RUN: %opt %s | %opt | filecheck %s --check-prefix=ROUND
@@ -23,7 +23,7 @@ func.func @copy(%a: !tile.ptr<f16>, %m: i32, %k: i32, %row: i32, %col: i32, %go:
 // ROUND: nvgpu.tma_load %map[%row, %col] to %{{.*}}[%c0], %{{.*}}[%one] if %go
 // ROUND: nvgpu.mbarrier_wait %{{.*}}[%one], %c0
 
-// CHECK: %[[MAP:.*]] = ptx.tensor_map_param 0 {base = 0 : i32, dtype = "f16", swizzle = 128 : i32, sizes = array<i64: -2, -3>, strides = array<i64: -3, 1>, box = array<i64: 8, 64>}
+// CHECK: %[[MAP:.*]] = ptx.tensor_map_param 0 {base = 0 : i32, dtype = "f16", swizzle = 128 : i32, sizes = array<i64: 1, 1, 1, 2, 1, 1>, strides = array<i64: 2, 1, 1, -1, 1, 1>, box = array<i64: 8, 64>}
 // CHECK: ptx.asm "setp.eq.u32 {p}, {0}, 0;@{p} mbarrier.init.shared::cta.b64 [{1}+0], 1;@{p} mbarrier.init.shared::cta.b64 [{1}+8], 1;"
 // CHECK-NEXT: ptx.plain "fence.mbarrier_init.release.cluster"
 // CHECK: ptx.asm "@{0} mbarrier.arrive.expect_tx.shared::cta.b64 _, [{1}], 1024"
