@@ -1,8 +1,8 @@
 """Part of simt-to-ptx: Hopper's tensor memory accelerator (the nvgpu dialect) -> ``ptx``.
 
-- ``nvgpu.tensor_map`` -> ``ptx.tensor_map_param``: its operands must be kernel
-  parameters, constants, or parameters times or over constants, so the launcher can make
-  the map from the arguments;
+- ``nvgpu.tensor_map`` -> ``ptx.tensor_map_param`` (and thread 0's ``prefetch.tensormap``):
+  its operands must be kernel parameters, constants, or parameters times or over
+  constants, so the launcher can make the map from the arguments;
 - the barrier and copy ops -> ``ptx.asm``: ``mbarrier.init`` / ``inval`` (thread 0, with
   ``fence.mbarrier_init`` so the copies see initialized barriers), ``mbarrier.arrive.
   expect_tx``, ``cp.async.bulk.tensor`` (coordinates innermost first, as TMA counts
@@ -49,7 +49,11 @@ def tensor_map(lo: Lowering, op: nvgpu.TensorMapOp) -> SSAValue:
               "sizes": [x for v in op.sizes for x in _entry(lo, op, v)],
               "strides": [x for v in op.strides for x in _entry(lo, op, v)],
               "box": list(op.box.get_values()), "swizzle": op.swizzle.value.data}
-    return lo.value(ptx.TensorMapParamOp(maps.index(op), recipe))
+    address = lo.value(ptx.TensorMapParamOp(maps.index(op), recipe))
+    # thread 0 has the map fetched now, not at the first copy
+    lo.emit(ptx.AsmOp("setp.eq.u32 {p}, {1}, 0;@{p} prefetch.tensormap [{0}]",
+                      [address, lo.value(ptx.SRegOp("%tid.x"))]))
+    return address
 
 
 def _barrier(lo: Lowering, bars: SSAValue, stage: SSAValue) -> SSAValue:

@@ -7,7 +7,8 @@ triple ``i, scale, divisor``: parameter ``i``'s value, or 1 for -1, times ``scal
 ``divisor``), read in boxes of ``box``. ``TensorMaps.fill`` encodes
 each with ``cuTensorMapEncodeTiled`` (innermost dimension first, strides in bytes) from the
 values the launch put into the parameter slots, into the buffers the launch passes; the
-maps of recent argument values are kept, so a repeated launch copies 128 bytes per map.
+maps of recent argument values are kept, so a launch with the last launch's arguments
+does nothing and one with earlier ones copies 128 bytes per map.
 """
 
 from __future__ import annotations
@@ -29,7 +30,12 @@ class TensorMaps:
     def __init__(self, recipes: list[dict], slots: list[Any]):
         self._recipes, self._slots = recipes, slots
         self.buffers = [(ctypes.c_uint8 * MAP_BYTES)() for _ in recipes]
-        self._made: list[dict[tuple, bytes]] = [{} for _ in recipes]
+        # the parameters the maps are made of: their values are the key of made maps
+        self._used = sorted({*(r["base"] for r in recipes),
+                             *(i for r in recipes for i in (*r["sizes"][::3],
+                                                            *r["strides"][::3]) if i >= 0)})
+        self._made: dict[tuple, list[bytes]] = {}
+        self._last: tuple | None = None
 
     def _values(self, entries: list[int]) -> list[int]:
         """The values of the triples ``entries`` with the slots as they are now."""
@@ -37,23 +43,28 @@ class TensorMaps:
                 for i, scale, divisor in zip(*(iter(entries),) * 3, strict=True)]
 
     def fill(self) -> None:
-        """Encode (or recall) each map for the arguments now in the slots."""
-        for recipe, buf, made in zip(self._recipes, self.buffers, self._made, strict=True):
-            key = (int(self._slots[recipe["base"]].value),
-                   *self._values(recipe["sizes"]), *self._values(recipe["strides"]))
-            data = made.get(key)
-            if data is None:
-                if len(made) >= KEPT:
-                    made.clear()
-                data = made[key] = _encode(recipe, key)
+        """Encode (or recall) the maps for the arguments now in the slots; nothing to do
+        where they are the last launch's."""
+        key = tuple([self._slots[i].value for i in self._used])
+        if key == self._last:
+            return
+        maps = self._made.get(key)
+        if maps is None:
+            if len(self._made) >= KEPT:
+                self._made.clear()
+            maps = self._made[key] = [_encode(r, int(self._slots[r["base"]].value),
+                                              self._values(r["sizes"]),
+                                              self._values(r["strides"]))
+                                      for r in self._recipes]
+        for buf, data in zip(self.buffers, maps, strict=True):
             ctypes.memmove(buf, data, MAP_BYTES)
+        self._last = key
 
 
-def _encode(recipe: dict, key: tuple) -> bytes:
+def _encode(recipe: dict, address: int, sizes: list[int], strides: list[int]) -> bytes:
     from cuda.bindings import driver
     name, size = _DTYPES[recipe["dtype"]]
     rank = len(recipe["box"])
-    address, sizes, strides = key[0], key[1:1 + rank], key[1 + rank:]
     err, tensor_map = driver.cuTensorMapEncodeTiled(
         getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{name}"), rank, address,
         [driver.cuuint64_t(n) for n in reversed(sizes)],
