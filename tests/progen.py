@@ -53,6 +53,16 @@ FLOAT_UNARY = ["(-{})", "tl.abs({})", "tl.exp(tl.minimum({}, 4.0))", "tl.log(tl.
                "tl.where({0} > 0.5, {0}, 2.0)"]
 
 
+# Rounded differently by different backends (hardware approximations, division, fused
+# multiply-add): what a step function (floor, a comparison, %, argmax) reads must be free
+# of them, or a last-bit difference moves the step and the backends rightly disagree.
+APPROX = {"tl.exp(tl.minimum({}, 4.0))", "tl.log(tl.abs({}) + 1.0)", "tl.sqrt(tl.abs({}))",
+          "tl.sin({})", "tl.cos({})", "tl.sigmoid({})", "tl.exp2(tl.minimum({}, 4.0))",
+          "tl.rsqrt(tl.abs({}) + 1.0)", "({} / (tl.abs({}) + 0.5))", "tl.fma({0}, {1}, {0})"}
+STEPS = {"tl.floor({})", "tl.ceil({})", "tl.where({0} > 0.5, {0}, 2.0)",
+         "tl.where({0} < {1}, {0}, {1})", "({} % (tl.abs({}) + 1.0))"}
+
+
 def dtypes_for(backends: list[str], wide: bool) -> list[str]:
     """The dtypes worth generating: those every backend checked can represent."""
     skip = (set() if wide else WIDE) | (NARROW if "wgsl" in backends else set())
@@ -60,23 +70,28 @@ def dtypes_for(backends: list[str], wide: bool) -> list[str]:
 
 
 def random_expr(rng: random.Random, dtype: str, leaves: list[str], depth: int,
-                dtypes: list[str]) -> list:
+                dtypes: list[str], exact: bool = False) -> list:
+    """A random expression tree; ``exact``: free of ``APPROX`` (a step reads it)."""
     if depth == 0 or rng.random() < 0.25:
         return [rng.choice(leaves)]
     is_int = dtype in INTS
+
+    def pick(formats: list[str]) -> str:
+        return rng.choice([f for f in formats if not (exact and f in APPROX)])
+
+    def below(fmt: str) -> list:
+        return random_expr(rng, dtype, leaves, depth - 1, dtypes, exact or fmt in STEPS)
+
     if rng.random() < 0.45:
-        fmt = rng.choice(INT_UNARY if is_int else FLOAT_UNARY)
+        fmt = pick(INT_UNARY if is_int else FLOAT_UNARY)
         if is_int and dtype.startswith("uint") and fmt in ("(-{})",):
             fmt = "(~{})"
-        return [fmt.replace("{D}", TL[dtype]), random_expr(rng, dtype, leaves, depth - 1,
-                                                           dtypes)]
+        return [fmt.replace("{D}", TL[dtype]), below(fmt)]
     if is_int and rng.random() < 0.15:  # a round trip through another integer width
         other = rng.choice([d for d in dtypes if d in INTS])
-        return [f"{{}}.to({TL[other]}).to({TL[dtype]})",
-                random_expr(rng, dtype, leaves, depth - 1, dtypes)]
-    fmt = rng.choice(INT_OPS if is_int else FLOAT_OPS)
-    return [fmt, random_expr(rng, dtype, leaves, depth - 1, dtypes),
-            random_expr(rng, dtype, leaves, depth - 1, dtypes)]
+        return [f"{{}}.to({TL[other]}).to({TL[dtype]})", below("")]
+    fmt = pick(INT_OPS if is_int else FLOAT_OPS)
+    return [fmt, below(fmt), below(fmt)]
 
 
 def render(node: list) -> str:
@@ -208,9 +223,10 @@ def generate(rng: random.Random, kinds: list[str], dtypes: list[str]) -> Program
     kind = rng.choice(kinds)
     dtype = rng.choice(dtypes)
     leaves = ["a", "b"]  # literals come in through the formats ("+ 3", "* 0.5")
-    expr = random_expr(rng, dtype, leaves, rng.randint(1, 4), dtypes)
     seed = rng.randrange(2**31)
     params = _PARAMS[kind](rng, dtype, dtypes)
+    steps = str(params.get("reduce", "")).startswith("arg")  # argmax/argmin: a step
+    expr = random_expr(rng, dtype, leaves, rng.randint(1, 4), dtypes, steps)
     if kind == "dot":
         dtype, expr = params.pop("in"), ["a"]
     return Program(kind, dtype, expr, params, seed)
