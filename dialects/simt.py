@@ -533,6 +533,9 @@ WGMMA_K = 16  # of a wgmma's 16-bit operands
 WGMMA_M = 64  # rows of one warpgroup's product
 
 
+K_MAJOR_LBO = 16  # a wgmma descriptor's LBO, unused by a swizzled K-major operand
+
+
 @irdl_op_definition
 class WgmmaOp(IRDLOperation):
     """Per warpgroup (4 warps), ``D = A @ B + C`` on an m64 x n x k16 tile (PTX
@@ -544,7 +547,8 @@ class WgmmaOp(IRDLOperation):
     ``w`` has rows ``16 w + l / 4 + {0, 8}`` and columns ``8 j + 2 (l % 4) + {0, 1}``
     (``mma.sync``'s m16n8 fragments along n). Asynchronous: D may be read only after a
     ``simt.wgmma_wait`` covers the group a ``simt.wgmma_commit`` closed. ``in_place``: C's
-    registers are dead after it (a loop-carried accumulator), so D may be them."""
+    registers are dead after it (a loop-carried accumulator), so D may be them.
+    ``b_k_major``: B is stored as A is (n x 16, K-major, rows of 8 ``b_sbo`` bytes apart)."""
 
     name = "simt.wgmma"
     C: ClassVar = VarConstraint("C", AnyAttr())
@@ -558,6 +562,7 @@ class WgmmaOp(IRDLOperation):
     b_lbo = prop_def(IntegerAttr[I32])
     b_sbo = prop_def(IntegerAttr[I32])
     in_place = opt_prop_def(UnitAttr)
+    b_k_major = opt_prop_def(UnitAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
         "$a (`[` $a_index^ `]`)? `,` $b `[` $b_index `]` `,` $c attr-dict `:` type($a) `,` "
@@ -565,12 +570,13 @@ class WgmmaOp(IRDLOperation):
     )
 
     def __init__(self, a: SSAValue, a_index: SSAValue | None, b: SSAValue, b_index: SSAValue,
-                 c: SSAValue, a_sbo: int, b_lbo: int, b_sbo: int, in_place: bool = False):
+                 c: SSAValue, a_sbo: int, b_lbo: int, b_sbo: int, in_place: bool = False,
+                 b_k_major: bool = False):
         props: dict[str, Attribute] = {k: IntegerAttr(v, i32) for k, v in
                                        (("a_sbo", a_sbo), ("b_lbo", b_lbo), ("b_sbo", b_sbo))
                                        if a_index is not None or k != "a_sbo"}
-        if in_place:
-            props["in_place"] = UnitAttr()
+        props |= {k: UnitAttr() for k, on in (("in_place", in_place),
+                                              ("b_k_major", b_k_major)) if on}
         super().__init__(operands=[a, a_index, b, b_index, c], result_types=[c.type],
                          properties=props)
 

@@ -27,8 +27,8 @@ def attention(q, k, v, out, scale, seq_len, CAUSAL: tl.constexpr, BM: tl.constex
     end = tl.minimum(start + BM, seq_len) if CAUSAL else seq_len
     for n0 in range(0, end, BN):
         keys = n0 + rn
-        kt = tl.load(k + base + keys[None, :] * D + rd[:, None], mask=keys[None, :] < seq_len)
-        s = tl.dot(qt, kt) * scale
+        kb = tl.load(k + base + keys[:, None] * D + rd[None, :], mask=keys[:, None] < seq_len)
+        s = tl.dot(qt, tl.trans(kb)) * scale
         seen = keys[None, :] < seq_len
         if CAUSAL:
             seen = seen & (keys[None, :] <= rm[:, None])

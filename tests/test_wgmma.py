@@ -41,7 +41,8 @@ def _from_fragments(frags: np.ndarray) -> np.ndarray:
 class WgmmaProgram(MmaProgram):
     """The simulator plus ``simt.wgmma``: per warpgroup, A (64 x 16, K-major: row ``i`` at
     ``(i / 8) a_sbo + (i % 8) 128`` bytes) and B (16 x n, N-major: ``(j / 64) b_lbo + (k /
-    8) b_sbo + (k % 8) 128 + (j % 64) 2``) read through the swizzle, D in ``mma.sync``'s
+    8) b_sbo + (k % 8) 128 + (j % 64) 2``, or ``b_k_major`` as A: ``(j / 8) b_sbo + (j %
+    8) 128 + 2 k``) read through the swizzle, D in ``mma.sync``'s
     fragments stacked over n. It checks that landed copies were fenced for the async proxy,
     that nothing is written where a wgmma of an unfinished group reads, and that every
     group is waited for."""
@@ -76,8 +77,13 @@ class WgmmaProgram(MmaProgram):
         for g in range(self.threads // 128):
             group = slice(128 * g, 128 * g + 128)
             b0 = 2 * self._uniform(op.b_index, group)
-            b_at = _swizzle(b0 + j // 64 * op.b_lbo.value.data + kk.T // 8 * op.b_sbo.value.data
-                            + kk.T % 8 * 128 + j % 64 * 2) // 2
+            if op.b_k_major is not None:  # n x 16 as A is: column j of B is row j there
+                b_at = _swizzle(b0 + j // 8 * op.b_sbo.value.data + j % 8 * 128
+                                + 2 * kk.T) // 2
+            else:
+                b_at = _swizzle(b0 + j // 64 * op.b_lbo.value.data
+                                + kk.T // 8 * op.b_sbo.value.data + kk.T % 8 * 128
+                                + j % 64 * 2) // 2
             self._read(op.b, b_at)
             if op.a_index is None:
                 a_tile = _from_fragments(np.broadcast_to(a, (self.threads, 8))[group])

@@ -58,7 +58,6 @@ def mma(lo: Lowering, op: simt.MmaOp) -> SSAValue:
 
 
 SWIZZLE_128B = 1 << 62  # the descriptor's layout type
-K_MAJOR_LBO = 16  # unused by a swizzled K-major operand; 1 in its field, as is customary
 
 
 @lowers(simt.WgmmaOp)
@@ -67,11 +66,12 @@ def wgmma(lo: Lowering, op: simt.WgmmaOp) -> SSAValue:
         a = pack(lo, lo.values[op.a])
     else:
         assert op.a_sbo is not None
-        a = _descriptor(lo, op.a, op.a_index, K_MAJOR_LBO, op.a_sbo.value.data)
+        a = _descriptor(lo, op.a, op.a_index, simt.K_MAJOR_LBO, op.a_sbo.value.data)
     b = _descriptor(lo, op.b, op.b_index, op.b_lbo.value.data, op.b_sbo.value.data)
     elem = dtype(op.a.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
     opcode = f"wgmma.mma_async.sync.aligned.m64n{op.n}k16.f32.{elem}.{elem}"
-    return lo.value(ptx.MmaOp(opcode, a, b, lo.values[op.c], op.in_place is not None))
+    return lo.value(ptx.MmaOp(opcode, a, b, lo.values[op.c], op.in_place is not None,
+                              op.b_k_major is not None))
 
 
 def _descriptor(lo: Lowering, buffer: SSAValue, index: SSAValue, lbo: int, sbo: int

@@ -59,7 +59,10 @@ def _wgmma(p: KernelPrinter, op: ptx.MmaOp) -> None:
     if not chained:
         p.line("wgmma.fence.sync.aligned")
     b = p.reg(op.b)[0]
-    if op.a.type == i64:  # both from shared memory: trans-a 0 (K-major), trans-b 1
-        p.line(f"{op.opcode.data} {_group(p, op.result)}, {p.reg(op.a)[0]}, {b}, 1, 1, 1, 0, 1")
+    trans_b = int(op.b_k_major is None)  # N-major B is the transposed one
+    if op.a.type == i64:  # both from shared memory: trans-a 0 (K-major)
+        p.line(f"{op.opcode.data} {_group(p, op.result)}, {p.reg(op.a)[0]}, {b}, 1, 1, 1, 0, "
+               f"{trans_b}")
     else:  # A in registers: no trans-a
-        p.line(f"{op.opcode.data} {_group(p, op.result)}, {_group(p, op.a)}, {b}, 1, 1, 1, 1")
+        p.line(f"{op.opcode.data} {_group(p, op.result)}, {_group(p, op.a)}, {b}, 1, 1, 1, "
+               f"{trans_b}")

@@ -38,7 +38,7 @@ from compiler.passes.layouts import element_ids, lane_map
 from compiler.passes.simt_lowering import Lowering, lowers
 from dialects import simt, tile
 from dialects.arith_shaped import ExtUIOp
-from dialects.tile import PtrType, element_type, like
+from dialects.tile import MmaLayoutAttr, PtrType, element_type, like
 
 ShapeOp = (tile.ExpandDimsOp | tile.BroadcastOp | tile.ReshapeOp | tile.TransOp
            | tile.ConvertLayoutOp)
@@ -82,8 +82,13 @@ def weights(op: ShapeOp, src: TensorType) -> tuple[list[int], list[int]]:
 @lowers(tile.ExpandDimsOp, tile.BroadcastOp, tile.ReshapeOp, tile.TransOp,
         tile.ConvertLayoutOp)
 def lower_shape(lo: Lowering, op: ShapeOp) -> None:
-    """Replace ``op`` by its data movement (registered with tile-to-simt)."""
+    """Replace ``op`` by its data movement (registered with tile-to-simt); a transpose
+    read only as B by warpgroup dots moves nothing (``Lowering.transposed``)."""
     src_t, dst_t = lo.operand_types[op][0], op.result.type
+    if isinstance(op, tile.TransOp) and _wgmma_b(op):
+        lo.transposed[op.result] = (op.src, src_t)
+        lo.dead.append(op)
+        return
     src_w, dst_w = weights(op, src_t)
     if isinstance(element_type(src_t), PtrType):
         base, idx = lo.trace(op.src, op)
@@ -93,6 +98,16 @@ def lower_shape(lo: Lowering, op: ShapeOp) -> None:
         lo.dead.append(op)
         return
     lo.replace(op, _move(lo, op, op.src, (src_t, src_w), (dst_t, dst_w)))
+
+
+def _wgmma_b(op: tile.TransOp) -> bool:
+    """Whether every use of the 2-D transpose ``op`` is B of a warpgroup (``#tile.mma``
+    version 3) dot: it stages B from registers anyway, and stores the source K-major."""
+    uses = list(op.result.uses)
+    return len(op.result.type.get_shape()) == 2 and bool(uses) and all(
+        isinstance(u.operation, tile.DotOp) and u.index == 1
+        and isinstance(layout := u.operation.result.type.encoding, MmaLayoutAttr)
+        and layout.version.data == 3 for u in uses)
 
 
 Side = tuple[TensorType, Sequence[int]]  # a tile type and the weights of its coordinates

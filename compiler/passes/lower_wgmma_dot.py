@@ -14,7 +14,9 @@ warpgroup ``g = w / 4`` for tile ``t``, reading the 64 stored rows from ``64 (t 
 gives each of its warps exactly those rows: C and D of that wgmma are the warp's
 4-vectors of mma tiles ``(t, c)`` over all N (at most 256) columns, joined. k goes in
 steps of 16: the K-major A moves 32 bytes within its 128-byte atom (the next atom after 64
-columns), the N-major B 16 rows.
+columns), the N-major B 16 rows. A B that is the transpose of a tile in registers (K^T in
+attention, ``tl.trans(k)``) is not transposed: its source is stored as A is (K-major, n
+rows of k) and the wgmma reads it so (``b_k_major``).
 Every wgmma of the dot is one group. It is waited for at once, so the accumulator is ready
 and the stages are no longer read when the dot's value is used, unless the dot only adds
 into a loop's accumulator (``pipeline_loads.loop_accumulator``) and ``pipeline-loads``
@@ -58,6 +60,7 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
     atom = SWIZZLE_BYTES // 2  # 16-bit elements per atom row
     at = At(InsertPoint.before(op), op.location)
     fragments = _fragments_of(a_t, layout) and op.a not in lo.views
+    k_major = op.b in lo.transposed  # B stored from its source, as A is: n rows of k
     (a_buf, a_start), (b_buf, b_start) = _operands(lo, op, at, (a_t, b_t), g.wm, fragments)
     if not fragments:
         a_start = _plus_warpgroup(lo, op, at, a_start, g, 64 * atom)
@@ -72,9 +75,10 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
             else:
                 a, a_index = a_buf, _plus(at, a_start, (k0 // atom * m + 64 * t * (
                     g.wm // WARPGROUP)) * atom + k0 % atom)
-            d = at(simt.WgmmaOp(a, a_index, b_buf, _plus(at, b_start, k0 * atom), d,
-                                ROW_GROUP_BYTES, k * SWIZZLE_BYTES, ROW_GROUP_BYTES,
-                                looping and k0 == 0))
+            b_at = (k0 // atom * n) * atom + k0 % atom if k_major else k0 * atom
+            d = at(simt.WgmmaOp(a, a_index, b_buf, _plus(at, b_start, b_at), d,
+                                ROW_GROUP_BYTES, simt.K_MAJOR_LBO if k_major else k * SWIZZLE_BYTES,
+                                ROW_GROUP_BYTES, looping and k0 == 0, k_major))
         accs.append(d)
     at(simt.WgmmaCommitOp())
     at(simt.WgmmaWaitOp(1 if looping else 0))
@@ -107,6 +111,8 @@ def _operands(lo: Lowering, op: tile.DotOp, at: At, types: tuple[TensorType, Ten
     defined outside it (Q in attention), else before the dot; (None, None) for A taken
     from registers (``fragments``)."""
     kept = {op.a} if fragments else set()
+    if op.b in lo.transposed:  # stored K-major: its source, as it stands
+        types = (types[0], lo.transposed[op.b][1])
     staged = [(v, t) for v, t in zip((op.a, op.b), types, strict=True)
               if v not in lo.views and v not in kept]
     if not staged:
@@ -122,8 +128,9 @@ def _operands(lo: Lowering, op: tile.DotOp, at: At, types: tuple[TensorType, Ten
         if v in lo.views or v in kept:
             out.append(lo.views[v][:2] if v in lo.views else (None, None))
             continue
-        where = before if before is not None and not _inside(v, loop) else at
-        stores.setdefault(where, []).append((v, t, start, warps if v is op.a else 0))
+        source = lo.transposed[v][0] if v in lo.transposed else v
+        where = before if before is not None and not _inside(source, loop) else at
+        stores.setdefault(where, []).append((source, t, start, warps if v is op.a else 0))
         out.append((buf, at.const(start)))
         start += prod(t.get_shape())
     for where, group in stores.items():

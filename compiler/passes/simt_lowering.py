@@ -113,6 +113,9 @@ class Lowering:
         self.swizzled: dict[SSAValue, int] = {}
         # (array, sizes, strides, box) -> its nvgpu.tensor_map (lower_tma_copy)
         self.tensor_maps: dict[tuple, SSAValue] = {}
+        # a transposed tile warpgroup dots read as B -> its source and the source's type:
+        # they store the source K-major instead of moving it (lower_shapes)
+        self.transposed: dict[SSAValue, tuple[SSAValue, Attribute]] = {}
 
     def run(self) -> None:
         ops = list(self.f.body.walk())

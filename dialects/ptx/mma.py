@@ -58,7 +58,8 @@ class MmaOp(IRDLOperation):
     """``mma.sync... {d...}, {a...}, {b...}, {c...}``: one instruction for the warp on
     fragment registers (32 bits each), printed once; or ``wgmma.mma_async... {d...},
     a-desc, b-desc, ...`` for the warpgroup, ``a`` and ``b`` 64-bit matrix descriptors and
-    ``d`` the registers of ``c`` (``in_place``: C's own)."""
+    ``d`` the registers of ``c`` (``in_place``: C's own; ``b_k_major``: B's descriptor is
+    K-major, not transposed)."""
 
     name = "ptx.mma"
     T: ClassVar = VarConstraint("T", AnyAttr())
@@ -68,14 +69,15 @@ class MmaOp(IRDLOperation):
     c = operand_def(T)
     result = result_def(T)
     in_place = opt_prop_def(UnitAttr)
+    b_k_major = opt_prop_def(UnitAttr)
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$opcode $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)"
 
     def __init__(self, opcode: str, a: SSAValue, b: SSAValue, c: SSAValue,
-                 in_place: bool = False):
+                 in_place: bool = False, b_k_major: bool = False):
         props: dict[str, Attribute] = {"opcode": StringAttr(opcode)}
-        if in_place:
-            props["in_place"] = UnitAttr()
+        props |= {k: UnitAttr() for k, on in (("in_place", in_place),
+                                              ("b_k_major", b_k_major)) if on}
         super().__init__(operands=[a, b, c], result_types=[c.type], properties=props)
 
     def verify_(self) -> None:
