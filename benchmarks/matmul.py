@@ -182,9 +182,9 @@ def _attention_case(batch: int, heads: int, seq: int, d: int, causal: bool,
         "triton": lambda: triton_attention[(seq // 128, batch * heads)](
             q, k, v, out, 1 / d**0.5, seq, CAUSAL=causal, BM=128, BN=64, D=d, num_warps=8,
             num_stages=3),
-        "tilec ptx": lambda: tc_attention.launch(q, k, v, out, causal, "ptx", BM=config["BM"],
-                                                 BN=config["BN"],
-                                                 num_warps=config["num_warps"]),
+        "tilec ptx": lambda: tc_attention.launch(q, k, v, out, causal, "ptx", **config),
+        "tilec ptx TMA (K, V descriptors)": lambda: tc_attention.launch_descriptor(
+            q, k, v, out, causal, "ptx", **config),
     }
     times = {}
     for name, fn in runs.items():

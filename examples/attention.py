@@ -3,6 +3,9 @@ block of BM queries of one (batch, head), streaming K and V in blocks of BN keys
 online softmax (a running max and sum per query), so the scores never reach memory.
 Causal (each query sees the keys up to its own position) or not.
 
+``attention`` loads through pointers; ``attention_descriptor`` reads K and V through
+tensor descriptors, which Hopper copies by TMA.
+
     python examples/attention.py [--backend ptx|wgsl|numpy|auto] [--shape B H S D] [--causal]
 """
 
@@ -14,6 +17,22 @@ import compiler as tc
 import compiler.language as tl
 
 
+@tc.func
+def online_step(qt, kb, vt, keys, rm, m_i, l_i, acc, scale, seq_len, CAUSAL: tl.constexpr):
+    """Keys ``kb`` and values ``vt`` (rows ``keys``) into each query's running max
+    ``m_i``, sum ``l_i`` of exp(score - m_i) and output ``acc``."""
+    s = tl.dot(qt, tl.trans(kb)) * scale
+    seen = keys[None, :] < seq_len
+    if CAUSAL:
+        seen = seen & (keys[None, :] <= rm[:, None])
+    s = tl.where(seen, s, -float("inf"))
+    m_new = tl.maximum(m_i, tl.max(s, axis=1))
+    p = tl.exp(s - m_new[:, None])
+    alpha = tl.exp(m_i - m_new)
+    l_i = l_i * alpha + tl.sum(p, axis=1)
+    return m_new, l_i, acc * alpha[:, None] + tl.dot(p.to(vt.dtype), vt)
+
+
 @tc.kernel
 def attention(q, k, v, out, scale, seq_len, CAUSAL: tl.constexpr, BM: tl.constexpr,
               BN: tl.constexpr, D: tl.constexpr):
@@ -21,27 +40,41 @@ def attention(q, k, v, out, scale, seq_len, CAUSAL: tl.constexpr, BM: tl.constex
     base = tl.program_id(1) * seq_len * D  # (batch, head) pairs are contiguous
     rm, rn, rd = start + tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, D)
     qt = tl.load(q + base + rm[:, None] * D + rd[None, :], mask=rm[:, None] < seq_len)
-    m_i = tl.full((BM,), -float("inf"), tl.float32)  # running max of each query's scores
-    l_i = tl.zeros((BM,), tl.float32)  # running sum of exp(score - m_i)
+    m_i = tl.full((BM,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
     acc = tl.zeros((BM, D), tl.float32)
     end = tl.minimum(start + BM, seq_len) if CAUSAL else seq_len
     for n0 in range(0, end, BN):
         keys = n0 + rn
         kb = tl.load(k + base + keys[:, None] * D + rd[None, :], mask=keys[:, None] < seq_len)
-        s = tl.dot(qt, tl.trans(kb)) * scale
-        seen = keys[None, :] < seq_len
-        if CAUSAL:
-            seen = seen & (keys[None, :] <= rm[:, None])
-        s = tl.where(seen, s, -float("inf"))
-        m_new = tl.maximum(m_i, tl.max(s, axis=1))
-        p = tl.exp(s - m_new[:, None])
-        alpha = tl.exp(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(p, axis=1)
         vt = tl.load(v + base + keys[:, None] * D + rd[None, :], mask=keys[:, None] < seq_len)
-        acc = acc * alpha[:, None] + tl.dot(p.to(vt.dtype), vt)
-        m_i = m_new
+        m_i, l_i, acc = online_step(qt, kb, vt, keys, rm, m_i, l_i, acc, scale, seq_len,
+                                    CAUSAL)
     tl.store(out + base + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(out.dtype),
              mask=rm[:, None] < seq_len)
+
+
+@tc.kernel
+def attention_descriptor(q, k, v, out, scale, seq_len, rows, CAUSAL: tl.constexpr,
+                         BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
+    """``attention`` reading K and V through tensor descriptors over all ``rows`` (batch
+    x heads x seq_len) rows: copied by TMA on Hopper. A block past this head's keys reads
+    the next head's (or zeros past the end), which the mask on the scores drops."""
+    start = tl.program_id(0) * BM
+    first = tl.program_id(1) * seq_len  # this (batch, head)'s first row
+    rm, rn, rd = start + tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, D)
+    qt = tl.load(q + first * D + rm[:, None] * D + rd[None, :], mask=rm[:, None] < seq_len)
+    dk = tl.make_tensor_descriptor(k, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
+    dv = tl.make_tensor_descriptor(v, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
+    m_i = tl.full((BM,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
+    acc = tl.zeros((BM, D), tl.float32)
+    end = tl.minimum(start + BM, seq_len) if CAUSAL else seq_len
+    for n0 in range(0, end, BN):
+        m_i, l_i, acc = online_step(qt, dk.load([first + n0, 0]), dv.load([first + n0, 0]),
+                                    n0 + rn, rm, m_i, l_i, acc, scale, seq_len, CAUSAL)
+    tl.store(out + first * D + rm[:, None] * D + rd[None, :],
+             (acc / l_i[:, None]).to(out.dtype), mask=rm[:, None] < seq_len)
 
 
 def launch(q, k, v, out, causal: bool = False, backend: str = "auto", BM: int = 64,
@@ -50,6 +83,16 @@ def launch(q, k, v, out, causal: bool = False, backend: str = "auto", BM: int = 
     grid = (tc.cdiv(seq_len, BM), batch * heads)
     attention[grid](q, k, v, out, float(1 / np.sqrt(d)), seq_len, CAUSAL=causal, BM=BM,
                     BN=BN, D=d, backend=backend, num_warps=num_warps)
+
+
+def launch_descriptor(q, k, v, out, causal: bool = False, backend: str = "auto",
+                      BM: int = 64, BN: int = 64, num_warps: int = 4) -> None:
+    """``attention_descriptor`` on contiguous (batch, heads, seq_len, d) arrays."""
+    batch, heads, seq_len, d = q.shape
+    grid = (tc.cdiv(seq_len, BM), batch * heads)
+    attention_descriptor[grid](q, k, v, out, float(1 / np.sqrt(d)), seq_len,
+                               batch * heads * seq_len, CAUSAL=causal, BM=BM, BN=BN, D=d,
+                               backend=backend, num_warps=num_warps)
 
 
 def reference(q, k, v, causal: bool = False) -> np.ndarray:
@@ -65,12 +108,14 @@ def main(backend: str = "auto", shape: tuple[int, int, int, int] = (1, 2, 200, 6
          causal: bool = False) -> None:
     rng = np.random.default_rng()
     q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
-    out = np.full(shape, np.nan, np.float16)
-    launch(q, k, v, out, causal, backend)
-    np.testing.assert_allclose(out.astype(np.float64), reference(q, k, v, causal), atol=2e-2)
     kind = "causal" if causal else "non-causal"
-    print(f"attention: {'x'.join(map(str, shape))} f16 {kind} on "
-          f"{tc.jit.resolve_backend(backend)}: OK")
+    for name, run in (("attention", launch), ("attention_descriptor", launch_descriptor)):
+        out = np.full(shape, np.nan, np.float16)
+        run(q, k, v, out, causal, backend)
+        np.testing.assert_allclose(out.astype(np.float64), reference(q, k, v, causal),
+                                   atol=2e-2)
+        print(f"{name}: {'x'.join(map(str, shape))} f16 {kind} on "
+              f"{tc.jit.resolve_backend(backend)}: OK")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import compiler as tc
 import compiler.language as tl
 import compiler.tile as ct
 from compiler.jit import availability
+from examples import attention as ex_attention
 from examples import matmul as ex_matmul
 from examples.tile.matmul import matmul as ct_matmul
 
@@ -173,3 +174,31 @@ def test_cutile_matmul_tma_on_gpu(ptx_device):
     ct.launch(None, (ct.cdiv(M, 128), ct.cdiv(N, 128)), ct_matmul,
               (a, b, c, 128, 128, 64, False), backend="ptx")
     _close(c, _reference(a, b), K)
+
+
+def test_attention_descriptor_copies_k_and_v_by_tma():
+    """K, read as B = tl.trans(k), and V are staged by TMA; the first dot reads K's stage
+    K-major (trans-b 0), the second V's N-major (trans-b 1), P from registers."""
+    q = np.zeros((2, 2, 256, 64), np.float16)
+    ck = tc.compile(ex_attention.attention_descriptor, backend="ptx", target="sm_90",
+                    args=(q, q, q, q, 0.125, 256, 2 * 2 * 256),
+                    constants={"CAUSAL": False, "BM": 128, "BN": 64, "D": 64}, num_warps=8)
+    ptx = ck.asm["ptx"]
+    assert "cp.async.bulk.tensor.2d" in ptx
+    wgmmas = [line.rstrip(";") for line in ptx.splitlines() if "wgmma.mma_async" in line]
+    assert {w.rsplit(", ", 1)[1] for w in wgmmas} == {"0", "1"}
+    assert [m["box"] for m in ck.metadata.extra["tensor_maps"]] == [[64, 64], [64, 64]]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("shape", [(1, 2, 200, 64), (2, 3, 333, 128), (1, 1, 64, 64)])
+def test_attention_descriptor_on_gpu(ptx_device, shape, causal):
+    """Blocks past a head's keys read the next head's rows (or zeros at the end): the
+    scores' mask drops them."""
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
+    out = np.full(shape, np.nan, np.float16)
+    ex_attention.launch_descriptor(q, k, v, out, causal, "ptx", BM=128, BN=64, num_warps=8)
+    np.testing.assert_allclose(out.astype(np.float64),
+                               ex_attention.reference(q, k, v, causal), atol=2e-2)

@@ -176,6 +176,8 @@ def _wgmma_operands(op: tile.DotOp) -> bool:
     in_registers = 0
     for v in (op.a, op.b):
         read = v.owner
+        if isinstance(read, tile.TransOp) and v is op.b:  # read K-major from its source
+            read = read.src.owner
         if not isinstance(read, tile.SharedReadOp):
             in_registers += prod(v.type.get_shape()) * 2  # pyright: ignore
         elif read.buffer.owner.swizzle is None:  # pyright: ignore[reportAttributeAccessIssue]

@@ -62,8 +62,11 @@ class LowerArrayViews(ModulePass):
 
 
 def _dot_operand_in_loop(op: Operation) -> bool:
-    """``op`` is a view load whose one use is a dot's ``a`` or ``b`` in the same loop body."""
+    """``op`` is a view load whose one use is a dot's ``a`` or ``b`` in the same loop body
+    (``b`` through a transpose too)."""
     uses = list(op.results[0].uses) if isinstance(op, tile.ViewLoadOp) else []
+    if len(uses) == 1 and isinstance(uses[0].operation, tile.TransOp):
+        uses = [u for u in uses[0].operation.result.uses if u.index == 1]
     return (len(uses) == 1 and isinstance(uses[0].operation, tile.DotOp) and uses[0].index < 2
             and uses[0].operation.parent is op.parent
             and isinstance(op.parent_op(), scf.ForOp))

@@ -85,7 +85,7 @@ def lower_shape(lo: Lowering, op: ShapeOp) -> None:
     """Replace ``op`` by its data movement (registered with tile-to-simt); a transpose
     read only as B by warpgroup dots moves nothing (``Lowering.transposed``)."""
     src_t, dst_t = lo.operand_types[op][0], op.result.type
-    if isinstance(op, tile.TransOp) and _wgmma_b(op):
+    if isinstance(op, tile.TransOp) and wgmma_b(op):
         lo.transposed[op.result] = (op.src, src_t)
         lo.dead.append(op)
         return
@@ -100,7 +100,7 @@ def lower_shape(lo: Lowering, op: ShapeOp) -> None:
     lo.replace(op, _move(lo, op, op.src, (src_t, src_w), (dst_t, dst_w)))
 
 
-def _wgmma_b(op: tile.TransOp) -> bool:
+def wgmma_b(op: tile.TransOp) -> bool:
     """Whether every use of the 2-D transpose ``op`` is B of a warpgroup (``#tile.mma``
     version 3) dot: it stages B from registers anyway, and stores the source K-major."""
     uses = list(op.result.uses)

@@ -111,12 +111,14 @@ def _operands(lo: Lowering, op: tile.DotOp, at: At, types: tuple[TensorType, Ten
     defined outside it (Q in attention), else before the dot; (None, None) for A taken
     from registers (``fragments``)."""
     kept = {op.a} if fragments else set()
-    if op.b in lo.transposed:  # stored K-major: its source, as it stands
-        types = (types[0], lo.transposed[op.b][1])
-    staged = [(v, t) for v, t in zip((op.a, op.b), types, strict=True)
+    b = op.b
+    if b in lo.transposed:  # read K-major: its source, as it stands (a stage, or stored)
+        b, b_t = lo.transposed[b]
+        types = (types[0], b_t)  # pyright: ignore[reportAssignmentType]
+    staged = [(v, t) for v, t in zip((op.a, b), types, strict=True)
               if v not in lo.views and v not in kept]
     if not staged:
-        return [(None, None) if fragments else lo.views[op.a][:2], lo.views[op.b][:2]]
+        return [(None, None) if fragments else lo.views[op.a][:2], lo.views[b][:2]]
     elem = types[0].element_type
     size = sum(prod(t.get_shape()) for _, t in staged)
     buf = lo.prologue_op(simt.SharedAllocOp(elem, size, SWIZZLED_ALIGN), op)
@@ -124,13 +126,12 @@ def _operands(lo: Lowering, op: tile.DotOp, at: At, types: tuple[TensorType, Ten
     before = (At(InsertPoint.before(loop), op.location)
               if isinstance(loop, scf.ForOp) else None)
     start, out, stores = 0, [], {}
-    for v, t in zip((op.a, op.b), types, strict=True):
+    for v, t in zip((op.a, b), types, strict=True):
         if v in lo.views or v in kept:
             out.append(lo.views[v][:2] if v in lo.views else (None, None))
             continue
-        source = lo.transposed[v][0] if v in lo.transposed else v
-        where = before if before is not None and not _inside(source, loop) else at
-        stores.setdefault(where, []).append((source, t, start, warps if v is op.a else 0))
+        where = before if before is not None and not _inside(v, loop) else at
+        stores.setdefault(where, []).append((v, t, start, warps if v is op.a else 0))
         out.append((buf, at.const(start)))
         start += prod(t.get_shape())
     for where, group in stores.items():

@@ -328,7 +328,8 @@ class _AsyncPipeliner(_Pipeliner):
         use = next(iter(ld.result.uses))
         if self.wgmma_warps:
             rows, cols = ld.result.type.get_shape()  # pyright: ignore
-            warps = self.wgmma_warps if use.index == 0 else 0
+            warps = self.wgmma_warps if isinstance(use.operation, tile.DotOp) and \
+                use.index == 0 else 0  # A's rows are permuted; B (or B transposed) not
             return _insert(tile.SharedAllocOp(elem, stages, rows, cols, SWIZZLE_BYTES, warps),
                            point, ld)
         return _insert(tile.SharedAllocOp(elem, stages, *_staged_shape(ld)), point, ld)
@@ -484,15 +485,29 @@ def _tma_view(load: tile.ViewLoadOp, facts: AxisInfoAnalysis) -> bool:
     return aligned and is_unit(view.strides[1])
 
 
+def _dot_of(load: tile.LoadOp | tile.ViewLoadOp) -> tile.DotOp | None:
+    """The dot ``load`` is read by as an operand, or as B through a transpose (which the
+    dot then reads K-major); None if anything else reads it."""
+    uses = list(load.result.uses)
+    if len(uses) != 1:
+        return None
+    user, index = uses[0].operation, uses[0].index
+    if isinstance(user, tile.TransOp):
+        uses = list(user.result.uses)
+        if len(uses) != 1 or uses[0].index != 1:
+            return None
+        user, index = uses[0].operation, 1
+    return user if isinstance(user, tile.DotOp) and index < 2 else None
+
+
 def _by_tma(loads: list, num_warps: int, facts: AxisInfoAnalysis) -> bool:
     """Whether TMA can fill the stages of every load feeding the loop's dots: all of them
-    array-view loads it can copy, each an operand of a dot wgmma runs from the stages."""
-    if not all(isinstance(ld, tile.ViewLoadOp) and len(list(ld.result.uses)) == 1
-               and _tma_view(ld, facts) for ld in loads):
-        return False
-    dots = {next(iter(ld.result.uses)).operation for ld in loads}
-    return all(isinstance(d, tile.DotOp) and wgmma_ok(d, num_warps)
-               and {d.a.owner, d.b.owner} <= set(loads) for d in dots)
+    array-view loads it can copy, each read by a dot wgmma runs (their other operands
+    may be in registers: P in attention)."""
+    dots = [_dot_of(ld) if isinstance(ld, tile.ViewLoadOp) and _tma_view(ld, facts) else None
+            for ld in loads]
+    return all(d is not None and wgmma_ok(d, num_warps) for d in dots)
+
 
 def _closure(args: set[BlockArgument], movable: dict[BlockArgument, _Slice]) -> set:
     """``args`` and the iter_args their advance reads, transitively."""
@@ -536,7 +551,7 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
     if not (tma or facts is not None and all(_copyable(ld, num_warps, facts) for ld in loads)):
         _Pipeliner(*args).run()
         return True
-    dots = {next(iter(ld.result.uses)).operation for ld in loads}
+    dots = {_dot_of(ld) for ld in loads}
     wgmma = tma or wgmma and all(wgmma_ok(d, num_warps) and {d.a.owner, d.b.owner} <= set(loads)
                                  for d in dots)  # pyright: ignore[reportAttributeAccessIssue]
     lag = int(wgmma and depth > 1 and all(loop_accumulator(d) is not None for d in dots))
