@@ -177,14 +177,20 @@ def _attention_case(batch: int, heads: int, seq: int, d: int, causal: bool,
     flops = 4.0 * batch * heads * seq * seq * d / (2 if causal else 1)
     sdpa = torch.nn.functional.scaled_dot_product_attention
     want = sdpa(q, k, v, is_causal=causal)
+    def triton_run(bn: int):
+        return lambda: triton_attention[(seq // 128, batch * heads)](
+            q, k, v, out, 1 / d**0.5, seq, CAUSAL=causal, BM=128, BN=bn, D=d, num_warps=8,
+            num_stages=3)
+
     runs = {
         "sdpa": lambda: sdpa(q, k, v, is_causal=causal),
-        "triton": lambda: triton_attention[(seq // 128, batch * heads)](
-            q, k, v, out, 1 / d**0.5, seq, CAUSAL=causal, BM=128, BN=64, D=d, num_warps=8,
-            num_stages=3),
+        "triton": triton_run(64),
+        "triton BN 128": triton_run(128),
         "tilec ptx": lambda: tc_attention.launch(q, k, v, out, causal, "ptx", **config),
         "tilec ptx TMA (K, V descriptors)": lambda: tc_attention.launch_descriptor(
             q, k, v, out, causal, "ptx", **config),
+        "tilec ptx TMA, BN 128": lambda: tc_attention.launch_descriptor(
+            q, k, v, out, causal, "ptx", **{**config, "BN": 128}),
     }
     times = {}
     for name, fn in runs.items():
@@ -193,8 +199,9 @@ def _attention_case(batch: int, heads: int, seq: int, d: int, causal: bool,
         _check(got if isinstance(got, torch.Tensor) else out, want, f"attention {name}")
         times[name] = do_bench(fn, warmup=10, rep=100, return_mode="median")
     kind = "causal" if causal else "full"
+    best = min(times["triton"], times["triton BN 128"])  # Triton at its better block
     return [[f"attention B{batch} H{heads} S{seq} D{d} {kind}, {name}", f"{ms * 1e3:.0f} us",
-             tflops(flops, ms), f"{times['triton'] / ms:.1%}"] for name, ms in times.items()]
+             tflops(flops, ms), f"{best / ms:.1%}"] for name, ms in times.items()]
 
 
 def wgsl_rows(size: int = 1024) -> list[list[str]]:
@@ -243,7 +250,8 @@ def main() -> None:
     if args.only_matmul:
         return
     seq = 1024 if args.quick else 4096
-    report("GPU: fused attention forward f16 (ratio: of Triton)", device, header,
+    report("GPU: fused attention forward f16 (ratio: of Triton at its better BN)", device,
+           header,
            attention_rows(4, 32, seq, {"BM": 128, "BN": 64, "num_warps": 8}))  # Triton's
     if not args.skip_wgsl:
         report("GPU: matmul on WGSL", device, header, wgsl_rows())
