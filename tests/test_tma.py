@@ -202,3 +202,50 @@ def test_attention_descriptor_on_gpu(ptx_device, shape, causal):
     ex_attention.launch_descriptor(q, k, v, out, causal, "ptx", BM=128, BN=64, num_warps=8)
     np.testing.assert_allclose(out.astype(np.float64),
                                ex_attention.reference(q, k, v, causal), atol=2e-2)
+
+
+@tc.kernel
+def block_ptr_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                     BK: tl.constexpr):
+    """Block pointers moved by ``tl.advance``: checked in every dimension, they load as
+    descriptors do, so TMA copies them on Hopper."""
+    pa = tl.make_block_ptr(a, shape=(M, K), strides=(K, 1), offsets=(tl.program_id(0) * BM, 0),
+                           block_shape=(BM, BK), order=(1, 0))
+    pb = tl.make_block_ptr(b, shape=(K, N), strides=(N, 1), offsets=(0, tl.program_id(1) * BN),
+                           block_shape=(BK, BN), order=(1, 0))
+    acc = tl.zeros((BM, BN), tl.float32)
+    for _ in range(0, K, BK):
+        acc = tl.dot(tl.load(pa, boundary_check=(0, 1)), tl.load(pb, boundary_check=(0, 1)),
+                     acc)
+        pa = tl.advance(pa, (0, BK))
+        pb = tl.advance(pb, (BK, 0))
+    pc = tl.make_block_ptr(c, shape=(M, N), strides=(N, 1),
+                           offsets=(tl.program_id(0) * BM, tl.program_id(1) * BN),
+                           block_shape=(BM, BN), order=(1, 0))
+    tl.store(pc, acc, boundary_check=(0, 1))
+
+
+BLOCKS = {"BM": 128, "BN": 128, "BK": 64}
+
+
+def test_block_pointers_are_copied_by_tma():
+    a, b, c = np.zeros((256, 128), np.float16), np.zeros((128, 256), np.float16), \
+        np.zeros((256, 256), np.float32)
+    ck = tc.compile(block_ptr_matmul, backend="ptx", target="sm_90",
+                    args=(a, b, c, 256, 256, 128), constants=BLOCKS, num_warps=4,
+                    num_stages=3)
+    assert "cp.async.bulk.tensor" in ck.asm["ptx"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(256, 256, 256), (200, 272, 176)])
+def test_block_pointer_matmul_on_gpu(ptx_device, shape):
+    M, N, K = shape
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, np.float32)
+    block_ptr_matmul[(tc.cdiv(M, 128), tc.cdiv(N, 128))](a, b, c, M, N, K, **BLOCKS,
+                                                          backend="ptx", num_warps=4,
+                                                          num_stages=3)
+    _close(c, _reference(a, b), K)

@@ -8,7 +8,8 @@ or store through a block pointer (``tl.load(bp, boundary_check=...)``, dispatche
 pointer tile ``base + sum_d off_d * stride_d``, where ``off_d = offset_d +
 arange(block_shape[d])`` is laid along dimension ``d``, masked by ``0 <= off_d < shape_d``
 for the boundary-checked dimensions. ``order`` is a layout hint; it is checked and kept,
-nothing more.
+nothing more. A load checked in every dimension and padded with zeros reads what a
+descriptor load would, and is one (below), so Hopper copies it by TMA too.
 
 ``desc.load(offsets)``/``desc.store(offsets, v)`` become a ``tile.make_view`` of the
 descriptor and a ``tile.view_load``/``tile.view_store`` at the element offsets (property
@@ -240,12 +241,12 @@ def _is_i32(x: Part) -> bool:
     return x.dtype == tl.int32
 
 
-def _fits_view(desc: TensorDescriptor, offsets: tuple[Part, ...]) -> bool:
+def _fits_view(desc: TensorDescriptor | BlockPtr, offsets: tuple[Part, ...]) -> bool:
     """Every shape, stride and offset of the access is ``_is_i32``."""
     return all(_is_i32(x) for x in (*desc.shape, *desc.strides, *offsets))
 
 
-def _view(cg: CodeGenerator, desc: TensorDescriptor,
+def _view(cg: CodeGenerator, desc: TensorDescriptor | BlockPtr,
           offsets: tuple[Part, ...]) -> tuple[SSAValue, list[SSAValue]]:
     """A ``tile.make_view`` of ``desc`` and ``offsets`` as i32 values."""
     def i32(x: Part) -> SSAValue:
@@ -265,8 +266,14 @@ def load(cg: CodeGenerator, bp: BlockPtr, boundary_check: Any, padding_option: A
     if padding_option == "nan" and not bp.base.dtype.is_float:
         cg.fail(f"tl.load: padding_option='nan' needs a floating-point block, got "
                 f"{bp.describe()}")
-    ptr, mask = _address(cg, bp, _checked_dims(cg, boundary_check, len(bp.block_shape),
-                                                "tl.load"))
+    checked = _checked_dims(cg, boundary_check, len(bp.block_shape), "tl.load")
+    if (padding_option != "nan" and checked == set(range(len(bp.block_shape)))
+            and _fits_view(bp, bp.offsets)):  # a descriptor load's semantics: one
+        view, index = _view(cg, bp, bp.offsets)
+        op = tile.ViewLoadOp(view, index, TensorType(ir_type(bp.base.dtype), bp.block_shape),
+                             "zero", elements=True)
+        return cg.b.value(op, bp.base.dtype, bp.block_shape)
+    ptr, mask = _address(cg, bp, checked)
     other = None
     if mask is not None:
         fill = math.nan if padding_option == "nan" else 0
