@@ -50,3 +50,30 @@ func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.p
   }
   func.return
 }
+
+// A tile read as B through a transpose (K in attention: tl.dot(q, tl.trans(k))) is
+// staged as it is loaded, its rows not permuted (it is not an A); the dot reads it
+// K-major. Q, loaded before the loop, is not staged.
+// CHECK-LABEL: func.func @scores
+// CHECK: %[[K:.*]] = tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
+// CHECK: tile.tma_copy %k {{.*}} to %[[K]]
+// CHECK: scf.for
+// CHECK: %[[R:.*]] = tile.shared_read %[[K]]
+// CHECK: %[[T:.*]] = tile.trans %[[R]]
+// CHECK: tile.dot %{{.*}}, %[[T]]
+func.func @scores(%q: tensor<64x64xf16>, %k: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                  %S: i32 {tile.divisibility = 16 : i32}) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %one = arith.constant 1 : i32
+  %zero = arith.constant 0.000000e+00 : f32
+  %acc0 = tile.splat %zero : f32 -> tensor<64x64xf32>
+  %vk = tile.make_view %k shape [%S, %c64] strides [%c64, %one] : !tile.ptr<f16> -> !tile.array<f16, 2>
+  %acc = scf.for %n = %c0 to %S step %c64 iter_args(%acc1 = %acc0) -> (tensor<64x64xf32>) : i32 {
+    %kb = tile.view_load %vk[%n, %c0] padding "zero" elements : !tile.array<f16, 2> -> tensor<64x64xf16>
+    %kt = tile.trans %kb, [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
+    %d = tile.dot %q, %kt, %acc1 precision "ieee" : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  func.return
+}
