@@ -131,6 +131,8 @@ def _close(got: np.ndarray, want: np.ndarray, k: int) -> None:
     ((200, 272, 176), {"BM": 128, "BN": 128, "BK": 64, "num_warps": 4, "num_stages": 3}),
     ((64, 64, 64), {"BM": 64, "BN": 64, "BK": 64, "num_warps": 4, "num_stages": 2}),
     ((384, 128, 1024), {"BM": 128, "BN": 128, "BK": 64, "num_warps": 8, "num_stages": 5}),
+    # fewer rows than one block of 16 x 8 warps: no whole blocks, 8-row boxes only
+    ((100, 256, 128), {"BM": 128, "BN": 256, "BK": 64, "num_warps": 8, "num_stages": 4}),
 ])
 def test_descriptor_matmul_on_gpu(ptx_device, dtype, shape, config):
     torch = pytest.importorskip("torch")

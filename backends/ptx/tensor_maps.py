@@ -38,8 +38,11 @@ class TensorMaps:
         self._last: tuple | None = None
 
     def _values(self, entries: list[int]) -> list[int]:
-        """The values of the triples ``entries`` with the slots as they are now."""
-        return [(int(self._slots[i].value) if i >= 0 else 1) * scale // divisor
+        """The values of the triples ``entries`` with the slots as they are now. A count of
+        whole blocks (a divisor) is at least 1: an array shorter than one block has none,
+        and the kernel never copies through that map, but it must still be made."""
+        return [max((int(self._slots[i].value) if i >= 0 else 1) * scale // divisor,
+                    int(divisor > 1))
                 for i, scale, divisor in zip(*(iter(entries),) * 3, strict=True)]
 
     def fill(self) -> None:
