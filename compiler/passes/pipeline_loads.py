@@ -297,6 +297,8 @@ class _AsyncPipeliner(_Pipeliner):
     Iteration ``i`` refills the stage iteration ``i - 1 - lag`` read: ``lag = 1`` where the
     dot of iteration ``i - 1`` may still be reading its stage (asynchronous wgmma)."""
 
+    phased = False  # whether the loop also carries the phase of the stages' barriers
+
     def __init__(self, *args, wgmma_warps: int = 0, lag: int = 0):
         super().__init__(*args)
         self.wgmma_warps, self.lag = wgmma_warps, lag
@@ -334,14 +336,25 @@ class _AsyncPipeliner(_Pipeliner):
                            point, ld)
         return _insert(tile.SharedAllocOp(elem, stages, *_staged_shape(ld)), point, ld)
 
+    def _begin(self, before: InsertPoint) -> None:
+        """Before the loop, after the stages are allocated."""
+
+    def _wait(self, stage: SSAValue, phase: SSAValue | None, top: InsertPoint) -> None:
+        _put(tile.AsyncWaitOp(self.depth - 1), top, self.loop)  # this iteration's group
+
+    def _end(self, loop: scf.ForOp) -> None:
+        _put(tile.AsyncWaitOp(0), InsertPoint.after(loop), loop)  # no copy outlives it
+
     def run(self) -> None:
-        before, depth = InsertPoint.before(self.loop), self.depth
+        before = InsertPoint.before(self.loop)
         self.buffers = [self._alloc(ld, before) for ld in self.loads]
+        self._begin(before)
         self._prologue(lambda i, state, live, at: self._copy(state, live,
                                                              self._const(i, at), at))
         body, top = self.body, self._top()
         stage = body.insert_arg(i32, len(body.args))
-        _put(tile.AsyncWaitOp(depth - 1), top, self.loop)  # this iteration's group is in
+        phase = body.insert_arg(i32, len(body.args)) if self.phased else None
+        self._wait(stage, phase, top)
         for ld, buf in zip(self.loads, self.buffers, strict=True):
             ld.result.replace_all_uses_with(
                 _insert(tile.SharedReadOp(buf, stage, ld.result.type), top, ld))
@@ -351,11 +364,15 @@ class _AsyncPipeliner(_Pipeliner):
         # The copies go first: they are in flight during this iteration's math.
         state, live = self._ahead(top)
         self._copy(state, live, self._rotate(stage, self.ring - 1 - self.lag, top), top)
-        yielded = [*body.last_op.operands, self._rotate(stage, 1, top)]
-        loop = self._finish(yielded, [self._const(0, before)])
-        _put(tile.AsyncWaitOp(0), InsertPoint.after(loop), loop)  # no copy outlives it
-
-
+        following = self._rotate(stage, 1, top)
+        yielded, inits = [*body.last_op.operands, following], [self._const(0, before)]
+        if phase is not None:  # flipped as the stage wraps around
+            wrapped = _insert(tile.CmpIOp("eq", following, self._const(0, top)), top,
+                              self.loop)
+            flip = _insert(arith.ExtUIOp(wrapped, i32), top, self.loop)
+            yielded.append(_insert(arith.XOrIOp(phase, flip), top, self.loop))
+            inits.append(self._const(0, before))
+        self._end(self._finish(yielded, inits))
 
 class _TmaPipeliner(_AsyncPipeliner):
     """Array-view loads into the same swizzled stages, each filled by TMA (Hopper): one
@@ -367,43 +384,32 @@ class _TmaPipeliner(_AsyncPipeliner):
     that the readers arrive on when done, waited for by the copying thread alone, measured
     slower: that thread is one of the readers, and its warpgroup waits for it anyway.)"""
 
+    phased = True
+
     def _copy(self, state: State, live: SSAValue, stage: SSAValue,
               point: InsertPoint) -> None:
         mapping = _clone(self.address.ops, state, point)
         for ld, buf in zip(self.loads, self.buffers, strict=True):
             view = ld.view.owner
             starts = [mapping.get(i, i) for i in ld.index]
-            if ld.properties.get("elements") is None:  # tile indices: times the tile
+            if ld.elements is None:  # tile indices: times the tile
                 shape = ld.result.type.get_shape()
                 starts = [_insert(arith.MuliOp(s, self._const(n, point)), point, ld)
                           for s, n in zip(starts, shape, strict=True)]
             _put(tile.TmaCopyOp(view.base, list(view.shape), list(view.strides), starts, buf,
                                 stage, self.bars, live), point, ld)
 
-    def run(self) -> None:
-        before = InsertPoint.before(self.loop)
-        self.buffers = [self._alloc(ld, before) for ld in self.loads]
+    def _begin(self, before: InsertPoint) -> None:
         self.bars = _insert(tile.BarrierAllocOp(self.ring, len(self.loads)), before,
                             self.loop)
-        self._prologue(lambda i, state, live, at: self._copy(state, live,
-                                                             self._const(i, at), at))
-        body, top = self.body, self._top()
-        stage = body.insert_arg(i32, len(body.args))
-        phase = body.insert_arg(i32, len(body.args))
+
+    def _wait(self, stage: SSAValue, phase: SSAValue | None, top: InsertPoint) -> None:
+        assert phase is not None
         _put(tile.BarrierWaitOp(self.bars, stage, phase), top, self.loop)
-        for ld, buf in zip(self.loads, self.buffers, strict=True):
-            ld.result.replace_all_uses_with(
-                _insert(tile.SharedReadOp(buf, stage, ld.result.type), top, ld))
-            Rewriter.erase_op(ld)
-        state, live = self._ahead(top)
-        self._copy(state, live, self._rotate(stage, self.ring - 1 - self.lag, top), top)
-        following = self._rotate(stage, 1, top)
-        wrapped = _insert(tile.CmpIOp("eq", following, self._const(0, top)), top, self.loop)
-        flip = _insert(arith.ExtUIOp(wrapped, i32), top, self.loop)
-        yielded = [*body.last_op.operands, following,
-                   _insert(arith.XOrIOp(phase, flip), top, self.loop)]
-        loop = self._finish(yielded, [self._const(0, before), self._const(0, before)])
+
+    def _end(self, loop: scf.ForOp) -> None:
         _put(tile.BarrierReleaseOp(self.bars), InsertPoint.after(loop), loop)
+
 
 def _put(op: Operation, point: InsertPoint, loc: Operation) -> None:
     op.location = loc.location
