@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     BaseAttr,
     IRDLOperation,
@@ -23,8 +23,12 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import Pure
+from xdsl.dialects import arith
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
+
+from dialects.tile.memory import SplatOp
 
 PRECISIONS = ("ieee", "tf32", "tf32x3")
 """How f32 operands are multiplied: exactly rounded products (``ieee``), or on tensor cores
@@ -42,6 +46,42 @@ def accumulator_types(operand: Attribute) -> tuple[Attribute, ...]:
     return ()
 
 
+class _SumInAccumulator(RewritePattern):
+    """``dot(a, b, 0) + c`` -> ``dot(a, b, c)``, as Triton does: the accumulator does the
+    sum, so no second accumulator tile is live beside ``c`` and no add per element follows
+    (``acc * alpha + tl.dot(p, v)`` in attention). Rooted at the dot, whose only use is
+    the add."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, DotOp) or not _is_zero(op.acc) or not op.result.has_one_use():
+            return
+        use = next(iter(op.result.uses))
+        add = use.operation
+        if not isinstance(add, arith.AddfOp | arith.AddiOp):
+            return
+        summed = add.operands[1 - use.index]
+        if summed.type != op.result.type:
+            return
+        dot = DotOp(op.a, op.b, summed, op.input_precision.data)
+        dot.location = op.location
+        rewriter.replace(add, dot)
+        rewriter.erase(op)
+
+
+def _is_zero(value: SSAValue) -> bool:
+    """``value`` is a splat of the constant 0 (or 0.0)."""
+    splat = value.owner
+    if not isinstance(splat, SplatOp) or not isinstance(splat.value.owner, arith.ConstantOp):
+        return False
+    return splat.value.owner.value.value.data == 0
+
+
+class _DotCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (_SumInAccumulator(),)
+
+
 @irdl_op_definition
 class DotOp(IRDLOperation):
     """``a @ b + acc``: (M, K) times (K, N) plus (M, N); products and sums in the
@@ -54,7 +94,7 @@ class DotOp(IRDLOperation):
     acc = operand_def(T)
     result = result_def(T)
     input_precision = prop_def(StringAttr)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), _DotCanonicalization())
     assembly_format = (
         "$a `,` $b `,` $acc `precision` $input_precision attr-dict"
         " `:` type($a) `,` type($b) `->` type($result)"
