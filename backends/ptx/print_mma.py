@@ -3,15 +3,17 @@
 ``ldmatrix`` and ``mma.sync`` are one instruction for the whole warp: each fragment is a
 brace group of its 32-bit registers. A ``wgmma`` reads and writes one group, D: it takes
 over C's registers when C comes straight from the wgmma before it (a chain over k) or is
-dead after it (``in_place``: a loop's accumulator), else C is copied into fresh ones; the
+dead after it (``in_place``: a loop's accumulator; or an instruction's result used only
+there), else C is copied into fresh ones; the
 first of a chain is fenced from earlier register accesses by ``wgmma.fence`` (scale-d 1:
-D = A B + D; A K-major, B N-major: trans-b 1). ``ptx.repack`` is one ``mov.b32`` per 32-bit
+D = A B + D, or 0 where C is zero: then it is neither copied nor read; A K-major, B
+N-major: trans-b 1). ``ptx.repack`` is one ``mov.b32`` per 32-bit
 register, joining or splitting a pair of 16-bit registers.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import i64
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, i64
 from xdsl.ir import SSAValue
 
 from backends.ptx.print_core import KernelPrinter, emits
@@ -51,18 +53,41 @@ def _wgmma(p: KernelPrinter, op: ptx.MmaOp) -> None:
     c = op.c
     chained = (isinstance(c.owner, ptx.MmaOp) and c.owner.opcode.data.startswith("wgmma.")
                and len(list(c.uses)) == 1)
-    if chained or op.in_place is not None:
+    zero = not chained and op.in_place is None and _is_zero(c)
+    if chained or op.in_place is not None or _dies_here(c):
         p.regs[op.result] = p.reg(c)
-    else:
+    elif not zero:
         for d, s in zip(p.reg(op.result), p.reg(c), strict=True):
             p.line(f"mov.f32 {d}, {s}")
     if not chained:
         p.line("wgmma.fence.sync.aligned")
     b = p.reg(op.b)[0]
     trans_b = int(op.b_k_major is None)  # N-major B is the transposed one
+    scale_d = int(not zero)  # 0: D = A B, C's registers unread
     if op.a.type == i64:  # both from shared memory: trans-a 0 (K-major)
-        p.line(f"{op.opcode.data} {_group(p, op.result)}, {p.reg(op.a)[0]}, {b}, 1, 1, 1, 0, "
-               f"{trans_b}")
+        p.line(f"{op.opcode.data} {_group(p, op.result)}, {p.reg(op.a)[0]}, {b}, {scale_d}, 1, "
+               f"1, 0, {trans_b}")
     else:  # A in registers: no trans-a
-        p.line(f"{op.opcode.data} {_group(p, op.result)}, {_group(p, op.a)}, {b}, 1, 1, 1, "
-               f"{trans_b}")
+        p.line(f"{op.opcode.data} {_group(p, op.result)}, {_group(p, op.a)}, {b}, {scale_d}, 1, "
+               f"1, {trans_b}")
+
+
+def _dies_here(v: SSAValue) -> bool:
+    """Whether the registers of ``v`` (an instruction's results, perhaps picked in another
+    order, each register once) are read by nothing after its one use: then that use may
+    write them."""
+    while isinstance(v.owner, ptx.LanesOp):
+        picked = v.owner.indices.get_values()
+        if len(set(picked)) != len(picked) or not v.has_one_use():
+            return False
+        v = v.owner.source
+    return isinstance(v.owner, ptx.InstOp) and v.has_one_use()
+
+
+def _is_zero(v: SSAValue) -> bool:
+    """Whether ``v``'s registers all hold the immediate 0 (a dot's zero accumulator)."""
+    while isinstance(v.owner, ptx.LanesOp):
+        v = v.owner.source
+    imm = v.owner
+    return (isinstance(imm, ptx.MovImmOp) and isinstance(imm.value, IntegerAttr | FloatAttr)
+            and imm.value.value.data == 0)

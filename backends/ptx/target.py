@@ -14,7 +14,7 @@ from dialects.ptx import TensorMapParamOp
 
 INPUT = "simt"
 VECTOR_BITS = 128  # ld/st.global.v4.b32
-PASSES = ("simt-to-ptx",)
+PASSES = ("simt-to-ptx", "schedule-wgmma")
 WGMMA_ARCHS = ("sm_90", "sm_90a")  # Hopper: wgmma exists only in the sm_90a ISA
 
 

@@ -25,6 +25,7 @@ _TILEC = {
     "lower-control": ("compiler.passes", "LowerControl"),
     "pipeline-loads": ("compiler.passes", "PipelineLoads"),
     "simt-to-ptx": ("backends.ptx", "SimtToPtx"),
+    "schedule-wgmma": ("backends.ptx", "ScheduleWgmma"),
 }
 
 # The xDSL passes tilec's pipelines reuse: name -> (module, class).
