@@ -5,7 +5,10 @@ place; one in registers is first stored by every thread into a swizzled buffer o
 dot's own (placed as a stage would be: ``lower_async_copy.swizzled_index``), between
 barriers, fenced for the async proxy; once, before the loop, if it is defined outside it.
 An A that is already the accumulator of a wgmma dot with the same warps (attention's P)
-stays in registers: its m16 tiles' n8 fragments are the A fragments wgmma takes.
+stays in registers: its m16 tiles' n8 fragments are the A fragments wgmma takes; unless
+it is defined outside the dot's loop (Q in attention): held across the loop, its
+fragments would cost every thread 16 or more registers (and occupancy), so it is stored
+once before the loop like any other A.
 
 The accumulator layout is ``mma.sync``'s with warps ``[W, 1]`` (``#tile.mma``): warp ``w``
 holds m16 tiles ``t`` of rows ``r + 8 w + 8 W (2 t + h)``, every column. The stage of A
@@ -59,7 +62,9 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
     g = Geometry(m, n, k, 16, layout.warps[0], 1)
     atom = SWIZZLE_BYTES // 2  # 16-bit elements per atom row
     at = At(InsertPoint.before(op), op.location)
-    fragments = _fragments_of(a_t, layout) and op.a not in lo.views
+    loop = op.parent_op()
+    fragments = (_fragments_of(a_t, layout) and op.a not in lo.views
+                 and (not isinstance(loop, scf.ForOp) or _inside(op.a, loop)))
     k_major = op.b in lo.transposed  # B stored from its source, as A is: n rows of k
     (a_buf, a_start), (b_buf, b_start) = _operands(lo, op, at, (a_t, b_t), g.wm, fragments)
     if not fragments:
