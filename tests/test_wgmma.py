@@ -5,6 +5,7 @@ simulator, whose wgmma reads shared memory through descriptors as the PTX ISA de
 (canonical K-major A and N-major B layouts, the swizzle applied to address bits), against
 ``np.matmul``; and the sm_90a PTX of ``examples.matmul`` on a GPU."""
 
+import re
 from typing import ClassVar
 
 import numpy as np
@@ -15,6 +16,7 @@ import compiler.language as tl
 from compiler.context import parse_module
 from compiler.jit import availability
 from dialects.tile.async_copy import swizzled_row
+from examples import attention
 from examples import matmul as example
 from tests.test_dot_mma import MmaProgram, simulate_attention
 
@@ -228,6 +230,32 @@ def test_wgmma_ptx_for_sm_90a_and_mma_sync_for_sm_80():
     assert hopper.metadata.extra["shared"] == 3 * 2 * (128 * 64 + 64 * 128)  # no padding
     ampere = tc.compile(example.matmul, backend="ptx", target="sm_80", **args).asm["ptx"]
     assert "wgmma" not in ampere and "mma.sync.aligned.m16n8k16" in ampere
+
+
+def test_attention_wgmma_groups_issue_back_to_back():
+    """In attention's sm_90a PTX each group of wgmmas is fenced once and issued with
+    nothing between (their operands computed first: ptxas fences again after a register
+    write between two); the scores start from scale-d 0 (no zeroed registers); Q, defined
+    before the loop, is read from shared memory and P from registers; the P V dot adds into
+    ``acc * alpha`` (no second accumulator)."""
+    ck = tc.compile(attention.attention_descriptor, backend="ptx", target="sm_90",
+                    num_warps=8, num_stages=3,
+                    signature="*f16,*f16,*f16,*f16,fp32,i32,i32",
+                    constants={"CAUSAL": False, "BM": 128, "BN": 64, "D": 64})
+    lines = [line.strip() for line in ck.asm["ptx"].splitlines()]
+    fences = [i for i, line in enumerate(lines) if line == "wgmma.fence.sync.aligned;"]
+    assert len(fences) == 2
+    for i in fences:
+        group = lines[i + 1:i + 5]
+        assert all(line.startswith("wgmma.mma_async") for line in group)
+        assert lines[i + 5] == "wgmma.commit_group.sync.aligned;"
+    scores, pv = (re.sub(r"\{%f[^}]*\}, ", "", lines[i + 1]) for i in fences)
+    assert re.search(r"f16 %rd\d+, %rd\d+, 0, 1, 1, 0, 0;$", scores)  # A, B descriptors
+    assert re.search(r"f16 \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, 1, 1, 1, 1;$", pv)
+    assert "mov.f32" not in "\n".join(lines[fences[1] - 32:fences[1]])  # acc taken in place
+    tile_ir = next(ir for name, ir in ck.stages if name == "cse")
+    pv_dot = [line for line in tile_ir.splitlines() if "tile.dot" in line][1]
+    assert f"{pv_dot.split(', ')[2].split()[0]} = arith.mulf" in tile_ir
 
 
 def test_dots_wgmma_cannot_do_keep_mma_sync_on_sm_90():

@@ -5,7 +5,8 @@ table of per-op lowerings it dispatches on.
 the kernel, the (argument, index) each pointer traces to, the shared buffers) and the
 helpers that build SIMT ops in front of the op being lowered. ``HANDLERS`` maps a tile-IR
 op class to its lowering ``handler(lowering, op)``; ``@lowers(OpClass, ...)`` registers
-one. This module lowers ``tile.range``, ``tile.splat``, ``tile.addptr``, ``tile.load``,
+one. This module lowers ``tile.range``, ``tile.splat``, ``tile.addptr``, ``tile.load``, ``arith.addi``
+of a splat and a range,
 ``tile.store``, tile constants, elementwise ops (any op without a handler) and the hints
 (``tile.assume_facts`` becomes its operand, ``tile.barrier`` ``simt.barrier``) and drops
 ``tile.check_tile_index`` (NumPy alone checks tile indices); the feature
@@ -220,6 +221,25 @@ class Lowering:
         lanes = self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
             vt, [start + lane for lane in dm.lanes])), op)
         self.replace(op, lanes if spread is None else self.emit(arith.AddiOp(spread, lanes), op))
+
+    @lowers(arith.AddiOp)
+    def _addi(self, op: arith.AddiOp) -> None:
+        """``splat(a) + r``, ``r`` a thread's lanes of a range (a scalar ``b`` spread, plus
+        constant lanes ``c``): ``spread(a + b) + c``, the same sum (integers wrap). Then a
+        range that a loop offsets (``n0 + tl.arange(0, BN)``) holds no register per lane
+        through the loop: only ``b``, and the lanes are immediates."""
+        self._generic(op)
+        for splat, lanes in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            if not (isinstance(splat.owner, vector.BroadcastOp)
+                    and isinstance(lanes.owner, arith.AddiOp)):
+                continue
+            spread, const = lanes.owner.lhs, lanes.owner.rhs
+            if isinstance(spread.owner, vector.BroadcastOp) and isinstance(
+                    const.owner, arith.ConstantOp):
+                total = self.emit(arith.AddiOp(splat.owner.source, spread.owner.source), op)
+                spread = self.emit(vector.BroadcastOp(total, splat.type), op)
+                self.replace(op, self.emit(arith.AddiOp(spread, const), op))
+                return
 
     @lowers(tile.SplatOp)
     def _splat(self, op: tile.SplatOp) -> None:

@@ -1,4 +1,5 @@
-// tile-to-simt: per-thread vectors, thread-id arithmetic for ranges, pointers traced to
+// tile-to-simt: per-thread vectors, thread-id arithmetic for ranges (a splat plus a
+// range: the scalars added first, the constant lanes last), pointers traced to
 // (kernel argument, i32 index). The output must survive canonicalize and cse.
 // RUN: %opt %s -p assign-layouts,tile-to-simt,canonicalize,cse | filecheck %s
 // RUN: %opt %s -p 'assign-layouts{num-warps=2},tile-to-simt' | filecheck %s --check-prefix=W2
@@ -35,11 +36,10 @@ func.func @add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<
 // CHECK-NEXT:    %pid = tile.program_id 0 : i32
 // CHECK-NEXT:    %c = arith.constant 1024 : i32
 // CHECK-NEXT:    %s = arith.muli %pid, %c : i32
-// CHECK-NEXT:    %[[TB:.*]] = vector.broadcast %[[T4]] : i32 to vector<8xi32>
 // CHECK-NEXT:    %[[LANES:.*]] = arith.constant dense<[0, 1, 2, 3, 512, 513, 514, 515]> : vector<8xi32>
-// CHECK-NEXT:    %r = arith.addi %[[TB]], %[[LANES]] : vector<8xi32>
-// CHECK-NEXT:    %ss = vector.broadcast %s : i32 to vector<8xi32>
-// CHECK-NEXT:    %offs = arith.addi %ss, %r : vector<8xi32>
+// CHECK-NEXT:    %[[SUM:.*]] = arith.addi %s, %[[T4]] : i32
+// CHECK-NEXT:    %[[SPREAD:.*]] = vector.broadcast %[[SUM]] : i32 to vector<8xi32>
+// CHECK-NEXT:    %offs = arith.addi %[[SPREAD]], %[[LANES]] : vector<8xi32>
 // CHECK-NEXT:    %ns = vector.broadcast %n : i32 to vector<8xi32>
 // CHECK-NEXT:    %m = tile.cmpi "slt", %offs, %ns : vector<8xi32> -> vector<8xi1>
 // CHECK-NEXT:    %zero = arith.constant dense<0.000000e+00> : vector<8xf32>

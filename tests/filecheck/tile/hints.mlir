@@ -40,7 +40,9 @@ func.func @hinted(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %s: !tile.p
 // VEC:           tile.store %qp, %a {vec = 4 : i32} :
 // SIMT-LABEL:  func.func @hinted(
 // SIMT-NOT:      tile.assume_facts
-// SIMT:          %o = arith.addi %ss, %r : vector<4xi32>
+// SIMT:          %[[SUM:.*]] = arith.addi %start, %{{.*}} : i32
+// SIMT-NEXT:     %[[SPREAD:.*]] = vector.broadcast %[[SUM]] : i32 to vector<4xi32>
+// SIMT-NEXT:     %o = arith.addi %[[SPREAD]], %{{.*}} : vector<4xi32>
 // SIMT-NEXT:     %a = simt.load %x[%o] {vec = 4 : i32}
 // SIMT-NEXT:     simt.barrier
 // SIMT-NEXT:     simt.store %q[%r], %a {vec = 4 : i32}
