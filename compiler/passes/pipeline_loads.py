@@ -38,8 +38,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -422,21 +420,6 @@ def _staged_shape(load: tile.LoadOp) -> tuple[int, int]:
     return rows, padded_row(cols, bits_of(load.result.type.element_type))  # pyright: ignore
 
 
-def _is_zero(v: SSAValue | None) -> bool:
-    """Whether ``v`` is absent or a zero constant (a tile: splat of one)."""
-    if v is None:
-        return True
-    op = v.owner
-    if isinstance(op, tile.SplatOp):
-        return _is_zero(op.value)
-    if not isinstance(op, arith.ConstantOp):
-        return False
-    value = op.value
-    if isinstance(value, DenseIntOrFPElementsAttr):
-        return value.is_splat() and next(iter(value.iter_values())) == 0
-    return isinstance(value, IntegerAttr | FloatAttr) and value.value.data == 0
-
-
 def _copyable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis) -> bool:
     """Whether ``load`` can go to shared memory by asynchronous copies: a 2-D tile of 16-bit
     elements (what ``ldmatrix`` reads as staged), zero where masked off, used only as an
@@ -446,7 +429,7 @@ def _copyable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis) -> boo
     t = load.result.type
     uses = list(load.result.uses)
     if (not isinstance(t, TensorType) or len(t.get_shape()) != 2
-            or bits_of(t.element_type) != 16 or not _is_zero(load.other) or len(uses) != 1):
+            or bits_of(t.element_type) != 16 or not tile.is_zero(load.other) or len(uses) != 1):
         return False
     dot, index = uses[0].operation, uses[0].index
     if not (isinstance(dot, tile.DotOp) and index < 2 and dot.parent is load.parent

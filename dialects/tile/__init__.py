@@ -70,6 +70,7 @@ from dialects.tile.memory import (
     SplatOp,
     StoreOp,
     check_mask,
+    is_zero,
     static_shape,
 )
 from dialects.tile.shape import (
@@ -184,6 +185,7 @@ __all__ = [
     "element_type",
     "i1_like",
     "is_layout",
+    "is_zero",
     "layout_of",
     "like",
     "memory_order",

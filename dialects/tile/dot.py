@@ -28,7 +28,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from dialects.tile.memory import SplatOp
+from dialects.tile.memory import is_zero
 
 PRECISIONS = ("ieee", "tf32", "tf32x3")
 """How f32 operands are multiplied: exactly rounded products (``ieee``), or on tensor cores
@@ -53,7 +53,7 @@ class _SumInAccumulator(RewritePattern):
     the add."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, DotOp) or not _is_zero(op.acc) or not op.result.has_one_use():
+        if not isinstance(op, DotOp) or not is_zero(op.acc) or not op.result.has_one_use():
             return
         use = next(iter(op.result.uses))
         add = use.operation
@@ -66,14 +66,6 @@ class _SumInAccumulator(RewritePattern):
         dot.location = op.location
         rewriter.replace(add, dot)
         rewriter.erase(op)
-
-
-def _is_zero(value: SSAValue) -> bool:
-    """``value`` is a splat of the constant 0 (or 0.0)."""
-    splat = value.owner
-    if not isinstance(splat, SplatOp) or not isinstance(splat.value.owner, arith.ConstantOp):
-        return False
-    return splat.value.owner.value.value.data == 0
 
 
 class _DotCanonicalization(HasCanonicalizationPatternsTrait):

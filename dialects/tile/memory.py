@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     I32,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
     IntegerAttr,
     IntegerType,
     TensorType,
@@ -106,6 +109,21 @@ class SplatOp(IRDLOperation):
     def verify_(self) -> None:
         if self.result.type.element_type != self.value.type:
             raise VerifyException("tile.splat result element type must match the scalar")
+
+
+def is_zero(v: SSAValue | None) -> bool:
+    """Whether ``v`` is absent or a zero constant (a tile: splat of one)."""
+    if v is None:
+        return True
+    op = v.owner
+    if isinstance(op, SplatOp):
+        return is_zero(op.value)
+    if not isinstance(op, arith.ConstantOp):
+        return False
+    value = op.value
+    if isinstance(value, DenseIntOrFPElementsAttr):
+        return value.is_splat() and next(iter(value.iter_values())) == 0
+    return isinstance(value, IntegerAttr | FloatAttr) and value.value.data == 0
 
 
 @irdl_op_definition
