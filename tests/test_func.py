@@ -100,6 +100,31 @@ def test_errors_inside_helpers_point_at_the_helper():
         calls_recursive[(1,)](x, BLOCK=64, backend="numpy")
 
 
+@tc.func
+def pick(a, b, FIRST: tl.constexpr):
+    if FIRST:
+        return a, b
+    return b, a
+
+
+@tc.kernel
+def picks(x, FIRST: tl.constexpr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    lo, hi = pick(r, r + BLOCK, FIRST)
+    tl.store(x + r, lo.to(tl.float32))
+    tl.store(x + BLOCK + r, hi.to(tl.float32))
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_code_after_a_return_under_a_constexpr_if_is_dead_only_when_it_returns(first):
+    """``if FIRST: return ...`` jumps on every path when FIRST is true: what follows is
+    dead for that specialization, not an error (it runs when FIRST is false)."""
+    x = np.zeros(64, np.float32)
+    picks[(1,)](x, FIRST=first, BLOCK=32, backend="numpy")
+    want = np.arange(64, dtype=np.float32)
+    np.testing.assert_array_equal(x, want if first else np.roll(want, 32))
+
+
 def test_helper_cannot_be_called_from_python():
     with pytest.raises(tc.TilecError, match="call it from a kernel"):
         scale_shift(1.0, 2.0)

@@ -198,9 +198,10 @@ class Jumps:
             skip = self._skip()
             if not rest or skip is False:
                 continue
-            if skip is True:
-                self._fail(rest[0], "unreachable code after "
-                                    f"{_JUMPS.get(type(stmt), 'a jump on every path')}")
+            if skip is True and type(stmt) in _JUMPS:
+                self._fail(rest[0], f"unreachable code after {_JUMPS[type(stmt)]}")
+            if skip is True:  # every path jumped for these constexprs: the rest is dead
+                return
             self._guard(skip, lambda rest=rest: self._visit_body(rest))
             return
 
