@@ -163,11 +163,13 @@ def is_shared(t: Attribute) -> bool:
 @irdl_op_definition
 class SharedAllocOp(IRDLOperation):
     """A program-wide buffer in shared (workgroup) memory: ``memref<N x T, 3 : i32>``,
-    aligned to ``align`` bytes (16 if absent; 1024 for a 128-byte-swizzled stage)."""
+    aligned to ``align`` bytes (16 if absent; 1024 for a 128-byte-swizzled stage), at
+    byte ``offset`` where a pass placed it (``place-shared``), else after the others."""
 
     name = "simt.shared_alloc"
     result = result_def(MemRefType)
     align = opt_prop_def(IntegerAttr[I32])
+    offset = opt_prop_def(IntegerAttr[I32])
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict `:` type($result)"
 

@@ -79,15 +79,23 @@ def device_arch() -> str | None:
     return f"sm_{major}{minor}"
 
 
-def shared_layout(arrays: list[tuple[int, int]]) -> tuple[list[int], int]:
-    """Byte offsets of shared arrays of ``(size, alignment)`` placed one after another, each
-    at least 16-byte aligned, and the total bytes."""
+def shared_layout(arrays: list[tuple[int, int, int | None]]) -> tuple[list[int], int]:
+    """Byte offsets of shared arrays of ``(size, alignment, offset)``, each at its offset
+    where it has one (``place-shared`` placed them all), else one after another, each at
+    least 16-byte aligned; and the total bytes."""
     offsets, total = [], 0
-    for size, align in arrays:
-        total = -(-total // align) * align
-        offsets.append(total)
-        total += -(-size // 16) * 16
+    for size, align, placed in arrays:
+        start = -(-total // align) * align if placed is None else placed
+        offsets.append(start)
+        total = max(total, start + -(-size // 16) * 16)
     return offsets, total
+
+
+def shared_arrays(module_or_kernel) -> list[tuple[int, int, int | None]]:
+    """The ``(size, alignment, offset)`` of every ``ptx.shared`` in ``module_or_kernel``."""
+    return [(op.size.value.data, op.align.value.data,
+             None if op.offset is None else op.offset.value.data)
+            for op in module_or_kernel.walk() if op.name == "ptx.shared"]
 
 
 def bf16_bits(x: float) -> int:

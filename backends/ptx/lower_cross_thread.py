@@ -42,7 +42,9 @@ _SHFL = {simt.ShuffleXorOp: ("bfly", 31), simt.ShuffleUpOp: ("up", 0),
 def shared_alloc(lo: Lowering, op: simt.SharedAllocOp) -> SSAValue:
     t = op.result.type
     align = 16 if op.align is None else max(16, op.align.value.data)
-    return lo.value(ptx.SharedOp(t.get_shape()[0] * BYTES[dtype(t.element_type)], align))
+    offset = None if op.offset is None else op.offset.value.data
+    return lo.value(ptx.SharedOp(t.get_shape()[0] * BYTES[dtype(t.element_type)], align,
+                                 offset))
 
 
 def _address(lo: Lowering, op: simt.SharedLoadOp | simt.SharedStoreOp, vec: int

@@ -6,14 +6,15 @@ A ``ptx.shared`` becomes a ``.shared`` byte array declared at the top of the ker
 through 32-bit addresses, one per lane or per ``vec`` lanes (``.vN``). A kernel whose
 arrays together pass the 48 KB of static shared memory instead declares one ``.extern
 .shared`` (dynamic) array before its entry, and each ``ptx.shared`` is an offset into it
-(the launcher supplies the bytes).
+(the launcher supplies the bytes); so does a kernel whose arrays ``place-shared`` placed,
+which may overlap.
 """
 
 from __future__ import annotations
 
 from xdsl.ir import SSAValue
 
-from backends.ptx import STATIC_SHARED_LIMIT, shared_layout
+from backends.ptx import STATIC_SHARED_LIMIT, shared_arrays, shared_layout
 from backends.ptx.print_core import MEMORY_TYPES, KernelPrinter, emits
 from dialects import ptx
 from dialects.tile import element_type
@@ -22,12 +23,16 @@ from dialects.tile import element_type
 @emits(ptx.SharedOp)
 def emit_shared(p: KernelPrinter, op: ptx.SharedOp) -> None:
     arrays = [s for s in p.kernel.walk() if isinstance(s, ptx.SharedOp)]
-    offsets, total = shared_layout([(s.size.value.data, s.align.value.data) for s in arrays])
+    offsets, total = shared_layout(shared_arrays(p.kernel))
     align = max(s.align.value.data for s in arrays)
-    if total > STATIC_SHARED_LIMIT:
+    placed = op.offset is not None  # arrays may overlap: one array holds them all
+    if total > STATIC_SHARED_LIMIT or placed:
         name = f"{p.name}_smem"
-        if not p.globals:
-            p.globals.append(f".extern .shared .align {align} .b8 {name}[];")
+        decls = p.globals if total > STATIC_SHARED_LIMIT else p.shared
+        decl = (f".extern .shared .align {align} .b8 {name}[];" if total > STATIC_SHARED_LIMIT
+                else f"\t.shared .align {align} .b8 {name}[{total}];")
+        if decl not in decls:
+            decls.append(decl)
         offset = offsets[arrays.index(op)]
         p.line(f"mov.u32 {p.reg(op.result)[0]}, {name}{f'+{offset}' if offset else ''}")
         return

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp
 
-from backends.ptx import shared_layout
+from backends.ptx import shared_arrays, shared_layout
 from backends.ptx.assemble import assemble
 from backends.ptx.printer import print_ptx
 from compiler import timing
@@ -14,7 +14,7 @@ from dialects.ptx import TensorMapParamOp
 
 INPUT = "simt"
 VECTOR_BITS = 128  # ld/st.global.v4.b32
-PASSES = ("simt-to-ptx", "schedule-wgmma")
+PASSES = ("place-shared", "simt-to-ptx", "schedule-wgmma")
 WGMMA_ARCHS = ("sm_90", "sm_90a")  # Hopper: wgmma exists only in the sm_90a ISA
 
 
@@ -32,8 +32,7 @@ def generate(module: ModuleOp, arch: str) -> Generated:
         ptx = print_ptx(module, arch=arch)
     with timing.phase("codegen: nvJitLink PTX -> cubin"):
         cubin = assemble(ptx, arch)
-    _, shared = shared_layout([(op.size.value.data, op.align.value.data)
-                               for op in module.walk() if op.name == "ptx.shared"])
+    _, shared = shared_layout(shared_arrays(module))
     extra: dict = {"arch": arch, "shared": shared}
     maps = sorted((op for op in module.walk() if isinstance(op, TensorMapParamOp)),
                   key=lambda op: op.slot.value.data)

@@ -26,6 +26,7 @@ _TILEC = {
     "pipeline-loads": ("compiler.passes", "PipelineLoads"),
     "simt-to-ptx": ("backends.ptx", "SimtToPtx"),
     "schedule-wgmma": ("backends.ptx", "ScheduleWgmma"),
+    "place-shared": ("backends.ptx", "PlaceShared"),
 }
 
 # The xDSL passes tilec's pipelines reuse: name -> (module, class).

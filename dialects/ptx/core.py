@@ -429,18 +429,22 @@ class AssignOp(IRDLOperation):
 
 @irdl_op_definition
 class SharedOp(IRDLOperation):
-    """A ``.shared`` array of ``size`` bytes, ``align``-byte aligned, declared in the kernel;
-    the result is its 32-bit shared-window address."""
+    """A ``.shared`` array of ``size`` bytes, ``align``-byte aligned, declared in the kernel
+    (at byte ``offset`` of the kernel's shared memory where it was placed); the result is
+    its 32-bit shared-window address."""
 
     name = "ptx.shared"
     size = prop_def(IntegerAttr[I32])
     align = prop_def(IntegerAttr[I32])
+    offset = opt_prop_def(IntegerAttr[I32])
     result = result_def(I32)
-    assembly_format = "$size `align` $align attr-dict `:` type($result)"
+    assembly_format = "$size `align` $align (`at` $offset^)? attr-dict `:` type($result)"
 
-    def __init__(self, size: int, align: int = 16):
-        super().__init__(result_types=[i32], properties={"size": IntegerAttr(size, i32),
-                                                         "align": IntegerAttr(align, i32)})
+    def __init__(self, size: int, align: int = 16, offset: int | None = None):
+        props = {"size": IntegerAttr(size, i32), "align": IntegerAttr(align, i32)}
+        if offset is not None:
+            props["offset"] = IntegerAttr(offset, i32)
+        super().__init__(result_types=[i32], properties=props)
 
 
 def _vec(vec: int) -> dict[str, Attribute]:
