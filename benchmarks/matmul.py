@@ -61,29 +61,39 @@ def triton_matmul(a, b, c, M, N, K, sam, sbk, scm, BM: ttl.constexpr, BN: ttl.co
 @triton.jit
 def triton_attention(q, k, v, out, scale, seq_len, CAUSAL: ttl.constexpr, BM: ttl.constexpr,
                      BN: ttl.constexpr, D: ttl.constexpr):
-    """The same online-softmax forward as examples/attention.py, in Triton."""
+    """The same online-softmax forward as examples/attention.py, in Triton (``seq_len`` a
+    multiple of the blocks): causal, the blocks before the diagonal unmasked, as in
+    Triton's tutorial."""
     start = ttl.program_id(0) * BM
     base = ttl.program_id(1) * seq_len * D
-    rm, rn, rd = start + ttl.arange(0, BM), ttl.arange(0, BN), ttl.arange(0, D)
+    rm, rd = start + ttl.arange(0, BM), ttl.arange(0, D)
     qt = ttl.load(q + base + rm[:, None] * D + rd[None, :])
     m_i = ttl.full((BM,), -float("inf"), ttl.float32)
     l_i = ttl.zeros((BM,), ttl.float32)
     acc = ttl.zeros((BM, D), ttl.float32)
-    end = start + BM if CAUSAL else seq_len
-    for n0 in range(0, end, BN):
-        keys = n0 + rn
-        kt = ttl.load(k + base + keys[None, :] * D + rd[:, None])
-        s = ttl.dot(qt, kt) * scale
-        if CAUSAL:
-            s = ttl.where(keys[None, :] <= rm[:, None], s, -float("inf"))
-        m_new = ttl.maximum(m_i, ttl.max(s, axis=1))
-        p = ttl.exp(s - m_new[:, None])
-        alpha = ttl.exp(m_i - m_new)
-        l_i = l_i * alpha + ttl.sum(p, axis=1)
-        vt = ttl.load(v + base + keys[:, None] * D + rd[None, :])
-        acc = acc * alpha[:, None] + ttl.dot(p.to(ttl.float16), vt)
-        m_i = m_new
+    for n0 in range(0, start if CAUSAL else seq_len, BN):
+        m_i, l_i, acc = triton_step(qt, k, v, base, n0, rm, m_i, l_i, acc, scale, False, BN, D)
+    if CAUSAL:
+        for n0 in range(start, start + BM, BN):
+            m_i, l_i, acc = triton_step(qt, k, v, base, n0, rm, m_i, l_i, acc, scale, True,
+                                        BN, D)
     ttl.store(out + base + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(ttl.float16))
+
+
+@triton.jit
+def triton_step(qt, k, v, base, n0, rm, m_i, l_i, acc, scale, DIAGONAL: ttl.constexpr,
+                BN: ttl.constexpr, D: ttl.constexpr):
+    keys, rd = n0 + ttl.arange(0, BN), ttl.arange(0, D)
+    kt = ttl.load(k + base + keys[None, :] * D + rd[:, None])
+    s = ttl.dot(qt, kt) * scale
+    if DIAGONAL:
+        s = ttl.where(keys[None, :] <= rm[:, None], s, -float("inf"))
+    m_new = ttl.maximum(m_i, ttl.max(s, axis=1))
+    p = ttl.exp(s - m_new[:, None])
+    alpha = ttl.exp(m_i - m_new)
+    l_i = l_i * alpha + ttl.sum(p, axis=1)
+    vt = ttl.load(v + base + keys[:, None] * D + rd[None, :])
+    return m_new, l_i, acc * alpha[:, None] + ttl.dot(p.to(ttl.float16), vt)
 
 
 def tflops(flops: float, ms: float) -> str:

@@ -18,14 +18,18 @@ import compiler.language as tl
 
 
 @tc.func
-def online_step(qt, kb, vt, keys, rm, m_i, l_i, acc, scale, seq_len, CAUSAL: tl.constexpr):
-    """Keys ``kb`` and values ``vt`` (rows ``keys``) into each query's running max
-    ``m_i``, sum ``l_i`` of exp(score - m_i) and output ``acc``."""
+def online_step(qt, kb, vt, n0, rm, m_i, l_i, acc, scale, seq_len, MASK: tl.constexpr):
+    """Keys ``kb`` and values ``vt`` (rows ``n0`` on) into each query's running max
+    ``m_i``, sum ``l_i`` of exp(score - m_i) and output ``acc``. ``MASK``: "causal" masks
+    keys past the end or after a query (the diagonal band); "end" those past the end, in
+    the block that has any; "none": every key is seen (blocks before the diagonal)."""
+    keys = n0 + tl.arange(0, kb.shape[0])
     s = tl.dot(qt, tl.trans(kb)) * scale
-    seen = keys[None, :] < seq_len
-    if CAUSAL:
-        seen = seen & (keys[None, :] <= rm[:, None])
-    s = tl.where(seen, s, -float("inf"))
+    if MASK == "causal":
+        s = tl.where((keys[None, :] < seq_len) & (keys[None, :] <= rm[:, None]), s,
+                     -float("inf"))
+    elif MASK == "end" and n0 + kb.shape[0] > seq_len:
+        s = tl.where(keys[None, :] < seq_len, s, -float("inf"))
     m_new = tl.maximum(m_i, tl.max(s, axis=1))
     p = tl.exp(s - m_new[:, None])
     alpha = tl.exp(m_i - m_new)
@@ -33,23 +37,35 @@ def online_step(qt, kb, vt, keys, rm, m_i, l_i, acc, scale, seq_len, CAUSAL: tl.
     return m_new, l_i, acc * alpha[:, None] + tl.dot(p.to(vt.dtype), vt)
 
 
+@tc.func
+def block_step(qt, k, v, base, n0, rm, m_i, l_i, acc, scale, seq_len, MASK: tl.constexpr,
+               BN: tl.constexpr, D: tl.constexpr):
+    """``online_step`` on the block of keys and values from row ``n0`` of this head's."""
+    keys, rd = n0 + tl.arange(0, BN), tl.arange(0, D)
+    at = base + keys[:, None] * D + rd[None, :]
+    kb = tl.load(k + at, mask=keys[:, None] < seq_len)
+    vt = tl.load(v + at, mask=keys[:, None] < seq_len)
+    return online_step(qt, kb, vt, n0, rm, m_i, l_i, acc, scale, seq_len, MASK)
+
+
 @tc.kernel
 def attention(q, k, v, out, scale, seq_len, CAUSAL: tl.constexpr, BM: tl.constexpr,
               BN: tl.constexpr, D: tl.constexpr):
     start = tl.program_id(0) * BM
     base = tl.program_id(1) * seq_len * D  # (batch, head) pairs are contiguous
-    rm, rn, rd = start + tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, D)
+    rm, rd = start + tl.arange(0, BM), tl.arange(0, D)
     qt = tl.load(q + base + rm[:, None] * D + rd[None, :], mask=rm[:, None] < seq_len)
     m_i = tl.full((BM,), -float("inf"), tl.float32)
     l_i = tl.zeros((BM,), tl.float32)
     acc = tl.zeros((BM, D), tl.float32)
-    end = tl.minimum(start + BM, seq_len) if CAUSAL else seq_len
-    for n0 in range(0, end, BN):
-        keys = n0 + rn
-        kb = tl.load(k + base + keys[:, None] * D + rd[None, :], mask=keys[:, None] < seq_len)
-        vt = tl.load(v + base + keys[:, None] * D + rd[None, :], mask=keys[:, None] < seq_len)
-        m_i, l_i, acc = online_step(qt, kb, vt, keys, rm, m_i, l_i, acc, scale, seq_len,
-                                    CAUSAL)
+    band = start // BN * BN  # causal: the blocks before it are seen whole, the rest masked
+    for n0 in range(0, band if CAUSAL else seq_len, BN):
+        m_i, l_i, acc = block_step(qt, k, v, base, n0, rm, m_i, l_i, acc, scale, seq_len,
+                                   "none" if CAUSAL else "end", BN, D)
+    if CAUSAL:
+        for n0 in range(band, tl.minimum(start + BM, seq_len), BN):
+            m_i, l_i, acc = block_step(qt, k, v, base, n0, rm, m_i, l_i, acc, scale,
+                                       seq_len, "causal", BN, D)
     tl.store(out + base + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(out.dtype),
              mask=rm[:, None] < seq_len)
 
@@ -62,17 +78,23 @@ def attention_descriptor(q, k, v, out, scale, seq_len, rows, CAUSAL: tl.constexp
     the next head's (or zeros past the end), which the mask on the scores drops."""
     start = tl.program_id(0) * BM
     first = tl.program_id(1) * seq_len  # this (batch, head)'s first row
-    rm, rn, rd = start + tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, D)
+    rm, rd = start + tl.arange(0, BM), tl.arange(0, D)
     qt = tl.load(q + first * D + rm[:, None] * D + rd[None, :], mask=rm[:, None] < seq_len)
     dk = tl.make_tensor_descriptor(k, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
     dv = tl.make_tensor_descriptor(v, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
     m_i = tl.full((BM,), -float("inf"), tl.float32)
     l_i = tl.zeros((BM,), tl.float32)
     acc = tl.zeros((BM, D), tl.float32)
-    end = tl.minimum(start + BM, seq_len) if CAUSAL else seq_len
-    for n0 in range(0, end, BN):
+    band = start // BN * BN
+    for n0 in range(0, band if CAUSAL else seq_len, BN):
         m_i, l_i, acc = online_step(qt, dk.load([first + n0, 0]), dv.load([first + n0, 0]),
-                                    n0 + rn, rm, m_i, l_i, acc, scale, seq_len, CAUSAL)
+                                    n0, rm, m_i, l_i, acc, scale, seq_len,
+                                    "none" if CAUSAL else "end")
+    if CAUSAL:
+        for n0 in range(band, tl.minimum(start + BM, seq_len), BN):
+            m_i, l_i, acc = online_step(qt, dk.load([first + n0, 0]),
+                                        dv.load([first + n0, 0]), n0, rm, m_i, l_i, acc,
+                                        scale, seq_len, "causal")
     tl.store(out + first * D + rm[:, None] * D + rd[None, :],
              (acc / l_i[:, None]).to(out.dtype), mask=rm[:, None] < seq_len)
 

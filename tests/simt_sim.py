@@ -108,6 +108,12 @@ class Program:
             carried = self.block(body)
         return carried
 
+    def _if(self, op, cond):
+        """scf.if on a condition the same in every thread (uniform, as the kernels' are)."""
+        assert np.all(cond == cond.flat[0]), "scf.if on a condition that differs by thread"
+        region = op.true_region if cond.flat[0] else op.false_region
+        return self.block(region.block) if region.blocks else []
+
     def mask(self, op):
         return None if op.mask is None else self.env[op.mask]
 
@@ -211,7 +217,7 @@ class Program:
         "arith.negf": lambda self, op, a: -a,
         "simt.load": _load, "simt.store": _store, "simt.shared_alloc": _alloc,
         "simt.shared_store": _shared_store, "simt.shared_load": _shared_load,
-        "simt.barrier": _barrier, "scf.for": _for, "simt.shuffle_xor": _shuffle_threads,
+        "simt.barrier": _barrier, "scf.for": _for, "scf.if": _if, "simt.shuffle_xor": _shuffle_threads,
         "simt.shuffle_up": _shuffle_threads, "simt.shuffle_down": _shuffle_threads,
     }
 

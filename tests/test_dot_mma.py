@@ -318,7 +318,7 @@ def simulate_attention(causal: bool, target: str = "sm_80", program=None) -> str
 def test_example_attention_simulated():
     """Two dots (q k^T, p v) whose results meet row reductions and each other's layouts."""
     text = simulate_attention(True)
-    assert text.count("simt.mma") == 16  # two dots of 2 x 4 (m16, n8) tiles per warp
+    assert text.count("simt.mma") == 2 * 16  # two loops of two dots of 2 x 4 (m16, n8)
 
 
 # -- PTX -----------------------------------------------------------------------------------

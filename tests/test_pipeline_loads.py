@@ -193,7 +193,8 @@ def test_attention_bits_unchanged():
 
     consts = {"CAUSAL": True, "BM": 16, "BN": 16, "D": 16}
     text = _same_bits(attention.attention, (3, 1), make_args, consts, 2, lower=True)
-    assert _loop_arity(text) == [5]  # m, l, acc and the prefetched K and V tiles
+    # each loop (blocks before the diagonal, then the diagonal): m, l, acc, K and V tiles
+    assert _loop_arity(text) == [5, 5]
 
 
 def test_unrecognized_loops_unchanged():

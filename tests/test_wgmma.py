@@ -215,7 +215,8 @@ def test_attention_on_wgmma_simulated(causal):
     """Operands in registers (Q, K^T, P, V) stored swizzled into the dots' own buffers:
     both dots of the online softmax on wgmma, the scores' layout meeting row reductions."""
     text = simulate_attention(causal, "sm_90", WgmmaProgram)
-    assert text.count("simt.wgmma ") == 8 and "simt.mma" not in text  # 2 dots x 4 k steps
+    loops = 2 if causal else 1  # causal: blocks before the diagonal, then the diagonal
+    assert text.count("simt.wgmma ") == 8 * loops and "simt.mma" not in text  # 2 dots x 4
 
 
 def test_wgmma_ptx_for_sm_90a_and_mma_sync_for_sm_80():
@@ -256,6 +257,18 @@ def test_attention_wgmma_groups_issue_back_to_back():
     tile_ir = next(ir for name, ir in ck.stages if name == "cse")
     pv_dot = [line for line in tile_ir.splitlines() if "tile.dot" in line][1]
     assert f"{pv_dot.split(', ')[2].split()[0]} = arith.mulf" in tile_ir
+
+
+def test_two_pipelined_loops_share_their_stages():
+    """Causal attention pipelines two loops (before the diagonal, then the diagonal):
+    place-shared puts the second loop's stages and barriers over the first's."""
+    shared = [tc.compile(attention.attention_descriptor, backend="ptx", target="sm_90",
+                         num_warps=8, num_stages=3,
+                         signature="*f16,*f16,*f16,*f16,fp32,i32,i32",
+                         constants={"CAUSAL": causal, "BM": 128, "BN": 128, "D": 64}
+                         ).metadata.extra["shared"] for causal in (False, True)]
+    stages, q = 3 * 2 * 128 * 64 * 2, 128 * 64 * 2
+    assert shared[0] == shared[1] and stages + q <= shared[0] < stages + q + 1024
 
 
 def test_dots_wgmma_cannot_do_keep_mma_sync_on_sm_90():
