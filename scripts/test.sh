@@ -13,5 +13,6 @@ fi
 .venv/bin/python -m pip install -q -e '.[dev]'
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 .venv/bin/ruff check compiler dialects backends tests examples
+# One pytest worker per CPU (pytest-xdist); no test depends on another's order or state.
 # pytest exits 5 when it collects nothing: that fails this script too.
-exec .venv/bin/python -m pytest -q "$@"
+exec .venv/bin/python -m pytest -q -n auto "$@"
