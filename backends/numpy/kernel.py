@@ -173,7 +173,7 @@ class Kernel:
                         for i, (p, a) in enumerate(zip(info.params, args, strict=True))]
         with np.errstate(all="ignore"):  # constants such as 1e10 : f16 overflow on purpose
             self.steps = self.compile_block(fn.body.block)
-        self.batch = max(1, _BATCH_ELEMENTS // _largest_tile(fn))
+        self.largest = _largest_tile(fn)  # elements of its largest tile value
         # memory effects depend on program order, or control flow on the program
         self.serial = any(needs_serial(fn) for needs_serial in SERIAL_CHECKS)
 
@@ -213,7 +213,8 @@ class Kernel:
             bufs = [buf for _, buf in bound]
             pids = _program_ids(grid)
             num_programs = tuple(np.full(1, g, np.int32) for g in grid)
-            step = 1 if serial or self.serial else self.batch
+            # read at each launch: a batch size set for one launch must not stay with the kernel
+            step = 1 if serial or self.serial else max(1, _BATCH_ELEMENTS // self.largest)
             pool = thread_pool()  # reuses the arrays of earlier batches and launches
             for start in range(0, pids.shape[1], step):
                 env: list[Any] = [None] * len(self._slots)
