@@ -186,6 +186,9 @@ def _wgmma_operands(op: tile.DotOp) -> bool:
 
 
 _ACCESSES = (LoadOp, StoreOp, tile.AsyncCopyOp)  # tile accesses that get a ``vec``
+# On a comparison: each thread's lanes agree in runs of this many (a mask ``cols < n`` with
+# n a multiple of 16), so tile-to-simt compares once a run (fewer predicates live).
+UNIFORM_RUNS_ATTR = "tile.uniform_runs"
 
 
 def _pow2_floor(n: int) -> int:
@@ -392,6 +395,12 @@ class _Assigner:
             if isinstance(op, _ACCESSES) and _is_tile(op.ptr):
                 vec = access_vec(op, self.layout(op.ptr), facts, self.vector_bits)
                 op.properties["vec"] = IntegerAttr(vec, i32)
+            elif isinstance(op, tile.CmpIOp | tile.CmpFOp) and _is_tile(op.result):
+                shape = op.result.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
+                run = _pow2_floor(min(facts[op.result].constancy[-1],
+                                      contiguous_run(self.layout(op.result), shape)))
+                if run > 1:
+                    op.attributes[UNIFORM_RUNS_ATTR] = IntegerAttr(run, i32)
         new_types = {v: _with_layout(v.type, self.layout(v)) for v in _tile_values(self.f)}
         for v, t in new_types.items():
             Rewriter.replace_value_with_new_type(v, t)

@@ -16,11 +16,12 @@ modules ``lower_atomic``, ``lower_reduce``, ``lower_shapes``, ``lower_dot`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from xdsl.dialects import arith, func, vector
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
     IntegerType,
@@ -28,13 +29,14 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     VectorType,
     i32,
+    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.context import source_loc
 from compiler.errors import CompileError, UnsupportedError
-from compiler.passes.assign_layouts import NUM_WARPS_ATTR, WARP_SIZE
+from compiler.passes.assign_layouts import NUM_WARPS_ATTR, UNIFORM_RUNS_ATTR, WARP_SIZE
 from compiler.passes.layouts import DimMap, elements_per_thread, ilog2, lane_map, owners
 from dialects import arith_shaped, simt, tile
 from dialects.tile import PtrType, element_type, i1_like, is_layout, like
@@ -240,6 +242,29 @@ class Lowering:
                 spread = self.emit(vector.BroadcastOp(total, splat.type), op)
                 self.replace(op, self.emit(arith.AddiOp(spread, const), op))
                 return
+
+    @lowers(tile.CmpIOp, tile.CmpFOp)
+    def _compare(self, op: tile.CmpIOp | tile.CmpFOp) -> None:
+        """A comparison whose lanes agree in runs (``UNIFORM_RUNS_ATTR``) compares the first
+        lane of each run and spreads it: one predicate a run, not one a lane."""
+        self._generic(op)
+        run = op.attributes.pop(UNIFORM_RUNS_ATTR, None)
+        t = op.result.type
+        if not isinstance(run, IntegerAttr) or not isinstance(t, VectorType):
+            return
+        n, k = t.get_shape()[0], run.value.data
+        if n <= 1 or n % k:
+            return
+        lhs, rhs = (self.lanes(v, range(0, n, k), op) for v in op.operands)
+        few = self.emit(type(op)(op.predicate.data, lhs, rhs), op)
+        self.replace(op, self.lanes(few, [i // k for i in range(n)], op))
+
+    def lanes(self, v: SSAValue, picked: Iterable[int], before: Operation) -> SSAValue:
+        """The vector of ``v``'s lanes ``picked`` (``vector.shuffle``)."""
+        picked = list(picked)
+        t = VectorType(element_type(v.type), [len(picked)])
+        return self.emit(vector.ShuffleOp(v, v, DenseArrayBase.from_list(i64, picked),
+                                          result_type=t), before)
 
     @lowers(tile.SplatOp)
     def _splat(self, op: tile.SplatOp) -> None:

@@ -1,5 +1,6 @@
 // tile-to-simt: per-thread vectors, thread-id arithmetic for ranges (a splat plus a
-// range: the scalars added first, the constant lanes last), pointers traced to
+// range: the scalars added first, the constant lanes last), a mask whose lanes agree in
+// runs of 4 compared once a run, pointers traced to
 // (kernel argument, i32 index). The output must survive canonicalize and cse.
 // RUN: %opt %s -p assign-layouts,tile-to-simt,canonicalize,cse | filecheck %s
 // RUN: %opt %s -p 'assign-layouts{num-warps=2},tile-to-simt' | filecheck %s --check-prefix=W2
@@ -41,7 +42,10 @@ func.func @add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<
 // CHECK-NEXT:    %[[SPREAD:.*]] = vector.broadcast %[[SUM]] : i32 to vector<8xi32>
 // CHECK-NEXT:    %offs = arith.addi %[[SPREAD]], %[[LANES]] : vector<8xi32>
 // CHECK-NEXT:    %ns = vector.broadcast %n : i32 to vector<8xi32>
-// CHECK-NEXT:    %m = tile.cmpi "slt", %offs, %ns : vector<8xi32> -> vector<8xi1>
+// CHECK-NEXT:    %[[FIRSTS:.*]] = vector.shuffle %offs, %offs [0, 4] : vector<8xi32>, vector<8xi32>
+// CHECK-NEXT:    %[[NS:.*]] = vector.shuffle %ns, %ns [0, 4] : vector<8xi32>, vector<8xi32>
+// CHECK-NEXT:    %[[RUNS:.*]] = tile.cmpi "slt", %[[FIRSTS]], %[[NS]] : vector<2xi32> -> vector<2xi1>
+// CHECK-NEXT:    %m = vector.shuffle %[[RUNS]], %[[RUNS]] [0, 0, 0, 0, 1, 1, 1, 1] : vector<2xi1>, vector<2xi1>
 // CHECK-NEXT:    %zero = arith.constant dense<0.000000e+00> : vector<8xf32>
 // CHECK-NEXT:    %a = simt.load %x[%offs] mask %m : vector<8xi1> other %zero {vec = 4 : i32} : !tile.ptr<f32>, vector<8xi32> -> vector<8xf32>
 // CHECK-NEXT:    %b = simt.load %y[%offs] mask %m : vector<8xi1> other %zero {vec = 4 : i32} : !tile.ptr<f32>, vector<8xi32> -> vector<8xf32>

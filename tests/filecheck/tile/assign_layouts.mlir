@@ -23,7 +23,7 @@ func.func @aligned(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {t
 // CHECK-LABEL: func.func @aligned(
 // CHECK-SAME:    attributes {simt.num_warps = 4 : i32}
 // CHECK:         %r = tile.range 0, 1024 : tensor<1024xi32, #tile.blocked<spt = [4], tpw = [32], wpc = [4]>>
-// CHECK:         %m = tile.cmpi "slt", %offs, %ns : tensor<1024xi32, #tile.blocked<spt = [4], tpw = [32], wpc = [4]>> -> tensor<1024xi1, #tile.blocked<spt = [4], tpw = [32], wpc = [4]>>
+// CHECK:         %m = tile.cmpi "slt", %offs, %ns {tile.uniform_runs = 4 : i32} : tensor<1024xi32, #tile.blocked<spt = [4], tpw = [32], wpc = [4]>> -> tensor<1024xi1, #tile.blocked<spt = [4], tpw = [32], wpc = [4]>>
 // CHECK:         %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #tile.blocked<spt = [4], tpw = [32], wpc = [4]>>
 // CHECK:         %a = tile.load %xp mask %m : {{.*}} {vec = 4 : i32} :
 // CHECK:         %e = math.exp %a : tensor<1024xf32, #tile.blocked<spt = [4], tpw = [32], wpc = [4]>>
