@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from compiler.errors import CompileError
 
 
@@ -16,16 +19,35 @@ def _log(nvjitlink, handle: int) -> str:
 def assemble(ptx: str, arch: str = "sm_90") -> bytes:
     """Assemble ``ptx`` into a cubin for ``arch``; a rejected kernel raises ``CompileError``
     carrying nvJitLink's log, which names the offending PTX line."""
+    return assemble_counting(ptx, arch).cubin
+
+
+@dataclass(frozen=True)
+class Assembled:
+    cubin: bytes
+    registers: int  # per thread, the most of any kernel in the PTX
+    spilled: int  # bytes of spill stores
+
+
+def assemble_counting(ptx: str, arch: str = "sm_90") -> Assembled:
+    """``assemble``, also reading from ptxas's report the registers and spills."""
     from cuda.bindings import nvjitlink
 
     data = ptx.encode()
-    handle = nvjitlink.create(1, [f"-arch={arch}"])
+    handle = nvjitlink.create(2, [f"-arch={arch}", "-verbose"])
     try:
         nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "tilec.ptx")
         nvjitlink.complete(handle)
         cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
         nvjitlink.get_linked_cubin(handle, cubin)
-        return bytes(cubin)
+        size = nvjitlink.get_info_log_size(handle)
+        info = bytearray(size)
+        if size:
+            nvjitlink.get_info_log(handle, info)
+        report = info.decode(errors="replace")
+        registers = [int(n) for n in re.findall(r"Used (\d+) registers", report)]
+        spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", report)]
+        return Assembled(bytes(cubin), max(registers, default=0), sum(spills))
     except nvjitlink.nvJitLinkError as e:
         raise CompileError(f"nvJitLink rejected the PTX for {arch} ({e}):\n"
                            f"{_log(nvjitlink, handle)}") from None

@@ -59,6 +59,7 @@ def _signed(v: int, bits: int) -> int:
 
 
 # Element type -> (mov opcode, immediate formatter).
+MIN_BLOCKS_ATTR = "ptx.minnctapersm"  # programs per SM that ptxas must fit (registers)
 _IMMEDIATES: dict[Attribute, tuple[str, Callable[[float | int], str]]] = {
     IntegerType(1): ("mov.pred", lambda v: str(int(v) & 1)),
     IntegerType(8): ("mov.u16", lambda v: str(int(v) & 0xFFFF)),
@@ -129,8 +130,11 @@ class KernelPrinter:
                    f"[{ptx.TENSOR_MAP_BYTES}]" for s in range(len(slots))]
         threads = self.kernel.attributes["ptx.maxntid"]
         assert isinstance(threads, IntegerAttr)
+        blocks = self.kernel.attributes.get(MIN_BLOCKS_ATTR)  # an occupancy ptxas must keep
         return [f".visible .entry {self.name}(", ",\n".join(params), ")",
-                f".maxntid {threads.value.data}, 1, 1"]
+                f".maxntid {threads.value.data}, 1, 1",
+                *([f".minnctapersm {blocks.value.data}"] if isinstance(blocks, IntegerAttr)
+                  else [])]
 
     def _declarations(self) -> list[str]:
         classes = {prefix: cls for cls, prefix in ptx.REGISTER_CLASSES.values()}

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 
 from backends.ptx import shared_arrays, shared_layout
-from backends.ptx.assemble import assemble
+from backends.ptx.assemble import Assembled, assemble_counting
+from backends.ptx.occupancy import SPILL_BUDGET, register_cap
+from backends.ptx.print_core import MIN_BLOCKS_ATTR
 from backends.ptx.printer import print_ptx
 from compiler import timing
 from compiler.target import Generated
@@ -24,6 +27,29 @@ def tensor_cores(arch: str) -> int:
     return 90 if arch in WGMMA_ARCHS else 80
 
 
+def _occupied(module: ModuleOp, arch: str, ptx: str, built: Assembled, shared: int
+              ) -> tuple[str, bytes]:
+    """The PTX and cubin again with ``.minnctapersm`` where a kernel without tensor cores
+    is a few registers from one more program per SM and the cap spills next to nothing
+    (``occupancy``); else as they are."""
+    kernels = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    if len(kernels) != 1 or any(op.name == "ptx.mma" for op in module.walk()):
+        return ptx, built.cubin
+    threads = kernels[0].attributes["ptx.maxntid"]
+    assert isinstance(threads, IntegerAttr)
+    cap = register_cap(built.registers, threads.value.data, shared)
+    if cap is None:
+        return ptx, built.cubin
+    kernels[0].attributes[MIN_BLOCKS_ATTR] = IntegerAttr(cap[0], i32)
+    with timing.phase("codegen: nvJitLink PTX -> cubin, registers capped"):
+        capped_ptx = print_ptx(module, arch=arch)
+        capped = assemble_counting(capped_ptx, arch)
+    if capped.registers <= cap[1] and capped.spilled <= SPILL_BUDGET:
+        return capped_ptx, capped.cubin
+    del kernels[0].attributes[MIN_BLOCKS_ATTR]
+    return ptx, built.cubin
+
+
 def generate(module: ModuleOp, arch: str) -> Generated:
     if any(op.name == "ptx.mma" and op.opcode.data.startswith("wgmma.")
            for op in module.walk()):
@@ -31,8 +57,9 @@ def generate(module: ModuleOp, arch: str) -> Generated:
     with timing.phase("codegen: print PTX"):
         ptx = print_ptx(module, arch=arch)
     with timing.phase("codegen: nvJitLink PTX -> cubin"):
-        cubin = assemble(ptx, arch)
+        built = assemble_counting(ptx, arch)
     _, shared = shared_layout(shared_arrays(module))
+    ptx, cubin = _occupied(module, arch, ptx, built, shared)
     extra: dict = {"arch": arch, "shared": shared}
     maps = sorted((op for op in module.walk() if isinstance(op, TensorMapParamOp)),
                   key=lambda op: op.slot.value.data)

@@ -1,0 +1,51 @@
+"""Occupancy on PTX: how many programs an SM holds, and the register cap ``generate`` asks
+ptxas for (``.minnctapersm``) when a kernel without tensor cores is a few registers above
+one more program per SM."""
+
+import pytest
+
+import compiler as tc
+from backends.ptx.occupancy import programs_per_sm, register_cap
+from examples.layernorm import layernorm
+from examples.matmul import matmul
+
+LAYERNORM = "*f32,*f32,*f32,*f32,*f32,*f32,i32:16,fp32"
+
+
+@pytest.mark.parametrize("registers, threads, shared, programs", [
+    (43, 512, 0, 2),  # 48 a thread granted: 24,576 a program
+    (32, 512, 0, 4),  # every thread the SM has
+    (32, 128, 0, 16),
+    (16, 64, 0, 32),  # at most 32 programs
+    (32, 128, 100 * 1024, 2),  # shared memory: 2 of 101 KB fit 228 KB
+])
+def test_programs_per_sm(registers, threads, shared, programs):
+    assert programs_per_sm(registers, threads, shared) == programs
+
+
+@pytest.mark.parametrize("registers, threads, shared, cap", [
+    (43, 512, 0, (4, 32)),  # 16-warp layernorm: a third fewer registers for 4 programs
+    (32, 512, 0, None),  # already 4
+    (60, 512, 0, None),  # 32 is too far below 60
+    (40, 256, 100 * 1024, None),  # shared memory, not registers, allows 2
+    (70, 256, 0, None),  # full occupancy (8 programs) needs 32: too far
+    (36, 256, 0, (8, 32)),
+])
+def test_register_cap(registers, threads, shared, cap):
+    assert register_cap(registers, threads, shared) == cap
+
+
+def test_layernorm_at_16_warps_asks_for_four_programs_per_sm():
+    ck = tc.compile(layernorm, backend="ptx", target="sm_90", signature=LAYERNORM,
+                    constants={"BLOCK": 4096}, num_warps=16)
+    assert ".minnctapersm 4" in ck.asm["ptx"]
+    at_4 = tc.compile(layernorm, backend="ptx", target="sm_90", signature=LAYERNORM,
+                      constants={"BLOCK": 4096}, num_warps=4)
+    assert ".minnctapersm" not in at_4.asm["ptx"]  # 16 programs of 4 warps already fit
+
+
+def test_tensor_core_kernels_are_not_capped():
+    ck = tc.compile(matmul, backend="ptx", target="sm_90", num_warps=8, num_stages=3,
+                    signature="*f16,*f16,*f16" + ",i32:16" * 6,
+                    constants={"BM": 128, "BN": 256, "BK": 64, "GROUP": 8, "ACTIVATION": ""})
+    assert ".minnctapersm" not in ck.asm["ptx"]
