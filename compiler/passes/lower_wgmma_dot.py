@@ -113,17 +113,18 @@ def _operands(lo: Lowering, op: tile.DotOp, at: At, types: tuple[TensorType, Ten
               warps: int, fragments: bool) -> list[tuple[SSAValue | None, SSAValue | None]]:
     """(buffer, first element) of A and B: their stages, or a buffer they are stored into
     (A's rows permuted for the accumulator's ``warps``): before the dot's loop for a value
-    defined outside it (Q in attention), else before the dot; (None, None) for A taken
-    from registers (``fragments``)."""
+    defined outside it (Q in attention; the dots of later loops read that copy), else
+    before the dot; (None, None) for A taken from registers (``fragments``)."""
     kept = {op.a} if fragments else set()
     b = op.b
     if b in lo.transposed:  # read K-major: its source, as it stands (a stage, or stored)
         b, b_t = lo.transposed[b]
         types = (types[0], b_t)  # pyright: ignore[reportAssignmentType]
+    known = {**lo.views, **lo.stored}
     staged = [(v, t) for v, t in zip((op.a, b), types, strict=True)
-              if v not in lo.views and v not in kept]
+              if v not in known and v not in kept]
     if not staged:
-        return [(None, None) if fragments else lo.views[op.a][:2], lo.views[b][:2]]
+        return [(None, None) if fragments else known[op.a][:2], known[b][:2]]
     elem = types[0].element_type
     size = sum(prod(t.get_shape()) for _, t in staged)
     buf = lo.prologue_op(simt.SharedAllocOp(elem, size, SWIZZLED_ALIGN), op)
@@ -132,11 +133,13 @@ def _operands(lo: Lowering, op: tile.DotOp, at: At, types: tuple[TensorType, Ten
               if isinstance(loop, scf.ForOp) else None)
     start, out, stores = 0, [], {}
     for v, t in zip((op.a, b), types, strict=True):
-        if v in lo.views or v in kept:
-            out.append(lo.views[v][:2] if v in lo.views else (None, None))
+        if v in known or v in kept:
+            out.append(known[v][:2] if v in known else (None, None))
             continue
         where = before if before is not None and not _inside(v, loop) else at
         stores.setdefault(where, []).append((v, t, start, warps if v is op.a else 0))
+        if where is before:  # the dots of later loops read it there too
+            lo.stored[v] = (buf, before.const(start))
         out.append((buf, at.const(start)))
         start += prod(t.get_shape())
     for where, group in stores.items():

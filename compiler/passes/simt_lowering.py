@@ -119,6 +119,9 @@ class Lowering:
         # a transposed tile warpgroup dots read as B -> its source and the source's type:
         # they store the source K-major instead of moving it (lower_shapes)
         self.transposed: dict[SSAValue, tuple[SSAValue, Attribute]] = {}
+        # a tile from outside the loops of the wgmma dots reading it (Q in attention) ->
+        # the buffer it was stored into, once, and its first element (lower_wgmma_dot)
+        self.stored: dict[SSAValue, tuple[SSAValue, SSAValue]] = {}
 
     def run(self) -> None:
         ops = list(self.f.body.walk())
