@@ -1,11 +1,11 @@
 """Occupancy on PTX: how many programs an SM holds, and the register cap ``generate`` asks
-ptxas for (``.minnctapersm``) when a kernel without tensor cores is a few registers above
-one more program per SM."""
+ptxas for (``.minnctapersm``) when a kernel is a few registers above full occupancy."""
 
 import pytest
 
 import compiler as tc
 from backends.ptx.occupancy import programs_per_sm, register_cap
+from examples import attention
 from examples.layernorm import layernorm
 from examples.matmul import matmul
 
@@ -28,8 +28,9 @@ def test_programs_per_sm(registers, threads, shared, programs):
     (32, 512, 0, None),  # already 4
     (60, 512, 0, None),  # 32 is too far below 60
     (40, 256, 100 * 1024, None),  # shared memory, not registers, allows 2
-    (70, 256, 0, None),  # full occupancy (8 programs) needs 32: too far
+    (70, 256, 0, (4, 64)),  # not 8 programs (32 registers: too far), but 4
     (36, 256, 0, (8, 32)),
+    (133, 256, 66 * 1024, (2, 128)),  # causal attention: shared memory allows 3, 85 is far
 ])
 def test_register_cap(registers, threads, shared, cap):
     assert register_cap(registers, threads, shared) == cap
@@ -39,13 +40,18 @@ def test_layernorm_at_16_warps_asks_for_four_programs_per_sm():
     ck = tc.compile(layernorm, backend="ptx", target="sm_90", signature=LAYERNORM,
                     constants={"BLOCK": 4096}, num_warps=16)
     assert ".minnctapersm 4" in ck.asm["ptx"]
-    at_4 = tc.compile(layernorm, backend="ptx", target="sm_90", signature=LAYERNORM,
-                      constants={"BLOCK": 4096}, num_warps=4)
-    assert ".minnctapersm" not in at_4.asm["ptx"]  # 16 programs of 4 warps already fit
 
 
-def test_tensor_core_kernels_are_not_capped():
+def test_kernels_far_from_more_programs_are_not_capped():
+    """The 128x256 wgmma matmul needs over 200 registers: one program per SM it stays."""
     ck = tc.compile(matmul, backend="ptx", target="sm_90", num_warps=8, num_stages=3,
                     signature="*f16,*f16,*f16" + ",i32:16" * 6,
                     constants={"BM": 128, "BN": 256, "BK": 64, "GROUP": 8, "ACTIVATION": ""})
     assert ".minnctapersm" not in ck.asm["ptx"]
+
+
+def test_causal_attention_at_bn_64_fits_two_programs_per_sm():
+    ck = tc.compile(attention.attention_descriptor, backend="ptx", target="sm_90",
+                    num_warps=8, num_stages=3, signature="*f16,*f16,*f16,*f16,fp32,i32,i32",
+                    constants={"CAUSAL": True, "BM": 128, "BN": 64, "D": 64})
+    assert ".minnctapersm 2" in ck.asm["ptx"]

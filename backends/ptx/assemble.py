@@ -26,7 +26,7 @@ def assemble(ptx: str, arch: str = "sm_90") -> bytes:
 class Assembled:
     cubin: bytes
     registers: int  # per thread, the most of any kernel in the PTX
-    spilled: int  # bytes of spill stores
+    spilled: int  # bytes of spill stores (or of local memory, where that is reported)
 
 
 def assemble_counting(ptx: str, arch: str = "sm_90") -> Assembled:
@@ -45,9 +45,11 @@ def assemble_counting(ptx: str, arch: str = "sm_90") -> Assembled:
         if size:
             nvjitlink.get_info_log(handle, info)
         report = info.decode(errors="replace")
-        registers = [int(n) for n in re.findall(r"Used (\d+) registers", report)]
-        spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", report)]
-        return Assembled(bytes(cubin), max(registers, default=0), sum(spills))
+        # ptxas' own lines ("Used N registers ... N bytes spill stores") are not in every
+        # nvJitLink's report; its summary ("used N registers ... N bytes lmem") is
+        registers = [int(n) for n in re.findall(r"[Uu]sed (\d+) registers", report)]
+        spills = [int(n) for n in re.findall(r"(\d+) bytes (?:spill stores|lmem)", report)]
+        return Assembled(bytes(cubin), max(registers, default=0), max(spills, default=0))
     except nvjitlink.nvJitLinkError as e:
         raise CompileError(f"nvJitLink rejected the PTX for {arch} ({e}):\n"
                            f"{_log(nvjitlink, handle)}") from None
