@@ -38,13 +38,6 @@ def _regs(lo: Lowering, types: Sequence[Attribute]) -> list[SSAValue]:
     return [lo.value(ptx.RegOp(t)) for t in types]
 
 
-def _root(v: SSAValue) -> SSAValue:
-    """The value whose registers ``v`` reads (``ptx.lanes`` reuses registers)."""
-    while isinstance(v.owner, ptx.LanesOp):
-        v = v.owner.source
-    return v
-
-
 def _assign(lo: Lowering, regs: Sequence[SSAValue], values: Sequence[SSAValue]) -> None:
     """``regs = values`` as a parallel copy."""
     targets = set(regs)
@@ -52,7 +45,7 @@ def _assign(lo: Lowering, regs: Sequence[SSAValue], values: Sequence[SSAValue]) 
     for reg, v in zip(regs, values, strict=True):
         if v is reg:
             continue
-        if _root(v) in targets:  # read before any of the moves writes it
+        if ptx.register_source(v) in targets:  # read before any of the moves writes it
             cls = ptx.REGISTER_CLASSES[element_type(v.type)][0]
             v = lo.inst(f"mov.{cls}", [v], v.type)
         moves.append((reg, v))

@@ -25,12 +25,11 @@ def emit_shared(p: KernelPrinter, op: ptx.SharedOp) -> None:
     arrays = [s for s in p.kernel.walk() if isinstance(s, ptx.SharedOp)]
     offsets, total = shared_layout(shared_arrays(p.kernel))
     align = max(s.align.value.data for s in arrays)
-    placed = op.offset is not None  # arrays may overlap: one array holds them all
-    if total > STATIC_SHARED_LIMIT or placed:
+    dynamic = total > STATIC_SHARED_LIMIT
+    if dynamic or op.offset is not None:  # placed arrays may overlap: one array holds all
         name = f"{p.name}_smem"
-        decls = p.globals if total > STATIC_SHARED_LIMIT else p.shared
-        decl = (f".extern .shared .align {align} .b8 {name}[];" if total > STATIC_SHARED_LIMIT
-                else f"\t.shared .align {align} .b8 {name}[{total}];")
+        decls, decl = ((p.globals, f".extern .shared .align {align} .b8 {name}[];") if dynamic
+                       else (p.shared, f"\t.shared .align {align} .b8 {name}[{total}];"))
         if decl not in decls:
             decls.append(decl)
         offset = offsets[arrays.index(op)]

@@ -86,8 +86,6 @@ def _dies_here(v: SSAValue) -> bool:
 
 def _is_zero(v: SSAValue) -> bool:
     """Whether ``v``'s registers all hold the immediate 0 (a dot's zero accumulator)."""
-    while isinstance(v.owner, ptx.LanesOp):
-        v = v.owner.source
-    imm = v.owner
+    imm = ptx.register_source(v).owner
     return (isinstance(imm, ptx.MovImmOp) and isinstance(imm.value, IntegerAttr | FloatAttr)
             and imm.value.value.data == 0)

@@ -23,14 +23,12 @@ from math import prod
 import numpy as np
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerType,
     TensorType,
     VectorType,
     f32,
     i32,
-    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -125,9 +123,7 @@ def _move(lo: Lowering, op: Operation, value: SSAValue, src: Side, dst: Side) ->
         return _through_shared(lo, op, value, src, dst, int(dst_ids.max()) + 1)
     if mask == list(range(value.type.get_shape()[0])):
         return value
-    rtype = VectorType(element_type(value.type), [len(mask)])
-    return lo.emit(vector.ShuffleOp(value, value, DenseArrayBase.from_list(i64, mask),
-                                     result_type=rtype), op)
+    return lo.lanes(value, mask, op)
 
 
 def shuffle_mask(src: np.ndarray, dst: np.ndarray) -> list[int] | None:

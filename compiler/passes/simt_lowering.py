@@ -5,8 +5,8 @@ table of per-op lowerings it dispatches on.
 the kernel, the (argument, index) each pointer traces to, the shared buffers) and the
 helpers that build SIMT ops in front of the op being lowered. ``HANDLERS`` maps a tile-IR
 op class to its lowering ``handler(lowering, op)``; ``@lowers(OpClass, ...)`` registers
-one. This module lowers ``tile.range``, ``tile.splat``, ``tile.addptr``, ``tile.load``, ``arith.addi``
-of a splat and a range,
+one. This module lowers ``tile.range``, ``tile.splat``, ``arith.addi`` of a splat and a
+range, comparisons (once a run where lanes agree), ``tile.addptr``, ``tile.load``,
 ``tile.store``, tile constants, elementwise ops (any op without a handler) and the hints
 (``tile.assume_facts`` becomes its operand, ``tile.barrier`` ``simt.barrier``) and drops
 ``tile.check_tile_index`` (NumPy alone checks tile indices); the feature

@@ -169,6 +169,13 @@ class LanesOp(IRDLOperation):
             raise VerifyException("ptx.lanes index out of range")
 
 
+def register_source(v: SSAValue) -> SSAValue:
+    """The value whose registers ``v`` reads (``ptx.lanes`` reuses registers)."""
+    while isinstance(v.owner, LanesOp):
+        v = v.owner.source
+    return v
+
+
 @irdl_op_definition
 class LdParamOp(IRDLOperation):
     """``ld.param`` of a kernel argument into a register."""
