@@ -73,6 +73,8 @@ def as_words(t: Attribute, vec: int) -> tuple[VectorType, int]:
 def pack_words(lo: Lowering, v: SSAValue) -> SSAValue:
     """The 8- or 16-bit lanes of ``v`` as 32-bit words, lane 0 in the low bits of word 0."""
     key = ("words", v)
+    if key not in lo.memo and (picked := _picked_words(lo, v)) is not None:
+        lo.memo[key] = picked
     if key not in lo.memo:
         n = ptx.lanes(v.type)
         pairs = lo.value(ptx.RepackOp(v, VectorType(i32, [n // 2])))
@@ -83,6 +85,28 @@ def pack_words(lo: Lowering, v: SSAValue) -> SSAValue:
                             VectorType(i32, [n // 4]))
         lo.memo[key] = pairs
     return lo.memo[key]
+
+
+def _picked_words(lo: Lowering, v: SSAValue) -> SSAValue | None:
+    """The words of ``v`` without repacking where ``v`` picks whole words, each in lane
+    order, of lanes whose words are known (B fragments: halves of an ``ldmatrix.x4``)."""
+    per_word = 4 // BYTES[dtype(v.type)]
+    picked = list(range(ptx.lanes(v.type)))
+    while ("words", v) not in lo.memo:
+        if not isinstance(v.owner, ptx.LanesOp):
+            return None
+        indices = v.owner.indices.get_values()
+        picked, v = [indices[i] for i in picked], v.owner.source
+    firsts = picked[::per_word]
+    if len(picked) % per_word or any(
+            f % per_word or picked[i * per_word:(i + 1) * per_word] != list(
+                range(f, f + per_word)) for i, f in enumerate(firsts)):
+        return None
+    words = lo.memo[("words", v)]
+    chosen = [f // per_word for f in firsts]
+    if chosen == list(range(ptx.lanes(words.type))):
+        return words
+    return lo.value(ptx.LanesOp(words, chosen))
 
 
 def unpack_words(lo: Lowering, words: SSAValue, rtype: Attribute) -> SSAValue:
