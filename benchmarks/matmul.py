@@ -131,6 +131,8 @@ def _half_rows(size: int, flops: float, dtype, tilec_config: dict) -> list[list[
             size, 256),)](a, b, c, size, size, size, size, size, size, BM=128, BN=256, BK=64,
             GROUP=8, num_warps=8, num_stages=3),
         "tilec ptx": lambda: tc_matmul.launch(a, b, c, "ptx", **tilec_config),
+        "tilec ptx, Triton's tutorial as written (matmul_tutorial)": lambda: tc_matmul.launch(
+            a, b, c, "ptx", kernel=tc_matmul.matmul_tutorial, **tilec_config),
         "tilec ptx TMA (tensor descriptors)": lambda: tc_matmul.launch_descriptor(
             a, b, c, "ptx", **tilec_config),
         "tilec ptx persistent (1 program per SM)": lambda: tc_persistent.launch(

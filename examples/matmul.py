@@ -2,14 +2,17 @@
 K in steps of BK, programs ordered in groups of GROUP rows of tiles so that neighbouring
 programs share A and B tiles in the cache (Triton's grouped ordering).
 
-``matmul`` loads through pointers and masks; ``matmul_descriptor`` is the same kernel on
-tensor descriptors (``tl.make_tensor_descriptor``): on Hopper its A and B tiles are copied
-by the tensor memory accelerator (TMA), elsewhere it is lowered to pointers and masks.
+``matmul`` loads through pointers and masks; ``matmul_tutorial`` is the same kernel as
+Triton's tutorial writes it (rows wrapped, pointers advanced); ``matmul_descriptor`` is the
+same kernel on tensor descriptors (``tl.make_tensor_descriptor``): on Hopper its A and B
+tiles are copied by the tensor memory accelerator (TMA), elsewhere it is lowered to
+pointers and masks.
 
     python examples/matmul.py [--backend ptx|wgsl|numpy|auto] [--size M N K] [--dtype f16|f32]
 """
 
 import argparse
+import functools
 
 import numpy as np
 
@@ -56,6 +59,33 @@ def matmul(a, b, c, M, N, K, stride_am, stride_bk, stride_cm,
 
 
 @tc.kernel
+def matmul_tutorial(a, b, c, M, N, K, stride_am, stride_bk, stride_cm,
+                    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr,
+                    ACTIVATION: tl.constexpr):
+    """``matmul`` as Triton's tutorial writes it: rows and columns wrapped by ``% M`` and
+    ``% N`` instead of masked, pointers advanced by ``+= BK`` in the loop."""
+    pm, pn = tile_of(tl.program_id(0), M, N, BM, BN, GROUP)
+    rm = (pm * BM + tl.arange(0, BM)) % M
+    rn = (pn * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    a_ptrs = a + rm[:, None] * stride_am + rk[None, :]
+    b_ptrs = b + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(tl.cdiv(K, BK)):
+        x = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
+        y = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(x, y, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    if ACTIVATION == "leaky_relu":
+        acc = leaky_relu(acc)
+    cm = pm * BM + tl.arange(0, BM)
+    cn = pn * BN + tl.arange(0, BN)
+    tl.store(c + cm[:, None] * stride_cm + cn[None, :], acc.to(c.dtype),
+             mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@tc.kernel
 def matmul_descriptor(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
                       BK: tl.constexpr, GROUP: tl.constexpr, ACTIVATION: tl.constexpr):
     pm, pn = tile_of(tl.program_id(0), M, N, BM, BN, GROUP)
@@ -72,10 +102,11 @@ def matmul_descriptor(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
 
 def launch(a: np.ndarray, b: np.ndarray, c: np.ndarray, backend: str = "auto",
            activation: str = "", BM: int = 64, BN: int = 64, BK: int = 32,
-           num_warps: int = 4, num_stages: int = 2) -> None:
+           num_warps: int = 4, num_stages: int = 2, kernel=matmul) -> None:
+    """``kernel`` (``matmul`` or ``matmul_tutorial``) on ``a``, ``b`` into ``c``."""
     (M, K), (_, N) = a.shape, b.shape
     grid = (tc.cdiv(M, BM) * tc.cdiv(N, BN),)
-    matmul[grid](a, b, c, M, N, K, a.shape[1], b.shape[1], c.shape[1], BM=BM, BN=BN, BK=BK,
+    kernel[grid](a, b, c, M, N, K, a.shape[1], b.shape[1], c.shape[1], BM=BM, BN=BN, BK=BK,
                  GROUP=8, ACTIVATION=activation, backend=backend, num_warps=num_warps,
                  num_stages=num_stages)
 
@@ -106,7 +137,9 @@ def main(backend: str = "auto", size: tuple[int, int, int] = (200, 150, 300),
     want = reference(a, b, "leaky_relu")
     # sums of K products: error grows like sqrt(K) units of the output's rounding
     tol = (2e-3 if dtype == "f16" else 1e-5) * np.sqrt(K) * np.abs(want).max() / 8
-    for name, run in (("matmul", launch), ("matmul_descriptor", launch_descriptor)):
+    tutorial = functools.partial(launch, kernel=matmul_tutorial)
+    for name, run in (("matmul", launch), ("matmul_tutorial", tutorial),
+                      ("matmul_descriptor", launch_descriptor)):
         c = np.full((M, N), np.nan, np_dtype)
         run(a, b, c, backend, activation="leaky_relu")
         np.testing.assert_allclose(c.astype(np.float64), want, rtol=0, atol=tol)

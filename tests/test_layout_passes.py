@@ -5,7 +5,7 @@ import itertools
 
 import numpy as np
 import pytest
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import (
     FileLineColLoc,
     IntAttr,
@@ -260,12 +260,16 @@ def _random_program(rng, block: int) -> tuple[str, list[int]]:
              "%pid = tile.program_id 0 : i32", f"%cb = arith.constant {block} : i32",
              "%s = arith.muli %pid, %cb : i32", f"%ss = tile.splat %s : i32 -> {I}",
              f"%as = tile.splat %a : i32 -> {I}", f"%bs = tile.splat %b : i32 -> {I}",
+             f"%ns = tile.splat %n : i32 -> {I}",
              f"%v0 = arith.addi %ss, %r : {I}", f"%v1 = arith.addi %v0, %as : {I}"]
     cur = 1
     for i in range(int(rng.integers(1, 6))):
-        op = str(rng.choice(["addi", "subi", "muli", "divsi", "remsi", "shli", "shrui", "b"]))
+        op = str(rng.choice(["addi", "subi", "muli", "divsi", "remsi", "shli", "shrui", "b",
+                             "rem_n"]))
         if op == "b":
             lines.append(f"%v{cur + 1} = arith.addi %v{cur}, %bs : {I}")
+        elif op == "rem_n":  # Triton's ``offs % N``, N a runtime value
+            lines.append(f"%v{cur + 1} = arith.remsi %v{cur}, %ns : {I}")
         else:
             c = {"addi": int(rng.choice([1, 2, 3, 4, 12, 16])), "subi": int(rng.choice([1, 4])),
                  "shli": int(rng.integers(0, 4)), "shrui": int(rng.integers(0, 4))}.get(
@@ -275,8 +279,7 @@ def _random_program(rng, block: int) -> tuple[str, list[int]]:
                       f"%v{cur + 1} = arith.{op} %v{cur}, %ks{i} : {I}"]
         cur += 1
     pred = str(rng.choice(list(_CMP)))
-    lines += [f"%ns = tile.splat %n : i32 -> {I}",
-              f'%m = tile.cmpi "{pred}", %v{cur}, %ns : {I} -> {M}',
+    lines += [f'%m = tile.cmpi "{pred}", %v{cur}, %ns : {I} -> {M}',
               f'%m2 = tile.cmpi "{_swap(pred)}", %ns, %v{cur} : {I} -> {M}',
               f"%m3 = arith.andi %m, %m2 : {M}", "func.return"]
     n_div = rng.random() < 0.7
@@ -305,6 +308,45 @@ def test_axis_info_claims_hold(seed):
         for value, concrete in env.items():
             if isinstance(value.type, TensorType):
                 _check_claims(facts[value], np.asarray(concrete))
+
+
+def _loop_kernel(step: str) -> str:
+    """Pointers to 64 f16s carried by a loop that advances them by ``step``: ``%k64``
+    (64 each), ``%kodd`` (an i32 argument) or ``%spread`` (64 times the lane index)."""
+    P, PT, I = "!tile.ptr<f16>", "tensor<64x!tile.ptr<f16>>", "tensor<64xi32>"
+    div = " {tile.divisibility = 16 : i32}"
+    return f"""
+func.func @k(%a: {P}{div}, %n: i32{div}, %odd: i32) {{
+  %r = tile.range 0, 64 : {I}
+  %as = tile.splat %a : {P} -> {PT}
+  %p0 = tile.addptr %as, %r : {PT}, {I}
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %k64 = tile.splat %c64 : i32 -> {I}
+  %kodd = tile.splat %odd : i32 -> {I}
+  %spread = arith.muli %r, %k64 : {I}
+  %out = scf.for %i = %c0 to %n step %c1 iter_args(%p = %p0) -> ({PT}) : i32 {{
+    %pn = tile.addptr %p, {step} : {PT}, {I}
+    scf.yield %pn : {PT}
+  }}
+  func.return
+}}
+"""
+
+
+@pytest.mark.parametrize("step, contiguity, divisibility", [
+    ("%k64", 64, 8),  # ptrs += BLOCK: runs of 64, 16-byte aligned, every iteration
+    ("%kodd", 64, 1),  # an unknown step: still runs, of unknown alignment
+    ("%spread", 1, 1),  # runs broken after the first iteration: the weakest of all holds
+])
+def test_axis_info_loop_carried(step, contiguity, divisibility):
+    m = parse_module(_loop_kernel(step))
+    facts = AxisInfoAnalysis(m)
+    loop = ops_of(m, scf.ForOp)[0]
+    for v in (loop.body.block.args[1], loop.results[0]):
+        assert facts[v].contiguity == (contiguity,)
+        assert facts[v].divisibility == (divisibility,)
 
 
 # -- exactness of the thread -> element mapping -------------------------------------------

@@ -145,17 +145,19 @@ def _div(a: AxisInfo, b: AxisInfo, shape: Sequence[int]) -> AxisInfo:
 
 
 def _rem(a: AxisInfo, b: AxisInfo, shape: Sequence[int]) -> AxisInfo:
-    """``a % p`` for a power of two ``p``: runs of ``a`` cut at multiples of ``p``."""
+    """``a % b``: runs of ``a`` cut where they cross a multiple of ``b``. No multiple of
+    ``b`` falls inside an aligned run of a power of two dividing it, so where ``b`` is
+    constant (Triton's ``offs % N`` with N a multiple of 16) runs that long survive."""
     p = _pow2_const(b)
-    if p is None:
-        return _elementwise((a, b), shape)
     cont, div = [], []
     for d in range(len(shape)):
-        c = min(a.contiguity[d], a.divisibility[d], p)
+        step = p if p is not None else min(b.run_divisibility(d, 1), b.constancy[d])
+        c = min(a.contiguity[d], a.divisibility[d], step)
         cont.append(c)
-        div.append(min(a.run_divisibility(d, c), p))
-    value = None if a.value is None or a.value < 0 else a.value % p
-    return _known(value, AxisInfo(tuple(cont), tuple(div), a.constancy))
+        div.append(min(a.run_divisibility(d, c), step))
+    const = tuple(min(a.constancy[d], b.constancy[d]) for d in range(len(shape)))
+    value = None if a.value is None or a.value < 0 or p is None else a.value % p
+    return _known(value, AxisInfo(tuple(cont), tuple(div), const))
 
 
 def _shift(rule: Callable[[AxisInfo, AxisInfo, Sequence[int]], AxisInfo]):
@@ -324,20 +326,54 @@ def _arg_info(arg: SSAValue, attrs: dict[str, Attribute]) -> AxisInfo:
     return AxisInfo.uniform((1,), min(div, MAX_DIVISIBILITY))
 
 
+def _meet(a: AxisInfo, b: AxisInfo) -> AxisInfo:
+    """What holds of both ``a`` and ``b``."""
+    return AxisInfo(tuple(map(min, a.contiguity, b.contiguity)),
+                    tuple(map(min, a.divisibility, b.divisibility)),
+                    tuple(map(min, a.constancy, b.constancy)),
+                    a.value if a.value == b.value else None)
+
+
 class AxisInfoAnalysis:
-    """The facts for every value under ``root``, computed once in program order."""
+    """The facts for every value under ``root``, in program order; a loop's carried
+    values hold what both their initial and their yielded values do (a fixpoint, as
+    Triton's: ``ptrs += BLOCK`` keeps the pointers' runs)."""
 
     def __init__(self, root: Operation):
         self._facts: dict[SSAValue, AxisInfo] = {}
-        for op in root.walk():
-            if isinstance(op, func.FuncOp):
-                self._seed_args(op)
-                continue
-            if isinstance(op, scf.ForOp):  # iv = lb + k * step: divisible as lb and step are
-                div = min(self[op.lb].divisibility[0], self[op.step].divisibility[0])
-                self._facts[op.body.block.args[0]] = AxisInfo.uniform((1,), div)
-            if len(op.results) == 1:
-                self._facts[op.results[0]] = self._visit(op)
+        self._walk(root)
+
+    def _walk(self, op: Operation) -> None:
+        if isinstance(op, func.FuncOp):
+            self._seed_args(op)
+        if isinstance(op, scf.ForOp):
+            self._loop(op)
+            return
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.ops:
+                    self._walk(inner)
+        if len(op.results) == 1:
+            self._facts[op.results[0]] = self._visit(op)
+
+    def _loop(self, loop: scf.ForOp) -> None:
+        """Starting from the initial values' facts, the body again until the carried
+        values' facts hold of what it yields: facts only weaken, so this ends (at worst
+        where the carried values are unknown)."""
+        body = loop.body.block
+        div = min(self[loop.lb].divisibility[0], self[loop.step].divisibility[0])
+        self._facts[body.args[0]] = AxisInfo.uniform((1,), div)  # iv = lb + k * step
+        assumed = [self[v] for v in loop.iter_args]
+        while True:
+            self._facts.update(zip(body.args[1:], assumed, strict=True))
+            for inner in body.ops:
+                self._walk(inner)
+            met = [_meet(a, self[y]) for a, y in zip(assumed, body.last_op.operands,
+                                                        strict=True)]
+            if met == assumed:
+                break
+            assumed = met
+        self._facts.update(zip(loop.results, assumed, strict=True))
 
     def __getitem__(self, value: SSAValue) -> AxisInfo:
         info = self._facts.get(value)
