@@ -1,0 +1,137 @@
+"""Kernels written the way Triton's tutorials write them, ported by changing two imports:
+``as_triton()`` loads this very file with ``import triton.language as tl`` and ``from
+triton import jit`` instead of the two lines below, so the same text runs under both.
+
+The idioms a tile compiler must get right (and fast) to take such code as it is: a
+persistent loop over rows with ``tl.range(..., num_stages=)`` and a constexpr passed by
+position, pointer arguments advanced in place (``X += row * stride``), an accumulator
+first bound to a Python number, column blocks in ``for`` loops, ``tl.rand`` dropout, and a
+pointer carried by a ``while`` loop.
+
+    python examples/triton_port.py [--backend ptx|wgsl|numpy|auto]
+"""
+
+import argparse
+import importlib.util
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+import compiler.jit
+import compiler.language as tl
+from compiler import kernel as jit
+
+_IMPORTS = ("import compiler.language as tl\nfrom compiler import kernel as jit\n",
+            "import triton.language as tl\nfrom triton import jit\n")
+
+
+@jit
+def softmax_rows(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols,
+                 BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr):
+    """Rows ``pid, pid + programs, ...`` of a persistent grid."""
+    first, step = tl.program_id(0), tl.num_programs(0)
+    for row in tl.range(first, n_rows, step, num_stages=num_stages):
+        cols = tl.arange(0, BLOCK_SIZE)
+        mask = cols < n_cols
+        x = tl.load(in_ptr + row * in_stride + cols, mask=mask, other=-float("inf"))
+        num = tl.exp(x - tl.max(x, axis=0))
+        tl.store(out_ptr + row * out_stride + cols, num / tl.sum(num, axis=0), mask=mask)
+
+
+@jit
+def layer_norm_rows(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    """A row per program, in column blocks: mean, variance, then the normalized row."""
+    row = tl.program_id(0)
+    Y += row * stride
+    X += row * stride
+    mean = 0
+    acc = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+    mean = tl.sum(acc, axis=0) / N
+    acc2 = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+        x = tl.where(cols < N, x - mean, 0.0)
+        acc2 += x * x
+    rstd = 1 / tl.sqrt(tl.sum(acc2, axis=0) / N + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        mask = cols < N
+        x = tl.load(X + cols, mask=mask, other=0.0).to(tl.float32)
+        y = (x - mean) * rstd * tl.load(W + cols, mask=mask) + tl.load(B + cols, mask=mask)
+        tl.store(Y + cols, y, mask=mask)
+
+
+@jit
+def seeded_dropout(x_ptr, out_ptr, n, p, seed, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    keep = tl.rand(seed, offsets) > p
+    tl.store(out_ptr + offsets, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+
+
+@jit
+def running_sum(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+    """The sum of ``n`` values by one program: a pointer and a count carried by a loop."""
+    p = x_ptr
+    total = 0.0
+    done = 0
+    while done < n:
+        cols = tl.arange(0, BLOCK_SIZE)
+        total += tl.sum(tl.load(p + cols, mask=done + cols < n, other=0.0), axis=0)
+        p += BLOCK_SIZE
+        done += BLOCK_SIZE
+    tl.store(out_ptr, total)
+
+
+def as_triton():
+    """This module with Triton's imports in place of tilec's (the same kernel text)."""
+    text = Path(__file__).read_text()
+    assert text.count(_IMPORTS[0]) == 1
+    path = Path(tempfile.mkdtemp(prefix="triton_port_")) / "triton_port_triton.py"
+    path.write_text(text.replace(_IMPORTS[0], _IMPORTS[1]))
+    spec = importlib.util.spec_from_file_location("triton_port_triton", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # Triton reads the kernels' source through it
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_all(backend: str = "auto") -> None:
+    """Each kernel once on ``backend``, checked against NumPy."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((37, 300)).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    softmax_rows[(8,)](out, x, 300, 300, 37, 300, 512, 2, backend=backend)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+    w, b = (rng.standard_normal(300).astype(np.float32) for _ in range(2))
+    mean, rstd = np.zeros(37, np.float32), np.zeros(37, np.float32)
+    layer_norm_rows[(37,)](x, out, w, b, mean, rstd, 300, 300, 1e-5, BLOCK_SIZE=128,
+                           backend=backend)
+    want = (x - x.mean(axis=1, keepdims=True)) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(out, want * w + b, rtol=1e-4, atol=1e-4)
+    v = np.arange(1, 1001, dtype=np.float32)
+    kept = np.full_like(v, np.nan)
+    seeded_dropout[(4,)](v, kept, 1000, 0.5, 123, BLOCK_SIZE=256, backend=backend)
+    assert ((kept == 0) | (kept == 2 * v)).all() and 0.4 < (kept != 0).mean() < 0.6
+    total = np.zeros(1, np.float32)
+    running_sum[(1,)](v, total, 1000, BLOCK_SIZE=256, backend=backend)
+    np.testing.assert_allclose(total[0], v.sum(), rtol=1e-6)
+    print(f"triton_port: softmax_rows, layer_norm_rows, seeded_dropout, running_sum on "
+          f"{compiler.jit.resolve_backend(backend)}: OK")
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--backend", default="auto")
+    run_all(p.parse_args().backend)
