@@ -34,9 +34,10 @@ def spin(x, out, n, WORK: tl.constexpr, BLOCK: tl.constexpr):
 
 def slow_trips(backend: str) -> int:
     """Trips of ``spin``'s loop that make it take milliseconds: many more on a GPU."""
-    on_cpu = backend == "numpy" or (
-        backend == "wgsl" and tc.wgsl_device().adapter.info["adapter_type"] == "CPU")
-    return 2000 if on_cpu else 1_000_000
+    if backend == "numpy":
+        return 2000
+    on_cpu = backend == "wgsl" and tc.wgsl_device().adapter.info["adapter_type"] == "CPU"
+    return 20_000 if on_cpu else 1_000_000  # lavapipe: ~15 ms, clear of a loaded CPU's noise
 
 
 def test_do_bench_times_a_sleep_on_the_wall_clock():

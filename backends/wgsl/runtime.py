@@ -27,7 +27,8 @@ _LIMITS = ("max-storage-buffers-per-shader-stage", "max-storage-buffer-binding-s
 """Limits requested at the adapter's maximum: wgpu's defaults (8 storage buffers per
 stage, 128 MiB bindings) are below what kernels and GPUs commonly need."""
 
-_INT_RANGE = {"i32": (-2**31, 2**31), "u32": (0, 2**32), "i1": (0, 2)}
+_INT_RANGE = {"i32": (-2**31, 2**31), "u32": (0, 2**32), "i1": (0, 2), "i8": (-2**7, 2**7),
+              "u8": (0, 2**8), "i16": (-2**15, 2**15)}
 _STORAGE = wgpu.BufferUsage.STORAGE
 
 _PIPELINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -115,7 +116,7 @@ class Kernel:
                 if p.written:
                     readback[id(arg)] = arr
                 bound.append(uploads[id(arg)])
-        self.run(device, bound, words, dispatch)
+        self.run(device, bound, words, dispatch, cache_group=not uploads)
         for key, arr in readback.items():
             download(device, uploads[key], arr)
 
@@ -180,30 +181,63 @@ class Kernel:
 
     # ------------------------------------------------------------ running
 
-    def pipeline(self, device: wgpu.GPUDevice, promoted: frozenset[int]):
+    def pipeline(self, device: wgpu.GPUDevice, promoted: frozenset[int]) -> Dispatcher:
         per_device = self.pipelines.setdefault(device, {})
         if promoted not in per_device:
             source = with_subgroups(device, self.source, self.facts)
             for b in promoted:  # the runtime's half of aliasing: see ``promotions``
                 source = source.replace(f"@binding({b}) var<storage, read> ",
                                         f"@binding({b}) var<storage, read_write> ")
-            per_device[promoted] = build_pipeline(device, source, self.facts, promoted)
+            pipe, layout = build_pipeline(device, source, self.facts, promoted)
+            per_device[promoted] = Dispatcher(device, pipe, layout, self.facts["uniform"]["size"])
         return per_device[promoted]
 
-    def run(self, device, bound: list, words: np.ndarray, dispatch) -> None:
-        pipe, layout = self.pipeline(device, promotions(bound, self.facts["params"]))
-        uniform = device.create_buffer_with_data(data=words, usage=wgpu.BufferUsage.UNIFORM)
+    def run(self, device, bound: list, words: np.ndarray, dispatch,
+            cache_group: bool = False) -> None:
+        launcher = self.pipeline(device, promotions(bound, self.facts["params"]))
+        launcher.run(bound, words, dispatch, cache_group)
+
+
+class Dispatcher:
+    """What the launches of one pipeline on one device reuse: its uniform buffer of
+    arguments, rewritten by each launch (``queue.write_buffer`` is ordered with the
+    submissions, so every dispatch reads its own), and the bind groups of the last few
+    sets of ``wgpu.GPUBuffer`` arguments. A new uniform buffer and bind group per launch
+    were half of a launch's 150-300 us on an H200's Vulkan driver."""
+
+    GROUPS = 8  # bind groups kept (each holds its buffers alive on the device)
+
+    def __init__(self, device: wgpu.GPUDevice, pipe, layout, uniform_size: int):
+        self.device, self.pipe, self.layout = device, pipe, layout
+        self.uniform = device.create_buffer(
+            size=uniform_size, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST)
+        self.groups: dict[tuple[int, ...], tuple[list, object]] = {}
+
+    def group(self, bound: list, cache: bool):
+        """The bind group of ``bound`` and the uniform buffer, reused where ``cache``."""
+        key = tuple(map(id, bound))
+        hit = self.groups.get(key)
+        if hit is not None and all(r() is b for r, b in zip(hit[0], bound, strict=True)):
+            return hit[1]
         entries = [{"binding": i, "resource": {"buffer": b, "offset": 0, "size": b.size}}
                    for i, b in enumerate(bound)]
-        entries.append({"binding": len(bound), "resource": {"buffer": uniform}})
-        group = device.create_bind_group(layout=layout, entries=entries)
-        encoder = device.create_command_encoder()
+        entries.append({"binding": len(bound), "resource": {"buffer": self.uniform}})
+        group = self.device.create_bind_group(layout=self.layout, entries=entries)
+        if cache:  # ids are checked against weak references: a freed id may come back
+            if len(self.groups) >= self.GROUPS:
+                del self.groups[next(iter(self.groups))]
+            self.groups[key] = ([weakref.ref(b) for b in bound], group)
+        return group
+
+    def run(self, bound: list, words: np.ndarray, dispatch, cache: bool) -> None:
+        self.device.queue.write_buffer(self.uniform, 0, words)
+        encoder = self.device.create_command_encoder()
         compute = encoder.begin_compute_pass()
-        compute.set_pipeline(pipe)
-        compute.set_bind_group(0, group)
+        compute.set_pipeline(self.pipe)
+        compute.set_bind_group(0, self.group(bound, cache))
         compute.dispatch_workgroups(*dispatch)
         compute.end()
-        device.queue.submit([encoder.finish()])
+        self.device.queue.submit([encoder.finish()])
 
 
 _NVIDIA = 0x10DE
