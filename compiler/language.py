@@ -40,6 +40,12 @@ class dtype:
         """The NumPy dtype, or None (bfloat16 without ml_dtypes)."""
         return _numpy_dtype(self)
 
+    @property
+    def element_ty(self) -> dtype:
+        """Itself: a pointer's ``.dtype`` here is already its element type, so Triton's
+        ``ptr.dtype.element_ty`` names the same dtype."""
+        return self
+
     def __repr__(self) -> str:
         return f"tl.{self.name}"
 

@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     VectorType,
+    i1,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -80,6 +81,42 @@ _BOOL: dict[type[Operation], str] = {
     arith.SIToFPOp: "select({T}(0.0), {T}(-1.0), {a})",  # a true i1 is -1 when signed
 }
 """Overrides where the first operand is i1: a WGSL ``bool``, which has no ``^``."""
+
+_ZERO_EXTENDED: dict[type[Operation], str] = {
+    arith.DivUIOp: "{divui}({a} & {Z}, {b} & {Z})", arith.RemUIOp: "{remui}({a} & {Z}, {b} & {Z})",
+    arith.ShRUIOp: "{shrui}({a} & {Z}, {b})", arith.UIToFPOp: "{T}({a} & {Z})",
+    arith.ExtUIOp: "{a} & {Z}", arith.ExtSIOp: "{a}", arith.TruncIOp: "{a}",
+}
+"""8- and 16-bit integer operands, held sign-extended: what reads them as unsigned masks
+them first; widening and narrowing between integer types move no bits (the result is
+brought back to its range, as every 8- or 16-bit result is)."""
+
+# float -> 8/16-bit integer: saturate to the type's range, NaN -> 0 (the NumPy backend's)
+_TO_NARROW = "select({fptosi}(clamp({a}, {S}(LO), {S}(HI))), {I}(0), {isnan}({a}))"
+_RANGES = {(True, 8): (-128, 127), (True, 16): (-32768, 32767), (False, 8): (0, 255),
+           (False, 16): (0, 65535)}  # (signed, bits) -> the range
+
+
+def narrow_bits(t: Attribute) -> int | None:
+    """8 or 16 for the integer types WGSL lacks, which a kernel holds sign-extended in an
+    ``i32`` and arrays pack four or two to a ``u32``; else None."""
+    e = element_type(t)
+    return e.width.data if isinstance(e, IntegerType) and e.width.data in (8, 16) else None
+
+
+def _narrow_template(op: Operation) -> str | None:
+    """The template of an op on or to 8- or 16-bit integers where the plain one is wrong."""
+    if not op.operands or not op.results:
+        return None
+    src, dst = narrow_bits(op.operands[0].type), narrow_bits(op.results[0].type)
+    if dst is not None and isinstance(op, arith.FPToSIOp | arith.FPToUIOp):
+        lo, hi = _RANGES[(isinstance(op, arith.FPToSIOp), dst)]
+        return _TO_NARROW.replace("LO", f"{lo}.0").replace("HI", f"{hi}.0")
+    if isinstance(op, arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
+        bools = any(element_type(v.type) == i1 for v in (op.operands[0], op.results[0]))
+        return None if bools or src is None and dst is None else _lookup(_ZERO_EXTENDED, op)
+    return _lookup(_ZERO_EXTENDED, op) if src is not None else None
+
 
 # ---------------------------------------------------------------- handler table
 
@@ -173,6 +210,8 @@ class WGSLEmitter:
         self.exits: list[list[list[str]]] = []  # result variables of the enclosing scf.while
         self.subgroup: dict[str, str] = {}  # helper text -> its subgroup-op version
         self.shared = 0  # bytes of var<workgroup> arrays
+        self.packed: dict[SSAValue, int] = {}  # arrays of 8- or 16-bit elements: the bits
+        self.written: set[SSAValue] = set()  # arrays the kernel stores to
 
     # ------------------------------------------------------------ naming and types
 
@@ -184,8 +223,11 @@ class WGSLEmitter:
         return f"{hint}_{self.counter - 1}"
 
     def elem(self, t: Attribute) -> str:
-        """The WGSL scalar type of a (vector) type, or UnsupportedError naming the dtype."""
+        """The WGSL scalar type of a (vector) type, or UnsupportedError naming the dtype;
+        8- and 16-bit integers are held sign-extended in an ``i32`` (``narrow_bits``)."""
         e = element_type(t)
+        if narrow_bits(t) is not None:
+            return "i32"
         if isinstance(e, IntegerType) and e.width.data in (1, 32) or isinstance(e, IndexType):
             return "bool" if isinstance(e, IntegerType) and e.width.data == 1 else "i32"
         if isinstance(e, Float16Type):
@@ -275,7 +317,8 @@ class WGSLEmitter:
 
     def template(self, op: Operation) -> str:
         is_bool = bool(op.operands) and self.vals[op.operands[0]].elem == "bool"
-        template = (_lookup(_BOOL, op) if is_bool else None) or _lookup(_WGSL, op)
+        template = _narrow_template(op) or (_lookup(_BOOL, op) if is_bool else None) or \
+            _lookup(_WGSL, op)
         if template is None:
             raise self.error(f"{op.name} is not supported by the wgsl backend")
         return template
@@ -283,8 +326,15 @@ class WGSLEmitter:
     def elementwise(self, op: Operation, template: str) -> None:
         out = self.define(op.results[0])
         src = self.vals[op.operands[0]] if op.operands else out
+        bits = narrow_bits(op.results[0].type)
+        narrow = [narrow_bits(v.type) for v in op.operands[:1]] + [bits]
+        mask = next((b for b in narrow if b is not None), 32)
         for c, w in enumerate(out.widths):
             ops = {k: self.vals[v].chunk(c) for k, v in zip("abc", op.operands)}
             subst = Subst(self, src.elem, w, S=ty(src.elem, w), **ops)
             subst["T"] = ty(out.elem, w)
-            self.line(f"let {out.names[c]} = {template.format_map(subst)};")
+            subst["Z"] = f"{ty('i32', w)}({(1 << mask) - 1}i)" if mask < 32 else ""
+            expr = template.format_map(subst)
+            if bits is not None:  # back to the type's range, sign-extended
+                expr = f"extractBits({expr}, 0u, {bits}u)"
+            self.line(f"let {out.names[c]} = {expr};")

@@ -13,7 +13,7 @@ import numpy as np
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 
-from backends.wgsl.core import WGSLEmitter, handles, ty, widths
+from backends.wgsl.core import WGSLEmitter, handles, narrow_bits, ty, widths
 from dialects import tile
 
 _CMPI = {"eq": "{a} == {b}", "ne": "{a} != {b}", "slt": "{a} < {b}", "sle": "{a} <= {b}",
@@ -64,6 +64,9 @@ def constant(em: WGSLEmitter, op: arith.ConstantOp) -> None:
     attr = op.value
     values = attr.get_values() if isinstance(attr, DenseIntOrFPElementsAttr) else \
         [attr.value.data]
+    bits = narrow_bits(op.result.type)
+    if bits is not None:  # held sign-extended
+        values = [(int(v) + (1 << bits - 1)) % (1 << bits) - (1 << bits - 1) for v in values]
     lits = [_literal(v, elem) for v in values]
     chunks = widths(op.result.type)
     if len(set(lits)) == 1:  # splat: spelled inline where used

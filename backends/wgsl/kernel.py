@@ -1,7 +1,8 @@
 """WGSL of the kernel itself: bindings, the uniform struct, the entry point, program ids.
 
 Bindings: pointer parameter i (in order among pointers) is ``@binding(i)``, an
-``array<T>`` that is ``read_write`` only when the kernel stores through it; the scalars and
+``array<T>`` that is ``read_write`` only when the kernel stores through it (8- and 16-bit
+elements and bools: ``array<u32>``, ``array<atomic<u32>>`` when written); the scalars and
 the grid go in one uniform struct at the next binding. The runtime may fold a grid of
 more than 65,535 programs along axis 0 into dispatch x and y (``fold_x`` programs per
 row, ``fold_n`` rows per program row of axis 1); the entry point rebuilds the program ids
@@ -20,8 +21,7 @@ from dialects.tile import PtrType
 GRID_FIELDS = ("grid_x", "grid_y", "grid_z", "fold_x", "fold_n")
 """The first u32 words of the uniform struct, written by the runtime on every launch."""
 
-_STORAGE_REASON = {"i1": "bool arrays need packing into u32, which is not implemented",
-                   "i8": "WGSL has no 8-bit integers", "i16": "WGSL has no 16-bit integers"}
+_PACKED_BITS = {"i1": 8, "i8": 8, "i16": 16}  # bools are bytes, as on the other backends
 _UNIFORM_TYPE = {"i32": "i32", "f32": "f32", "f16": "f32", "bool": "u32"}
 _FROM_UNIFORM = {"i32": "{}", "f32": "{}", "f16": "f16({})", "bool": "{} != 0u"}
 
@@ -60,6 +60,7 @@ def _signature(em: WGSLEmitter) -> tuple[list[str], list[str], list[dict], int]:
     """Binding declarations, uniform fields, per-parameter facts, pointer count."""
     stored = {op.base for op in em.fn.walk() if isinstance(op, simt.StoreOp)}
     stored |= em.atomic.keys()
+    em.written = stored
     decls, fields, facts = [], [f"{f}: u32," for f in GRID_FIELDS], []
     nptr = 0
     for arg in em.fn.body.block.args:
@@ -79,14 +80,17 @@ def _signature(em: WGSLEmitter) -> tuple[list[str], list[str], list[dict], int]:
 def _pointer(em: WGSLEmitter, arg: SSAValue, binding: int, written: bool,
              decls: list[str]) -> dict:
     pointee = arg.type.pointee
-    d = str(pointee)
-    if d in _STORAGE_REASON:
-        raise em.error(f"dtype {d} arrays are not supported by the wgsl backend "
-                       f"({_STORAGE_REASON[d]})")
     elem, name = em.elem(pointee), em.fresh(arg)
     em.buffers[arg] = name
     access = "read_write" if written else "read"
     item = f"atomic<{em.atomic[arg]}>" if arg in em.atomic else elem
+    bits = _PACKED_BITS.get(str(pointee))
+    if bits is not None:  # see memory.py: packed into u32 words, stored by atomics
+        if arg in em.atomic:
+            raise em.error(f"atomics on {pointee} arrays are not supported by the wgsl "
+                           "backend (WGSL atomics are 32-bit)")
+        em.packed[arg] = bits
+        item = "atomic<u32>" if written else "u32"
     decls.append(f"@group(0) @binding({binding}) var<storage, {access}> {name}: "
                  f"array<{item}>;")
     return {"kind": "ptr", "binding": binding, "dtype": elem, "access": access}

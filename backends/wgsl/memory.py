@@ -3,7 +3,10 @@
 A pointer parameter is a storage ``array<T>`` (``kernel.py`` declares it) indexed by
 element. A masked access is an ``if`` per run of ``vec`` lanes that share one mask value;
 a masked load starts from ``other`` (or zero) so masked-off lanes read nothing. Buffers
-an atomic uses go through ``atomicLoad``/``atomicStore`` (``atomics.py``).
+an atomic uses go through ``atomicLoad``/``atomicStore`` (``atomics.py``). An array of 8-
+or 16-bit elements (bools are bytes) is packed four or two to a ``u32``: a load extracts
+its bits sign-extended; a store clears and sets them with ``atomicAnd``/``atomicOr``, as
+the word's other elements may be another thread's.
 """
 
 from __future__ import annotations
@@ -22,8 +25,21 @@ def _groups(op: simt.LoadOp | simt.StoreOp, c: int, w: int) -> list[list[int]]:
             for g in sorted({j // op.width for j in lanes})]
 
 
+def _word(index: str, bits: int) -> tuple[str, str]:
+    """The u32 word holding element ``index`` of a packed array, and its bit offset."""
+    per = 32 // bits
+    return f"u32({index}) / {per}u", f"(u32({index}) % {per}u) * {bits}u"
+
+
 def _read(em: WGSLEmitter, base: SSAValue, index: str, elem: str) -> str:
     buf = em.buffers[base]
+    if base in em.packed:
+        bits = em.packed[base]
+        word, shift = _word(index, bits)
+        w = f"{buf}[{word}]"
+        w = f"atomicLoad(&{w})" if base in em.written else w
+        v = f"extractBits(bitcast<i32>({w}), {shift}, {bits}u)"  # sign-extended
+        return f"({v} != 0i)" if elem == "bool" else v
     if base in em.atomic:
         return atomics.read(buf, em.atomic[base], elem, index)
     return f"{buf}[{index}]"
@@ -31,6 +47,13 @@ def _read(em: WGSLEmitter, base: SSAValue, index: str, elem: str) -> str:
 
 def _write(em: WGSLEmitter, base: SSAValue, index: str, value: str, elem: str) -> str:
     buf = em.buffers[base]
+    if base in em.packed:  # other threads may write the word's other elements
+        bits = em.packed[base]
+        word, shift = _word(index, bits)
+        ones = f"{(1 << bits) - 1}u"
+        v = f"select(0u, 1u, {value})" if elem == "bool" else f"(bitcast<u32>({value}) & {ones})"
+        return (f"atomicAnd(&{buf}[{word}], ~({ones} << {shift})); "
+                f"atomicOr(&{buf}[{word}], {v} << {shift});")
     if base in em.atomic:
         return atomics.write(buf, em.atomic[base], elem, index, value)
     return f"{buf}[{index}] = {value};"

@@ -1,0 +1,131 @@
+"""8- and 16-bit integers and bool arrays on every backend, against NumPy: arithmetic that
+wraps, unsigned readings, saturating conversions from floats, and arrays that WGSL packs
+four (or two) to a 32-bit word, written by neighbouring programs at once."""
+
+import numpy as np
+import pytest
+
+import compiler as tc
+import compiler.language as tl
+from tests.conftest import launch
+
+INT_DTYPES = [np.int8, np.uint8, np.int16]
+
+
+@tc.kernel
+def mix(a, b, out_sum, out_prod, out_div, out_shr, out_lt, out_f, n, BLOCK: tl.constexpr):
+    """Elementwise ops on two narrow arrays; each result is stored at their dtype except
+    the comparison (bools) and the conversion (float32)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(a + offs, mask=m)
+    y = tl.load(b + offs, mask=m)
+    tl.store(out_sum + offs, x + y, mask=m)
+    tl.store(out_prod + offs, x * y, mask=m)
+    tl.store(out_div + offs, x // tl.where(y == 0, 1, y).to(y.dtype), mask=m)
+    tl.store(out_shr + offs, x >> 3, mask=m)
+    tl.store(out_lt + offs, x < y, mask=m)
+    tl.store(out_f + offs, x.to(tl.float32) * 0.5, mask=m)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_arithmetic_wraps_as_numpy(backend, dtype):
+    n, info = 999, np.iinfo(dtype)
+    rng = np.random.default_rng(np.dtype(dtype).itemsize)
+    a, b = (rng.integers(info.min, info.max, n, endpoint=True).astype(dtype) for _ in range(2))
+    outs = [np.zeros(n, dtype) for _ in range(4)] + [np.zeros(n, np.bool_),
+                                                     np.zeros(n, np.float32)]
+    if not launch(mix, (tc.cdiv(n, 128),), a, b, *outs, n, backend=backend, BLOCK=128):
+        return
+    safe = np.where(b == 0, 1, b).astype(dtype)
+    with np.errstate(over="ignore"):
+        want = [a + b, a * b, _floordiv(a, safe), a >> 3, a < b, a.astype(np.float32) * 0.5]
+    for got, exp in zip(outs, want, strict=True):
+        np.testing.assert_array_equal(got, exp)
+
+
+def _floordiv(a, b):
+    """Triton's ``//`` on integers: truncating, C-style (NumPy's floors)."""
+    q = np.abs(a.astype(np.int64)) // np.abs(b.astype(np.int64))
+    return (np.sign(a.astype(np.int64)) * np.sign(b.astype(np.int64)) * q).astype(a.dtype)
+
+
+@tc.kernel
+def convert(x, out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out + offs, tl.load(x + offs, mask=m).to(out.dtype.element_ty), mask=m)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_float_to_narrow_saturates(backend, dtype):
+    info = np.iinfo(dtype)
+    x = np.array([0.0, 1.7, -1.7, 126.5, 1e6, -1e6, np.nan, info.max + 0.5, info.min - 0.5,
+                  255.9, -0.9], np.float32)
+    out = np.zeros(x.size, dtype)
+    if launch(convert, (1,), x, out, x.size, backend=backend, BLOCK=16):
+        want = np.where(np.isnan(x), 0, np.clip(np.trunc(np.nan_to_num(x)), info.min,
+                                                 info.max)).astype(dtype)
+        np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("src, dst", [(np.int8, np.int32), (np.uint8, np.int32),
+                                      (np.int32, np.int8), (np.int16, np.int8),
+                                      (np.int8, np.int16), (np.uint8, np.float32)])
+def test_integer_conversions(backend, src, dst):
+    info = np.iinfo(src)
+    x = np.random.default_rng(7).integers(info.min, info.max, 300, endpoint=True).astype(src)
+    out = np.zeros(x.size, dst)
+    if launch(convert, (tc.cdiv(x.size, 64),), x, out, x.size, backend=backend, BLOCK=64):
+        np.testing.assert_array_equal(out, x.astype(dst))
+
+
+@tc.kernel
+def scatter_small(src, out, n, BLOCK: tl.constexpr):
+    """Programs of 2 elements: neighbours write the bytes of one 32-bit word at once."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out + offs, tl.load(src + offs, mask=m) * 3, mask=m)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.uint8])
+def test_neighbouring_programs_share_words(backend, dtype):
+    n = 1001
+    src = (np.arange(n) % 50).astype(dtype)
+    out = np.full(n, 9, dtype)
+    if launch(scatter_small, (tc.cdiv(n, 2),), src, out, n - 1, backend=backend, BLOCK=2):
+        want = (src * 3).astype(dtype)
+        want[-1] = 9  # masked off: untouched
+        np.testing.assert_array_equal(out, want)
+
+
+@tc.kernel
+def bool_gate(x, keep, out, flags, n, BLOCK: tl.constexpr):
+    """A bool array read as a mask and another written from a comparison."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    v = tl.load(x + offs, mask=m, other=0.0)
+    k = tl.load(keep + offs, mask=m, other=False)
+    tl.store(out + offs, tl.where(k, v, -1.0), mask=m)
+    tl.store(flags + offs, v > 0.0, mask=m)
+
+
+def test_bool_arrays(backend):
+    n = 517
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(n).astype(np.float32)
+    keep = rng.random(n) < 0.5
+    out, flags = np.zeros(n, np.float32), np.zeros(n, np.bool_)
+    if launch(bool_gate, (tc.cdiv(n, 64),), x, keep, out, flags, n, backend=backend,
+              BLOCK=64):
+        np.testing.assert_array_equal(out, np.where(keep, x, -1.0))
+        np.testing.assert_array_equal(flags, x > 0)
+
+
+def test_wgsl_packs_narrow_arrays():
+    """The WGSL binds 8-bit arrays as u32 words; stores go through atomicAnd/atomicOr."""
+    ck = tc.compile(scatter_small, signature="*i8,*i8,i32", constants={"BLOCK": 256},
+                    backend="wgsl")
+    text = ck.asm["wgsl"]
+    assert "array<u32>" in text and "array<atomic<u32>>" in text
+    assert "atomicAnd(" in text and "atomicOr(" in text and "extractBits(" in text
