@@ -150,9 +150,29 @@ def _apply(lo: Lowering, cls: type, dt: str, args: list[SSAValue], rtype: Attrib
     return _RECIPES[cls, dt](lo, *args)
 
 
+# min/max ops for which op(a, op(a, b)) is op(a, b)
+_ABSORBING = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp, arith.MaximumfOp,
+              arith.MinimumfOp)
+
+
+def _absorbed(op: Operation, cls: type) -> SSAValue | None:
+    """The inner op's result where ``op`` is ``m(a, m(a, b))`` (in any operand order) for
+    a min or max ``m``: the outer op changes nothing. Not emitting it is also what keeps
+    ptxas 13.0 (sm_90) from miscompiling ``min(a, min(a, -a))``: it fuses the two into
+    one three-way VIMNMX3 of ``a, a, a`` and loses the negation."""
+    if cls not in _ABSORBING:
+        return None
+    for outer, inner in (op.operands, reversed(op.operands)):
+        if handler_class(type(inner.owner)) is cls and outer in inner.owner.operands:
+            return inner
+    return None
+
+
 def elementwise(lo: Lowering, op: Operation) -> SSAValue:
     cls = handler_class(type(op))
     assert cls is not None
+    if (inner := _absorbed(op, cls)) is not None:
+        return lo.values[inner]
     dt, rtype = dtype(op.operands[0].type), op.results[0].type
     args = lo.args(op)
     if dt == "i8" and cls in _READS_HIGH_BITS:

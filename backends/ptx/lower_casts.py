@@ -63,6 +63,8 @@ def _convert(lo: Lowering, op: Operation, src: SSAValue, s: str, d: str) -> SSAV
                             | arith.TruncIOp)
     if s == d or (isinstance(op, arith.TruncIOp) and d == "i8" and s == "i16"):
         return lo.cvt(src, f"mov.{BITS[d]}", d)  # same register bits
+    if isinstance(op, arith.TruncIOp) and s == "i32" and d in ("i8", "i16"):
+        return lo.low_half(src, d)
     rounding = ""
     if s[0] in "fb" and d[0] == "i":
         rounding = ".rzi"

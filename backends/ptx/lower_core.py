@@ -144,6 +144,16 @@ class Lowering:
     def cvt(self, v: SSAValue, opcode: str, dt: str) -> SSAValue:
         return self.inst(opcode, [v], like(v.type, ELEMS[dt]))
 
+    def low_half(self, v: SSAValue, dt: str) -> SSAValue:
+        """The low 16 bits of 32-bit ``v`` as the ``dt`` (i8 or i16) lanes of a 16-bit
+        register: ``mov.b32 {lo, hi}``, not ``cvt.u16.u32``. After that cvt, ptxas 13.0
+        (sm_90) let a later ``rem.s16`` read the value zero-extended (-102 % 5 gave 4);
+        the split measured right."""
+        n = ptx.lanes(v.type)
+        halves = self.value(ptx.RepackOp(v, VectorType(ELEMS[dt], [2 * n])))
+        return self.value(ptx.LanesOp(halves, [2 * i for i in range(n)],
+                                      like(v.type, ELEMS[dt])))
+
     def extend_i8(self, v: SSAValue, signed: bool) -> SSAValue:
         t = int_type("i8", signed)
         return self.cvt(v, f"cvt.{t[0]}16.{t}", "i8")

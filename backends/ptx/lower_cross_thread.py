@@ -106,7 +106,7 @@ def shuffle(lo: Lowering, op: ShuffleOp) -> SSAValue:
         moved = _shfl(lo, op, lo.select(v, lo.const(1, "i32"), lo.const(0, "i32")), amount)
         return lo.inst("setp.ne.u32", [moved, lo.const(0, "i32")], v.type)
     moved = _shfl(lo, op, lo.inst("cvt.u32.u16", [v], wide), amount)
-    return lo.inst("cvt.u16.u32", [moved], v.type)
+    return lo.low_half(moved, dt)
 
 
 def _shfl(lo: Lowering, op: ShuffleOp, v: SSAValue, amount: int) -> SSAValue:

@@ -1,6 +1,7 @@
 // simt-to-ptx of the cross-thread SIMT ops: shared memory is a ptx.shared array addressed
 // with 32-bit mad.lo, bools stored as bytes; barriers are ptx.bar; shuffles are
-// shfl.sync (c = 31 for bfly/down, 0 for up) on 32 bits: f16 widened, f64 in two halves,
+// shfl.sync (c = 31 for bfly/down, 0 for up) on 32 bits: f16 widened (and narrowed back by
+// splitting the word), f64 in two halves,
 // i1 through selp/setp. vector.extract and a two-vector vector.shuffle rename registers.
 // RUN: %opt %s -p simt-to-ptx | filecheck %s
 
@@ -58,7 +59,8 @@ func.func @xt(%x: !tile.ptr<f32>, %h: !tile.ptr<f16>, %d: !tile.ptr<f64>, %b: i1
 // CHECK:         %[[H:.*]] = ptx.ld_global {{.*}} -> f16
 // CHECK-NEXT:    %[[HW:.*]] = ptx.inst "cvt.u32.u16" %[[H]] : (f16) -> i32
 // CHECK-NEXT:    %[[HS:.*]] = ptx.inst "shfl.sync.down.b32" %[[HW]], %[[FOUR]], %[[C31]], %[[ALL]]
-// CHECK-NEXT:    ptx.inst "cvt.u16.u32" %[[HS]] : (i32) -> f16
+// CHECK-NEXT:    %[[HP:.*]] = ptx.repack %[[HS]] : i32 -> vector<2xf16>
+// CHECK-NEXT:    ptx.lanes %[[HP]] [0] : vector<2xf16> -> f16
 // CHECK:         %[[D:.*]] = ptx.ld_global {{.*}} -> f64
 // CHECK-NEXT:    %[[DB:.*]] = ptx.inst "mov.b64" %[[D]] : (f64) -> i64
 // CHECK-NEXT:    ptx.inst "cvt.u32.u64" %[[DB]]
