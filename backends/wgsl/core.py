@@ -76,6 +76,13 @@ _WGSL: dict[type[Operation], str] = _C_STYLE | {
     math.TruncOp: "trunc({a})", math.FmaOp: "fma({a}, {b}, {c})", math.PowFOp: "{powf}({a}, {b})",
 }
 
+_HALF_IN_F32 = {cls: "{T}(" + _WGSL[cls].replace("{a}", "{F}({a})") + ")"
+                for cls in (math.ExpOp, math.Exp2Op, math.LogOp, math.Log2Op, math.SinOp,
+                            math.CosOp, math.RsqrtOp)}
+"""f16 functions computed in f32 and rounded once, as the PTX backend does: the f16
+builtins may be several ulps off (NVIDIA's Vulkan driver: enough for a float ``%`` after
+``exp`` to differ from NumPy by 9%)."""
+
 _BOOL: dict[type[Operation], str] = {
     arith.XOrIOp: "{a} != {b}", arith.UIToFPOp: "{T}({a})",
     arith.SIToFPOp: "select({T}(0.0), {T}(-1.0), {a})",  # a true i1 is -1 when signed
@@ -317,8 +324,9 @@ class WGSLEmitter:
 
     def template(self, op: Operation) -> str:
         is_bool = bool(op.operands) and self.vals[op.operands[0]].elem == "bool"
+        is_half = bool(op.operands) and self.vals[op.operands[0]].elem == "f16"
         template = _narrow_template(op) or (_lookup(_BOOL, op) if is_bool else None) or \
-            _lookup(_WGSL, op)
+            (_lookup(_HALF_IN_F32, op) if is_half else None) or _lookup(_WGSL, op)
         if template is None:
             raise self.error(f"{op.name} is not supported by the wgsl backend")
         return template
