@@ -75,7 +75,9 @@ def _region(block: Block, n: int) -> list[Operation] | None:
         return None
     inside = set(ops)
     if any(use.operation not in inside for op in ops for r in op.results for use in r.uses):
-        return None
+        return None  # a tile read outside: a reduction, a loop's value...
+    if any(_length(v.type) == n and v.owner not in inside for op in ops for v in op.operands):
+        return None  # a tile made outside: from before the loop this block is the body of
     first, last = block.get_operation_index(ops[0]), block.get_operation_index(ops[-1])
     between = [op for op in list(block.ops)[first:last] if op not in inside]
     if any(op.regions or not is_side_effect_free(op) for op in between):

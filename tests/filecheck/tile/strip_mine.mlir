@@ -63,3 +63,24 @@ func.func @small(%x: !tile.ptr<f32>) {
   tile.store %xp, %w : tensor<2048x!tile.ptr<f32>>, tensor<2048xf32>
   func.return
 }
+
+// A tile loaded before a loop and used in its body: neither block is mined (the loop's
+// would read the whole tile, the function's would have it escape into the loop).
+// CHECK-LABEL: func.func @outside
+// TWO-LABEL:   func.func @outside
+// CHECK:       tile.load {{.*}} -> tensor<4096xf32>
+// CHECK:       scf.for
+// CHECK:       arith.mulf {{.*}} : tensor<4096xf32>
+func.func @outside(%x: !tile.ptr<f32>, %n: i32) {
+  %r = tile.range 0, 4096 : tensor<4096xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<4096x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<4096x!tile.ptr<f32>>, tensor<4096xi32>
+  %v = tile.load %xp : tensor<4096x!tile.ptr<f32>> -> tensor<4096xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %w = arith.mulf %v, %v : tensor<4096xf32>
+    tile.store %xp, %w : tensor<4096x!tile.ptr<f32>>, tensor<4096xf32>
+  }
+  func.return
+}
