@@ -129,3 +129,42 @@ def test_wgsl_packs_narrow_arrays():
     text = ck.asm["wgsl"]
     assert "array<u32>" in text and "array<atomic<u32>>" in text
     assert "atomicAnd(" in text and "atomicOr(" in text and "extractBits(" in text
+
+
+@tc.kernel
+def bits_of_half(x, out, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs).to(tl.int16, bitcast=True))
+
+
+def test_half_bitcast(backend):
+    """f16 bits as int16: WGSL holds int16 in 32 bits and refuses, naming the line."""
+    x = np.array([1.0, -2.5, 65504.0, 0.0], np.float16)
+    out = np.zeros(4, np.int16)
+    if backend == "wgsl":
+        with pytest.raises(tc.UnsupportedError, match="bitcasts of 8- and 16-bit"):
+            launch(bits_of_half, (1,), x, out, backend=backend, BLOCK=4)
+        return
+    if launch(bits_of_half, (1,), x, out, backend=backend, BLOCK=4):
+        np.testing.assert_array_equal(out, x.view(np.int16))
+
+
+@tc.kernel
+def float_bits(x, out, WIDTH: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x + offs)
+    if WIDTH == "same":
+        tl.store(out + offs, v.to(tl.int32, bitcast=True) ^ 1)
+    else:
+        tl.store(out + offs, tl.cast(v, tl.int16, bitcast=True).to(tl.int32))
+
+
+def test_bitcast(backend):
+    """Triton's ``x.to(dtype, bitcast=True)``: the bits read as another type of the same
+    width, on every backend; of another width, a CompileError at the line."""
+    x = np.array([1.0, -2.5, np.inf, 0.0], np.float32)
+    out = np.zeros(4, np.int32)
+    if launch(float_bits, (1,), x, out, backend=backend, WIDTH="same", BLOCK=4):
+        np.testing.assert_array_equal(out, x.view(np.int32) ^ 1)
+    with pytest.raises(tc.CompileError, match="same width"):
+        launch(float_bits, (1,), x, out, backend=backend, WIDTH="other", BLOCK=4)

@@ -323,6 +323,10 @@ class WGSLEmitter:
                 self.elementwise(op, self.template(op))
 
     def template(self, op: Operation) -> str:
+        if isinstance(op, arith.BitcastOp) and (narrow_bits(op.operands[0].type) or
+                                                narrow_bits(op.results[0].type)):
+            raise self.error("bitcasts of 8- and 16-bit integers are not supported by the "
+                             "wgsl backend (they are held in 32 bits)")
         is_bool = bool(op.operands) and self.vals[op.operands[0]].elem == "bool"
         is_half = bool(op.operands) and self.vals[op.operands[0]].elem == "f16"
         template = _narrow_template(op) or (_lookup(_BOOL, op) if is_bool else None) or \

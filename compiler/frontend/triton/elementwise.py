@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from xdsl.dialects import math
+from xdsl.dialects import arith, math
 from xdsl.dialects.math import Math
 from xdsl.ir import Operation
 
@@ -22,7 +22,7 @@ from compiler.frontend import operators as ops
 from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.triton.creation import dtype_arg
 from compiler.frontend.triton.table import builtin, method
-from compiler.frontend.values import Value, cast, constant
+from compiler.frontend.values import Value, cast, constant, value_type
 
 _MATH_OPS: dict[str, type[Operation]] = {op.name: op for op in Math.operations}
 
@@ -120,11 +120,23 @@ def cdiv(cg: CodeGenerator, x: Any, y: Any) -> Any:
 
 @builtin("cast")
 @method("to")
-def cast_(cg: CodeGenerator, x: Any, dtype: Any) -> Value:
+def cast_(cg: CodeGenerator, x: Any, dtype: Any, bitcast: bool = False) -> Value:
     d = dtype_arg(cg, dtype)
     if not isinstance(x, Value):
-        return constant(cg.b, x, d)
-    return cast(cg.b, x, d)
+        return constant(cg.b, x, d) if not bitcast else _bitcast(cg, x, d)
+    return cast(cg.b, x, d) if not bitcast else _bitcast(cg, x, d)
+
+
+def _bitcast(cg: CodeGenerator, x: Any, d: tl.dtype) -> Value:
+    """``x``'s bits read as ``d`` (Triton's ``x.to(d, bitcast=True)``): same width only."""
+    if not isinstance(x, Value) or x.is_ptr:
+        cg.fail(f"bitcast needs a tile or scalar of numbers, got {x!r}")
+    if x.dtype.bits != d.bits or tl.int1 in (x.dtype, d):
+        cg.fail(f"bitcast from {x.dtype} to {d} needs two types of the same width "
+                "(and not int1)")
+    if x.dtype == d:
+        return x
+    return cg.b.value(arith.BitcastOp(x.ssa, value_type(d, x.shape)), d, x.shape)
 
 
 @builtin("abs")
