@@ -50,8 +50,10 @@ def main(backend: str = "auto", rows: int = 64, cols: int = 1000) -> None:
     block = 1 << max(0, cols - 1).bit_length()
     quantize_rows[(rows,)](x, q, scales, cols, BLOCK=block, backend=backend)
     want_q, want_scales = reference(x)
-    np.testing.assert_array_equal(q, want_q)
-    np.testing.assert_array_equal(scales, want_scales)
+    # WGSL lets a driver's float division be 2.5 ulp off (NVIDIA's is): a scale may differ
+    # in its last bits, and a value on a rounding tie by one step
+    np.testing.assert_allclose(scales, want_scales, rtol=3e-7)
+    assert np.abs(q.astype(np.int32) - want_q).max() <= 1
     back = np.zeros_like(x)
     dequantize_rows[(rows,)](q, scales, back, cols, BLOCK=block, backend=backend)
     np.testing.assert_array_equal(back, q.astype(np.float32) * scales[:, None])
