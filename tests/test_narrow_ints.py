@@ -28,14 +28,15 @@ def mix(a, b, out_sum, out_prod, out_div, out_shr, out_lt, out_f, n, BLOCK: tl.c
     tl.store(out_f + offs, x.to(tl.float32) * 0.5, mask=m)
 
 
+@pytest.mark.parametrize("n", [999, 1024])
 @pytest.mark.parametrize("dtype", INT_DTYPES)
-def test_arithmetic_wraps_as_numpy(backend, dtype):
-    n, info = 999, np.iinfo(dtype)
+def test_arithmetic_wraps_as_numpy(backend, dtype, n):
+    info = np.iinfo(dtype)
     rng = np.random.default_rng(np.dtype(dtype).itemsize)
     a, b = (rng.integers(info.min, info.max, n, endpoint=True).astype(dtype) for _ in range(2))
     outs = [np.zeros(n, dtype) for _ in range(4)] + [np.zeros(n, np.bool_),
                                                      np.zeros(n, np.float32)]
-    if not launch(mix, (tc.cdiv(n, 128),), a, b, *outs, n, backend=backend, BLOCK=128):
+    if not launch(mix, (tc.cdiv(n, 512),), a, b, *outs, n, backend=backend, BLOCK=512):
         return
     safe = np.where(b == 0, 1, b).astype(dtype)
     with np.errstate(over="ignore"):
@@ -99,6 +100,17 @@ def test_neighbouring_programs_share_words(backend, dtype):
         np.testing.assert_array_equal(out, want)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.uint8])
+def test_whole_word_stores(backend, dtype):
+    """Only narrow accesses, aligned, n a multiple of 16: each thread stores whole words
+    (WGSL: plain u32 stores, no atomics)."""
+    n = 4096
+    src = (np.arange(n) % 97 - 40).astype(dtype)
+    out = np.zeros(n, dtype)
+    if launch(scatter_small, (n // 1024,), src, out, n, backend=backend, BLOCK=1024):
+        np.testing.assert_array_equal(out, (src * 3).astype(dtype))
+
+
 @tc.kernel
 def bool_gate(x, keep, out, flags, n, BLOCK: tl.constexpr):
     """A bool array read as a mask and another written from a comparison."""
@@ -123,12 +135,17 @@ def test_bool_arrays(backend):
 
 
 def test_wgsl_packs_narrow_arrays():
-    """The WGSL binds 8-bit arrays as u32 words; stores go through atomicAnd/atomicOr."""
+    """The WGSL binds 8-bit arrays as u32 words; stores of parts of words go through
+    atomicAnd/atomicOr, stores of aligned whole words (n a multiple of 16) are plain."""
     ck = tc.compile(scatter_small, signature="*i8,*i8,i32", constants={"BLOCK": 256},
                     backend="wgsl")
     text = ck.asm["wgsl"]
     assert "array<u32>" in text and "array<atomic<u32>>" in text
     assert "atomicAnd(" in text and "atomicOr(" in text and "extractBits(" in text
+    ck = tc.compile(scatter_small, signature="*i8,*i8,i32:16", constants={"BLOCK": 1024},
+                    backend="wgsl")
+    text = ck.asm["wgsl"]
+    assert "atomic" not in text and "<< 24u" in text and "read_write> out" in text
 
 
 @tc.kernel

@@ -219,6 +219,7 @@ class WGSLEmitter:
         self.shared = 0  # bytes of var<workgroup> arrays
         self.packed: dict[SSAValue, int] = {}  # arrays of 8- or 16-bit elements: the bits
         self.written: set[SSAValue] = set()  # arrays the kernel stores to
+        self.whole_words: set[SSAValue] = set()  # packed arrays stored a word at a time
 
     # ------------------------------------------------------------ naming and types
 

@@ -2,7 +2,8 @@
 
 Bindings: pointer parameter i (in order among pointers) is ``@binding(i)``, an
 ``array<T>`` that is ``read_write`` only when the kernel stores through it (8- and 16-bit
-elements and bools: ``array<u32>``, ``array<atomic<u32>>`` when written); the scalars and
+elements and bools: ``array<u32>``, ``array<atomic<u32>>`` when some store writes part of
+a word); the scalars and
 the grid go in one uniform struct at the next binding. The runtime may fold a grid of
 more than 65,535 programs along axis 0 into dispatch x and y (``fold_x`` programs per
 row, ``fold_n`` rows per program row of axis 1); the entry point rebuilds the program ids
@@ -90,7 +91,10 @@ def _pointer(em: WGSLEmitter, arg: SSAValue, binding: int, written: bool,
             raise em.error(f"atomics on {pointee} arrays are not supported by the wgsl "
                            "backend (WGSL atomics are 32-bit)")
         em.packed[arg] = bits
-        item = "atomic<u32>" if written else "u32"
+        stores = [op for op in em.fn.walk() if isinstance(op, simt.StoreOp) and op.base == arg]
+        if all(op.width % (32 // bits) == 0 for op in stores):  # aligned whole words
+            em.whole_words.add(arg)
+        item = "atomic<u32>" if written and arg not in em.whole_words else "u32"
     decls.append(f"@group(0) @binding({binding}) var<storage, {access}> {name}: "
                  f"array<{item}>;")
     return {"kind": "ptr", "binding": binding, "dtype": elem, "access": access}

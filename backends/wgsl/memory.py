@@ -6,7 +6,8 @@ a masked load starts from ``other`` (or zero) so masked-off lanes read nothing. 
 an atomic uses go through ``atomicLoad``/``atomicStore`` (``atomics.py``). An array of 8-
 or 16-bit elements (bools are bytes) is packed four or two to a ``u32``: a load extracts
 its bits sign-extended; a store clears and sets them with ``atomicAnd``/``atomicOr``, as
-the word's other elements may be another thread's.
+the word's other elements may be another thread's, unless every store to the array writes
+aligned whole words (its ``vec`` covers them): then they are plain word stores.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def _read(em: WGSLEmitter, base: SSAValue, index: str, elem: str) -> str:
         bits = em.packed[base]
         word, shift = _word(index, bits)
         w = f"{buf}[{word}]"
-        w = f"atomicLoad(&{w})" if base in em.written else w
+        w = f"atomicLoad(&{w})" if base in em.written - em.whole_words else w
         v = f"extractBits(bitcast<i32>({w}), {shift}, {bits}u)"  # sign-extended
         return f"({v} != 0i)" if elem == "bool" else v
     if base in em.atomic:
@@ -81,12 +82,31 @@ def load(em: WGSLEmitter, op: simt.LoadOp) -> None:
                 for j in group])
 
 
+def _word_stores(em: WGSLEmitter, op: simt.StoreOp, group: list[int]) -> list[str]:
+    """Plain stores of whole u32 words of a packed array: ``group`` is aligned runs of
+    the elements one word holds (the store's ``vec`` is a multiple of them)."""
+    index, value = em.vals[op.index], em.vals[op.value]
+    bits = em.packed[op.base]
+    per, ones = 32 // bits, f"{(1 << bits) - 1}u"
+    lines = []
+    for first in range(0, len(group), per):
+        lanes = group[first:first + per]
+        parts = [f"select(0u, 1u, {value.lane(j)})" if value.elem == "bool" else
+                 f"(bitcast<u32>({value.lane(j)}) & {ones})" for j in lanes]
+        word = " | ".join(p if k == 0 else f"({p} << {k * bits}u)" for k, p in enumerate(parts))
+        lines.append(f"{em.buffers[op.base]}[u32({index.lane(lanes[0])}) / {per}u] = {word};")
+    return lines
+
+
 @handles(simt.StoreOp)
 def store(em: WGSLEmitter, op: simt.StoreOp) -> None:
     index, value = em.vals[op.index], em.vals[op.value]
     mask = em.vals[op.mask] if op.mask is not None else None
     for c, w in enumerate(value.widths):
         for group in _groups(op, c, w):
+            if op.base in em.whole_words:
+                em.guarded(mask, group[0], _word_stores(em, op, group))
+                continue
             em.guarded(mask, group[0], [
                 _write(em, op.base, index.lane(j), value.lane(j), value.elem)
                 for j in group])
