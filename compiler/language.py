@@ -589,6 +589,11 @@ def sort(x, dim=None, descending=False):
 
 
 @_builtin
+def topk(x, k, dim=None):
+    """The ``k`` largest values along the last dimension, largest first."""
+
+
+@_builtin
 def histogram(x, num_bins, mask=None):
     """int32 counts of the values ``0 .. num_bins - 1`` in the 1-D tile ``x``."""
 

@@ -1,5 +1,5 @@
 """The "more shape" builtins (``tl.join``, ``split``, ``interleave``, ``cat``, ``flip``,
-``gather``, ``sort``, ``histogram``, ``swizzle2d``, ``permute`` of rank 3) on every backend
+``gather``, ``sort``, ``topk``, ``histogram``, ``swizzle2d``, ``permute`` of rank 3) on every backend
 against NumPy, their errors, and PTX assembled here."""
 
 import numpy as np
@@ -177,6 +177,35 @@ def test_sort_1d_descending(backend, rng):
     out = np.zeros(128, np.float32)
     if launch(vector_kernel, (1,), x, out, out, backend=backend, N=128, BINS=1, OP="sort"):
         np.testing.assert_array_equal(out, np.sort(x)[::-1])
+
+
+@tc.kernel
+def topk_kernel(x, out, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                ROWS: tl.constexpr):
+    c = tl.arange(0, N)
+    if ROWS:
+        r = tl.arange(0, M)[:, None]
+        tl.store(out + r * K + tl.arange(0, K)[None, :],
+                 tl.topk(tl.load(x + r * N + c[None, :]), K))
+    else:
+        top = tl.load(x + c).topk(K)
+        tl.store(out + tl.arange(0, K), top)
+
+
+@pytest.mark.parametrize("rows", [False, True])
+@pytest.mark.parametrize("k", [1, 4, 16])
+def test_topk(backend, rng, rows, k):
+    """The k largest along the last dimension, largest first, of 1-D and 2-D tiles."""
+    x = rng.standard_normal((M, N) if rows else N).astype(np.float32)
+    out = np.zeros((M, k) if rows else k, np.float32)
+    if launch(topk_kernel, (1,), x, out, backend=backend, M=M, N=N, K=k, ROWS=rows):
+        np.testing.assert_array_equal(out, -np.sort(-x, axis=-1)[..., :k])
+
+
+def test_topk_k_must_be_a_power_of_two_within_the_tile():
+    x = np.zeros(N, np.float32)
+    with pytest.raises(tc.CompileError, match="power of two of at most 16"):
+        topk_kernel[(1,)](x, x, M=M, N=N, K=3, ROWS=False, backend="numpy")
 
 
 # ---------------------------------------------------------------- swizzle2d

@@ -1,5 +1,5 @@
 """Triton's "more shape" builtins: ``tl.join``, ``tl.split``, ``tl.interleave``, ``tl.cat``,
-``tl.flip``, ``tl.gather``, ``tl.sort``, ``tl.histogram`` and ``tl.swizzle2d``.
+``tl.flip``, ``tl.gather``, ``tl.sort``, ``tl.topk``, ``tl.histogram`` and ``tl.swizzle2d``.
 
 ``join``, ``split``, ``flip`` and ``gather`` are tile ops of their own; the rest are built
 from them and from existing ops, so no backend needs code for them:
@@ -11,6 +11,8 @@ from them and from existing ops, so no backend needs code for them:
   element is a ``gather`` (so the GPU backends sort tiles of up to 4096 elements), then a
   compare-exchange by ``where``. It is not stable, which only shows on values that compare equal but differ (``-0.0``/``+0.0``);
   NaN sorts above every number, as in ``np.sort``;
+- ``topk(x, k)`` is the descending sort, then the first half of the last dimension
+  (a reshape to ``(2, n/2)``, that pair moved last, ``split``) until ``k`` are left;
 - ``histogram(x, num_bins)`` compares ``x`` with every bin at once and sums (values outside
   ``[0, num_bins)`` count nowhere);
 - ``swizzle2d`` is scalar or elementwise integer arithmetic.
@@ -173,6 +175,25 @@ def sort(cg: CodeGenerator, x: Any, dim: Any = None, descending: Any = False) ->
             j //= 2
         k *= 2
     return cast(cg.b, x, dtype)
+
+
+@builtin("topk", method=True)
+def topk(cg: CodeGenerator, x: Any, k: Any, dim: Any = None) -> Value:
+    """The ``k`` largest values along the last dimension, largest first (Triton's
+    ``tl.topk``): the descending sort, then its first half taken until ``k`` are left."""
+    x = _data_tile(cg, x, "tl.topk")
+    count = cg.const_int(k, "tl.topk k")
+    n = x.shape[-1]
+    if count < 1 or count & (count - 1) or count > n:
+        cg.fail(f"tl.topk: k must be a power of two of at most {n}, got {count}")
+    if len(x.shape) > 2:
+        cg.fail("tl.topk takes 1-D and 2-D tiles (its halving needs one more dimension)")
+    top = sort(cg, x, dim, True)
+    lead = top.shape[:-1]
+    while top.shape[-1] > count:
+        halves = reshape(cg, top, *lead, 2, top.shape[-1] // 2)
+        top = split(cg, trans(cg, halves, *range(len(lead)), len(lead) + 1, len(lead)))[0]
+    return top
 
 
 # -- histogram, swizzle2d -------------------------------------------------------------------
