@@ -82,6 +82,13 @@ def unsupported(op: Operation, what: str) -> UnsupportedError:
     return UnsupportedError(f"{what} is not supported by the ptx backend", source_loc(op))
 
 
+def shared_footprint(op: simt.SharedAllocOp) -> tuple[int, int]:
+    """The bytes of a shared buffer and their alignment (at least 16)."""
+    t = op.result.type
+    align = 16 if op.align is None else max(16, op.align.value.data)
+    return t.get_shape()[0] * BYTES[dtype(t.element_type)], align
+
+
 class Lowering:
     """Lowers one kernel into a new entry block; all naming state is per kernel."""
 

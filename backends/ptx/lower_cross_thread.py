@@ -16,7 +16,7 @@ from xdsl.dialects import vector
 from xdsl.dialects.builtin import IntegerType, i32
 from xdsl.ir import Attribute, SSAValue
 
-from backends.ptx.lower_core import BYTES, Lowering, dtype, lowers
+from backends.ptx.lower_core import BYTES, Lowering, dtype, lowers, shared_footprint
 from backends.ptx.lower_memory import (
     I8,
     MAX_ELEMENTS,
@@ -40,11 +40,9 @@ _SHFL = {simt.ShuffleXorOp: ("bfly", 31), simt.ShuffleUpOp: ("up", 0),
 
 @lowers(simt.SharedAllocOp)
 def shared_alloc(lo: Lowering, op: simt.SharedAllocOp) -> SSAValue:
-    t = op.result.type
-    align = 16 if op.align is None else max(16, op.align.value.data)
+    size, align = shared_footprint(op)
     offset = None if op.offset is None else op.offset.value.data
-    return lo.value(ptx.SharedOp(t.get_shape()[0] * BYTES[dtype(t.element_type)], align,
-                                 offset))
+    return lo.value(ptx.SharedOp(size, align, offset))
 
 
 def _address(lo: Lowering, op: simt.SharedLoadOp | simt.SharedStoreOp, vec: int

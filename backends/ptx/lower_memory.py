@@ -97,13 +97,11 @@ def _picked_words(lo: Lowering, v: SSAValue) -> SSAValue | None:
             return None
         indices = v.owner.indices.get_values()
         picked, v = [indices[i] for i in picked], v.owner.source
-    firsts = picked[::per_word]
-    if len(picked) % per_word or any(
-            f % per_word or picked[i * per_word:(i + 1) * per_word] != list(
-                range(f, f + per_word)) for i, f in enumerate(firsts)):
-        return None
+    runs = [picked[i:i + per_word] for i in range(0, len(picked), per_word)]
+    if any(r[0] % per_word or r != list(range(r[0], r[0] + per_word)) for r in runs):
+        return None  # (a short last run fails the second test)
     words = lo.memo[("words", v)]
-    chosen = [f // per_word for f in firsts]
+    chosen = [r[0] // per_word for r in runs]
     if chosen == list(range(ptx.lanes(words.type))):
         return words
     return lo.value(ptx.LanesOp(words, chosen))

@@ -21,7 +21,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from backends.ptx.lower_core import BYTES, dtype
+from backends.ptx.lower_core import shared_footprint
 from dialects import simt
 
 
@@ -55,9 +55,8 @@ def _buffers(kernel: func.FuncOp) -> list[_Buffer]:
     for op in kernel.walk():
         if not isinstance(op, simt.SharedAllocOp):
             continue
-        t = op.result.type
-        size = -(-t.get_shape()[0] * BYTES[dtype(t.element_type)] // 16) * 16
-        align = 16 if op.align is None else max(16, op.align.value.data)
+        size, align = shared_footprint(op)
+        size = -(-size // 16) * 16
         users = [index[_top(u.operation, index)] for u in op.result.uses] or [index[op]]
         out.append(_Buffer(op, size, align, min(users), max(users)))
     return out

@@ -58,8 +58,8 @@ def _signed(v: int, bits: int) -> int:
     return (v + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1)
 
 
-# Element type -> (mov opcode, immediate formatter).
 MIN_BLOCKS_ATTR = "ptx.minnctapersm"  # programs per SM that ptxas must fit (registers)
+# Element type -> (mov opcode, immediate formatter).
 _IMMEDIATES: dict[Attribute, tuple[str, Callable[[float | int], str]]] = {
     IntegerType(1): ("mov.pred", lambda v: str(int(v) & 1)),
     IntegerType(8): ("mov.u16", lambda v: str(int(v) & 0xFFFF)),

@@ -86,7 +86,7 @@ def _pointer(em: WGSLEmitter, arg: SSAValue, binding: int, written: bool,
     access = "read_write" if written else "read"
     item = f"atomic<{em.atomic[arg]}>" if arg in em.atomic else elem
     bits = _PACKED_BITS.get(str(pointee))
-    if bits is not None:  # see memory.py: packed into u32 words, stored by atomics
+    if bits is not None:  # packed into u32 words (memory.py)
         if arg in em.atomic:
             raise em.error(f"atomics on {pointee} arrays are not supported by the wgsl "
                            "backend (WGSL atomics are 32-bit)")

@@ -32,6 +32,13 @@ def _word(index: str, bits: int) -> tuple[str, str]:
     return f"u32({index}) / {per}u", f"(u32({index}) % {per}u) * {bits}u"
 
 
+def _bits(value: str, elem: str, bits: int) -> str:
+    """``value``'s ``bits`` low bits as a u32 (a bool: 0 or 1)."""
+    if elem == "bool":
+        return f"select(0u, 1u, {value})"
+    return f"(bitcast<u32>({value}) & {(1 << bits) - 1}u)"
+
+
 def _read(em: WGSLEmitter, base: SSAValue, index: str, elem: str) -> str:
     buf = em.buffers[base]
     if base in em.packed:
@@ -51,10 +58,8 @@ def _write(em: WGSLEmitter, base: SSAValue, index: str, value: str, elem: str) -
     if base in em.packed:  # other threads may write the word's other elements
         bits = em.packed[base]
         word, shift = _word(index, bits)
-        ones = f"{(1 << bits) - 1}u"
-        v = f"select(0u, 1u, {value})" if elem == "bool" else f"(bitcast<u32>({value}) & {ones})"
-        return (f"atomicAnd(&{buf}[{word}], ~({ones} << {shift})); "
-                f"atomicOr(&{buf}[{word}], {v} << {shift});")
+        return (f"atomicAnd(&{buf}[{word}], ~({(1 << bits) - 1}u << {shift})); "
+                f"atomicOr(&{buf}[{word}], {_bits(value, elem, bits)} << {shift});")
     if base in em.atomic:
         return atomics.write(buf, em.atomic[base], elem, index, value)
     return f"{buf}[{index}] = {value};"
@@ -87,14 +92,13 @@ def _word_stores(em: WGSLEmitter, op: simt.StoreOp, group: list[int]) -> list[st
     the elements one word holds (the store's ``vec`` is a multiple of them)."""
     index, value = em.vals[op.index], em.vals[op.value]
     bits = em.packed[op.base]
-    per, ones = 32 // bits, f"{(1 << bits) - 1}u"
+    per = 32 // bits
     lines = []
     for first in range(0, len(group), per):
         lanes = group[first:first + per]
-        parts = [f"select(0u, 1u, {value.lane(j)})" if value.elem == "bool" else
-                 f"(bitcast<u32>({value.lane(j)}) & {ones})" for j in lanes]
+        parts = [_bits(value.lane(j), value.elem, bits) for j in lanes]
         word = " | ".join(p if k == 0 else f"({p} << {k * bits}u)" for k, p in enumerate(parts))
-        lines.append(f"{em.buffers[op.base]}[u32({index.lane(lanes[0])}) / {per}u] = {word};")
+        lines.append(f"{em.buffers[op.base]}[{_word(index.lane(lanes[0]), bits)[0]}] = {word};")
     return lines
 
 

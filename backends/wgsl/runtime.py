@@ -116,7 +116,8 @@ class Kernel:
                 if p.written:
                     readback[id(arg)] = arr
                 bound.append(uploads[id(arg)])
-        self.run(device, bound, words, dispatch, cache_group=not uploads)
+        dispatcher = self.pipeline(device, promotions(bound, self.facts["params"]))
+        dispatcher.run(bound, words, dispatch, cache=not uploads)
         for key, arr in readback.items():
             download(device, uploads[key], arr)
 
@@ -191,11 +192,6 @@ class Kernel:
             pipe, layout = build_pipeline(device, source, self.facts, promoted)
             per_device[promoted] = Dispatcher(device, pipe, layout, self.facts["uniform"]["size"])
         return per_device[promoted]
-
-    def run(self, device, bound: list, words: np.ndarray, dispatch,
-            cache_group: bool = False) -> None:
-        launcher = self.pipeline(device, promotions(bound, self.facts["params"]))
-        launcher.run(bound, words, dispatch, cache_group)
 
 
 class Dispatcher:

@@ -122,9 +122,11 @@ def cdiv(cg: CodeGenerator, x: Any, y: Any) -> Any:
 @method("to")
 def cast_(cg: CodeGenerator, x: Any, dtype: Any, bitcast: bool = False) -> Value:
     d = dtype_arg(cg, dtype)
+    if bitcast:
+        return _bitcast(cg, x, d)
     if not isinstance(x, Value):
-        return constant(cg.b, x, d) if not bitcast else _bitcast(cg, x, d)
-    return cast(cg.b, x, d) if not bitcast else _bitcast(cg, x, d)
+        return constant(cg.b, x, d)
+    return cast(cg.b, x, d)
 
 
 def _bitcast(cg: CodeGenerator, x: Any, d: tl.dtype) -> Value:
