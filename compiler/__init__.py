@@ -17,6 +17,7 @@ from compiler.errors import (
     UnsupportedError,
     VerificationError,
 )
+from compiler.export import export
 from compiler.jit import (
     CompiledKernel,
     KernelFunction,
@@ -53,6 +54,6 @@ __all__ = [
     "BackendUnavailableError", "CompileError", "CompiledKernel", "Config",
     "DeviceAssertionError", "InternalCompilerError", "KernelFunction", "LaunchError",
     "OutOfBoundsError", "TileFunction", "TilecError", "UnsupportedError",
-    "VerificationError", "autotune", "backends", "cdiv", "compile", "func", "heuristics",
+    "VerificationError", "autotune", "backends", "cdiv", "compile", "export", "func", "heuristics",
     "kernel", "set_backend", "testing", "wgsl_array", "wgsl_device",
 ]

@@ -1,4 +1,4 @@
-"""The ``tilec`` command: compile, run, opt, backends (SPEC section 5)."""
+"""The ``tilec`` command: compile, export, run, opt, backends (SPEC section 5)."""
 
 from __future__ import annotations
 
@@ -55,6 +55,16 @@ def cmd_compile(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    import compiler as tc
+    fn = _load_kernel(args.target)
+    text = tc.export(fn, signature=args.signature, constants=dict(map(_constant, args.constant)),
+                     target=args.target_runtime, num_warps=args.num_warps, output=args.output)
+    if not args.output:
+        sys.stdout.write(text)
+    return 0
+
+
 def cmd_run(args) -> int:
     import compiler as tc
     if args.backend:
@@ -91,6 +101,16 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--print-ir-after-all", action="store_true")
     c.add_argument("-o", "--output")
     c.set_defaults(func=cmd_compile)
+    e = sub.add_parser("export", help="a kernel as a module for another runtime (the web)")
+    e.add_argument("target", help="FILE.py:KERNEL")
+    e.add_argument("-s", "--signature", required=True,
+                   help='types of the runtime arguments, "*f32,i32"')
+    e.add_argument("-c", "--constant", action="append", default=[], help="NAME=VALUE")
+    e.add_argument("--target", dest="target_runtime", default="web", choices=["web"])
+    e.add_argument("--num-warps", type=int, default=4)
+    e.add_argument("-o", "--output", help="the .js file (tilec-runtime.js is written "
+                   "beside it); standard output without")
+    e.set_defaults(func=cmd_export)
     r = sub.add_parser("run", help="run an example's main()")
     r.add_argument("script")
     r.add_argument("--backend", choices=["ptx", "wgsl", "numpy", "auto"])

@@ -11,6 +11,14 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
+# Deno, whose WebGPU is wgpu (lavapipe here), runs the kernels `tilec export` makes for
+# the web (tests/test_web_export.py); from the npm registry, into the git-ignored .tools/.
+DENO=.tools/node_modules/.bin/deno
+if [ ! -x "$DENO" ]; then
+  command -v npm >/dev/null || { $SUDO apt-get update -qq; $SUDO apt-get install -y -qq npm >/dev/null; }
+  npm install --prefix .tools --no-fund --no-audit --silent deno@2.9.6
+fi
+export TILEC_DENO="$PWD/$DENO" TILEC_REQUIRE_DENO=1
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 .venv/bin/ruff check compiler dialects backends tests examples
 # One pytest worker per CPU (pytest-xdist); no test depends on another's order or state.

@@ -1,0 +1,305 @@
+// The tilec web runtime: launches kernels exported by `tilec export --target web`.
+//
+// One module for every exported kernel. An exported module holds its WGSL and the
+// facts of its parameters, and calls `kernel(spec)` for its launcher:
+//
+//   const out = await softmax(device, grid, x, out, n_cols, x_stride, out_stride);
+//
+// Arrays are GPUBuffers (bound as they are) or typed arrays (uploaded to a new
+// buffer, and copied back into the same typed array when the kernel writes it), as
+// the Python wgsl runtime takes wgpu buffers or NumPy arrays. Scalars go in one
+// uniform buffer with the grid. The checks and the grid folding (axis 0 over
+// maxComputeWorkgroupsPerDimension programs) are the Python runtime's
+// (backends/wgsl/runtime.py); keep the two in step.
+
+export class LaunchError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "LaunchError";
+  }
+}
+
+export class UnsupportedError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "UnsupportedError";
+  }
+}
+
+// dtype -> the typed arrays that hold it (f16 as raw bits, or Float16Array)
+const TYPED = {
+  f32: ["Float32Array"], i32: ["Int32Array"], u32: ["Uint32Array"],
+  f16: ["Uint16Array", "Float16Array"], i16: ["Int16Array"], i8: ["Int8Array"],
+  u8: ["Uint8Array"], i1: ["Uint8Array"],
+};
+const INT_RANGE = {
+  i32: [-(2 ** 31), 2 ** 31], u32: [0, 2 ** 32], i1: [0, 2], i8: [-(2 ** 7), 2 ** 7],
+  u8: [0, 2 ** 8], i16: [-(2 ** 15), 2 ** 15],
+};
+const GROUPS = 8; // bind groups kept per pipeline for launches on GPUBuffers only
+
+// GPUBufferUsage is a global in browsers and Deno; the numbers are the spec's
+const USAGE = globalThis.GPUBufferUsage ??
+  { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, UNIFORM: 64, STORAGE: 128 };
+const COMPUTE = globalThis.GPUShaderStage?.COMPUTE ?? 4;
+
+// device -> (kernel spec -> Map(promoted bindings -> Dispatcher))
+const dispatchers = new WeakMap();
+
+/** The launcher of one exported kernel: `await launch(device, grid, ...args)`. */
+export function kernel(spec) {
+  const launch = (device, grid, ...args) => run(spec, device, grid, args);
+  Object.defineProperty(launch, "name", { value: spec.name });
+  launch.spec = spec;
+  return launch;
+}
+
+async function run(spec, device, grid, args) {
+  if (!device || typeof device.createBuffer !== "function" || !device.queue) {
+    throw new LaunchError(`${spec.name}: the first argument must be a GPUDevice`);
+  }
+  const dims = checkGrid(grid);
+  if (args.length !== spec.params.length) {
+    const names = spec.params.map((p) => p.name).join(", ");
+    throw new LaunchError(`${spec.name} takes ${spec.params.length} arguments ` +
+      `(${names}) after the device and the grid, got ${args.length}`);
+  }
+  checkDevice(spec, device);
+  const words = new Uint32Array(spec.facts.uniform.size / 4);
+  const [dispatch, foldX, foldN] = fold(dims, device.limits.maxComputeWorkgroupsPerDimension);
+  words.set([...dims, foldX, foldN]); // the uniform's first fields (kernel.py)
+  const bound = [], uploads = new Map();
+  try {
+    spec.params.forEach((p, i) => {
+      const f = spec.facts.params[i], arg = args[i];
+      if (f.kind === "scalar") {
+        pack(words, f, p, arg);
+      } else if (isBuffer(arg)) {
+        bound.push(checkBuffer(device, p, arg));
+      } else {
+        checkArray(p, arg);
+        if (!uploads.has(arg)) { // one buffer per array, so aliasing is kept
+          uploads.set(arg, { buf: upload(device, p, arg), written: false });
+        }
+        uploads.get(arg).written ||= p.written;
+        bound.push(uploads.get(arg).buf);
+      }
+    });
+    dispatcher(spec, device, promotions(bound, spec.facts.params))
+      .run(bound, words, dispatch, uploads.size === 0);
+    await Promise.all([...uploads].filter(([, u]) => u.written)
+      .map(([arr, u]) => download(device, u.buf, arr)));
+  } finally { // submitted work keeps what it uses: destroying the buffers cannot cut it short
+    uploads.forEach((u) => u.buf.destroy());
+  }
+}
+
+// ------------------------------------------------------------ validation
+
+function checkGrid(grid) {
+  const g = typeof grid === "number" ? [grid] : Array.isArray(grid) ? grid : null;
+  if (!g || g.length < 1 || g.length > 3 ||
+      !g.every((x) => Number.isInteger(x) && x > 0)) {
+    throw new LaunchError(`grid ${JSON.stringify(grid)} must be 1 to 3 positive integers`);
+  }
+  return [...g, 1, 1].slice(0, 3);
+}
+
+/** Dispatch size, fold_x and fold_n: axis 0 beyond `most` workgroups is split into
+ * fold_n rows of fold_x (the last row padded), as `fold` in the Python runtime. */
+export function fold([g0, g1, g2], most) {
+  const rows = Math.ceil(g0 / most);
+  const width = Math.ceil(g0 / rows);
+  if (g1 * rows > most || g2 > most) {
+    throw new LaunchError(`grid [${g0}, ${g1}, ${g2}] is too large for WebGPU: at most ` +
+      `${most} programs on axes 1 and 2, and axis 1 times ${rows} (folding axis 0)`);
+  }
+  return [[width, g1 * rows, g2], width, rows];
+}
+
+function checkDevice(spec, device) {
+  for (const feature of spec.facts.features) {
+    if (!device.features.has(feature)) {
+      throw new UnsupportedError(`kernel ${spec.name} needs the WebGPU feature ` +
+        `"${feature}": request it in requestDevice({requiredFeatures})`);
+    }
+  }
+  const arrays = spec.facts.params.filter((f) => f.kind === "ptr").length;
+  const most = device.limits.maxStorageBuffersPerShaderStage;
+  if (arrays > most) {
+    throw new UnsupportedError(`kernel ${spec.name} takes ${arrays} arrays; this device ` +
+      `binds at most ${most} (raise maxStorageBuffersPerShaderStage in requestDevice)`);
+  }
+  if (spec.facts.workgroup_size > device.limits.maxComputeInvocationsPerWorkgroup) {
+    throw new UnsupportedError(`kernel ${spec.name} needs ${spec.facts.workgroup_size} ` +
+      "threads per program, more than this device allows");
+  }
+}
+
+function isBuffer(arg) {
+  return typeof globalThis.GPUBuffer === "function" ? arg instanceof GPUBuffer
+    : !!arg && typeof arg.mapAsync === "function";
+}
+
+function checkBuffer(device, p, buf) {
+  if (!(buf.usage & USAGE.STORAGE)) {
+    throw new LaunchError(`argument ${p.name}: the GPUBuffer lacks STORAGE usage`);
+  }
+  const most = device.limits.maxStorageBufferBindingSize;
+  if (buf.size % 4 || buf.size > most) {
+    throw new LaunchError(`argument ${p.name}: a storage binding must be a multiple of ` +
+      `4 bytes and at most ${most}, got ${buf.size}`);
+  }
+  return buf;
+}
+
+function typeName(arg) {
+  return arg === null ? "null" : arg?.constructor?.name ?? typeof arg;
+}
+
+function checkArray(p, arg) {
+  if (!ArrayBuffer.isView(arg) || arg instanceof DataView ||
+      !TYPED[p.dtype].includes(arg.constructor.name)) {
+    throw new LaunchError(`argument ${p.name}: expected a ${TYPED[p.dtype].join(" or ")} ` +
+      `or a GPUBuffer of ${p.dtype}, got ${typeName(arg)}`);
+  }
+}
+
+/** Write a scalar argument into the uniform words (ints as their u32 pattern). */
+function pack(words, f, p, arg) {
+  if (typeof arg === "boolean") arg = Number(arg);
+  if (typeof arg !== "number") {
+    throw new LaunchError(`argument ${p.name}: expected a number (${p.dtype}), ` +
+      `got ${typeName(arg)}`);
+  }
+  if (f.type === "f32") {
+    new Float32Array(words.buffer)[f.offset / 4] = arg;
+    return;
+  }
+  const [lo, hi] = INT_RANGE[p.dtype];
+  if (!Number.isInteger(arg)) {
+    throw new LaunchError(`argument ${p.name}: expected an integer (${p.dtype}), got ${arg}`);
+  }
+  if (arg < lo || arg >= hi) {
+    throw new LaunchError(`argument ${p.name}: ${arg} does not fit in ${p.dtype}`);
+  }
+  if (p.divisibility && arg % p.divisibility) {
+    throw new LaunchError(`argument ${p.name}: the kernel was exported for multiples of ` +
+      `${p.divisibility} (":${p.divisibility}" in its signature), got ${arg}`);
+  }
+  words[f.offset / 4] = arg >>> 0;
+}
+
+// ------------------------------------------------------------ buffers
+
+function upload(device, p, arr) {
+  const size = Math.max(4, Math.ceil(arr.byteLength / 4) * 4);
+  const most = device.limits.maxStorageBufferBindingSize;
+  if (size > most) {
+    throw new LaunchError(`argument ${p.name}: ${arr.byteLength} bytes is more than this ` +
+      `device binds (${most})`);
+  }
+  const buf = device.createBuffer({
+    label: p.name, size, usage: USAGE.STORAGE | USAGE.COPY_DST | USAGE.COPY_SRC,
+    mappedAtCreation: true,
+  });
+  new Uint8Array(buf.getMappedRange()).set(
+    new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength));
+  buf.unmap();
+  return buf;
+}
+
+async function download(device, buf, arr) {
+  const staging = device.createBuffer({
+    size: buf.size, usage: USAGE.MAP_READ | USAGE.COPY_DST,
+  });
+  const encoder = device.createCommandEncoder();
+  encoder.copyBufferToBuffer(buf, 0, staging, 0, buf.size);
+  device.queue.submit([encoder.finish()]);
+  try {
+    await staging.mapAsync(1 /* GPUMapMode.READ */);
+    new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength)
+      .set(new Uint8Array(staging.getMappedRange(), 0, arr.byteLength));
+  } finally {
+    staging.destroy();
+  }
+}
+
+/** Read-only bindings whose buffer is also bound read_write: WebGPU forbids one buffer
+ * in both roles in a dispatch, so those bindings are declared read_write instead. */
+function promotions(bound, params) {
+  const pointers = params.filter((f) => f.kind === "ptr");
+  const written = new Set(bound.filter((_, i) => pointers[i].access === "read_write"));
+  return pointers.filter((f, i) => f.access === "read" && written.has(bound[i]))
+    .map((f) => f.binding);
+}
+
+// ------------------------------------------------------------ pipelines
+
+function dispatcher(spec, device, promoted) {
+  let perDevice = dispatchers.get(device);
+  if (!perDevice) dispatchers.set(device, perDevice = new Map());
+  let perSpec = perDevice.get(spec);
+  if (!perSpec) perDevice.set(spec, perSpec = new Map());
+  const key = promoted.join(",");
+  if (!perSpec.has(key)) perSpec.set(key, new Dispatcher(spec, device, promoted));
+  return perSpec.get(key);
+}
+
+/** One pipeline on one device, with its uniform buffer of arguments (rewritten by each
+ * launch: writeBuffer is ordered with the submissions) and its recent bind groups. */
+class Dispatcher {
+  constructor(spec, device, promoted) {
+    const { facts } = spec;
+    let code = spec.wgsl;
+    for (const b of promoted) {
+      code = code.replace(`@binding(${b}) var<storage, read> `,
+        `@binding(${b}) var<storage, read_write> `);
+    }
+    const entries = facts.params.filter((f) => f.kind === "ptr").map((f) => ({
+      binding: f.binding, visibility: COMPUTE,
+      buffer: {
+        type: f.access === "read_write" || promoted.includes(f.binding)
+          ? "storage" : "read-only-storage",
+      },
+    }));
+    entries.push({ binding: facts.uniform.binding, visibility: COMPUTE,
+      buffer: { type: "uniform" } });
+    this.device = device;
+    this.layout = device.createBindGroupLayout({ entries });
+    this.pipeline = device.createComputePipeline({
+      label: spec.name,
+      layout: device.createPipelineLayout({ bindGroupLayouts: [this.layout] }),
+      compute: { module: device.createShaderModule({ label: spec.name, code }),
+        entryPoint: facts.entry },
+    });
+    this.uniform = device.createBuffer({
+      size: facts.uniform.size, usage: USAGE.UNIFORM | USAGE.COPY_DST,
+    });
+    this.groups = []; // [buffers, bind group], newest last
+  }
+
+  group(bound, cache) {
+    const hit = this.groups.find(([bufs]) => bufs.every((b, i) => b === bound[i]));
+    if (hit) return hit[1];
+    const entries = bound.map((buffer, binding) => ({ binding, resource: { buffer } }));
+    entries.push({ binding: bound.length, resource: { buffer: this.uniform } });
+    const group = this.device.createBindGroup({ layout: this.layout, entries });
+    if (cache) {
+      if (this.groups.length >= GROUPS) this.groups.shift();
+      this.groups.push([bound, group]);
+    }
+    return group;
+  }
+
+  run(bound, words, dispatch, cache) {
+    this.device.queue.writeBuffer(this.uniform, 0, words);
+    const encoder = this.device.createCommandEncoder();
+    const pass = encoder.beginComputePass();
+    pass.setPipeline(this.pipeline);
+    pass.setBindGroup(0, this.group(bound, cache));
+    pass.dispatchWorkgroups(...dispatch);
+    pass.end();
+    this.device.queue.submit([encoder.finish()]);
+  }
+}
