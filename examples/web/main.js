@@ -10,6 +10,8 @@ if (!adapter) {
   throw new Error(status.textContent);
 }
 const device = await adapter.requestDevice();
+const { description, vendor, architecture } = adapter.info ?? {};
+const gpuName = description || [vendor, architecture].filter(Boolean).join(" ") || "this GPU";
 let [cx, cy, span] = [-0.6, 0.0, 3.0];
 
 async function draw() {
@@ -19,7 +21,7 @@ async function draw() {
   canvas.getContext("2d").putImageData(new ImageData(pixels, width, height), 0, 0);
   const ms = (performance.now() - start).toFixed(1);
   status.textContent = `centre ${cx.toFixed(6)} + ${cy.toFixed(6)}i, span ${span.toPrecision(3)}: ` +
-    `${ms} ms on ${adapter.info?.description || adapter.info?.vendor || "this GPU"}`;
+    `${ms} ms on ${gpuName}`;
 }
 
 canvas.addEventListener("click", (e) => {
