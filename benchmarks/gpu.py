@@ -1,7 +1,8 @@
 """GPU benchmark: tilec's PTX vector add (2^26 float32) against Triton and torch in the same
 run, tilec's WGSL vector add on the same GPU's Vulkan driver, and launch overhead; then the
 row-wise kernels softmax and layernorm forward (8192 x 4096 float32, one program per row)
-against Triton (the same kernels, written below) and torch, on PTX and WGSL.
+against Triton (the same kernels, written below) and torch, on PTX and WGSL; then the
+first launch in a fresh process against Triton's (``first_launch.py``).
 
 Floors: vector add moves 3 * 4 * 2^26 bytes = 805 MB (two reads, one write) and does 2^26
 adds (nothing for a GPU), so it is memory bound: 805 MB / the measured copy bandwidth.
@@ -29,6 +30,7 @@ from triton.testing import do_bench
 
 import compiler as tc
 from benchmarks.common import report
+from benchmarks.first_launch import rows as first_launch_rows
 from examples.layernorm import layernorm
 from examples.softmax import softmax
 from examples.vector_add import add
@@ -266,6 +268,8 @@ def main() -> None:
            ["what", "median time", "bandwidth", "of Triton"], rows)
     report("GPU: softmax and layernorm forward", torch.cuda.get_device_name(),
            ["what", "median time", "bandwidth", "of Triton"], row_kernel_rows())
+    report("GPU: first launch in a fresh process", torch.cuda.get_device_name(),
+           ["what", "time"], first_launch_rows())
 
 
 if __name__ == "__main__":

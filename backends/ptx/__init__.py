@@ -1,8 +1,8 @@
-"""The PTX backend at launch time: load a cubin through cuda.core and launch it.
+"""The PTX backend at launch time: load a cubin through the CUDA driver and launch it.
 
 A cached launch imports only this module, so it imports no xDSL (``printer.py`` and
 ``assemble.py`` compile) and touches CUDA only when a ``Launcher`` is built or
-``availability()`` is asked. Works with cuda-core 0.3 (``cuda.core.experimental``) and 1.x.
+``availability()`` is asked. The driver API comes from cuda-bindings (``cuda.bindings.driver``).
 """
 
 from __future__ import annotations
@@ -40,27 +40,56 @@ _MAX_GRID = (2**31 - 1, 65535, 65535)
 Put = Callable[[Any], "str | None"]  # stores an argument in its slot; returns its library
 
 
-def _cuda_core() -> Any:
-    try:
-        from cuda import core
-        core.Device  # noqa: B018 - cuda-core 0.4 and newer export it here
-    except AttributeError:
-        from cuda.core import experimental as core  # cuda-core 0.3
-    return core
-
-
 def _driver() -> Any:
     from cuda.bindings import driver
     return driver
+
+
+class Device:
+    """One GPU and its primary context (the one torch and CuPy use), through the driver
+    API. cuda.core's ``Device`` did this, but importing cuda.core took 100 of the 180 ms
+    of a first launch whose kernel was in the disk cache (an H100, 2026-11-24)."""
+
+    def __init__(self, ordinal: int | None = None):
+        driver = _driver()
+        _check(driver.cuInit(0), "cuInit")
+        if ordinal is None:  # the current context's GPU, else the first, as CUDA's runtime
+            err, current = driver.cuCtxGetDevice()
+            ordinal = int(current) if err == driver.CUresult.CUDA_SUCCESS else 0
+        self.device_id = ordinal
+        self._handle = _check(driver.cuDeviceGet(ordinal), "cuDeviceGet")
+        self._context = None
+
+    def set_current(self) -> None:
+        driver = _driver()
+        if self._context is None:
+            self._context = _check(driver.cuDevicePrimaryCtxRetain(self._handle),
+                                   "cuDevicePrimaryCtxRetain")
+        _check(driver.cuCtxSetCurrent(self._context), "cuCtxSetCurrent")
+
+    @property
+    def compute_capability(self) -> tuple[int, int]:
+        attr = _driver().CUdevice_attribute
+        return (self._attribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                self._attribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+
+    @property
+    def name(self) -> str:
+        raw = _check(_driver().cuDeviceGetName(256, self._handle), "cuDeviceGetName")
+        return raw.split(b"\0", 1)[0].decode()
+
+    def _attribute(self, attr: Any) -> int:
+        return int(_check(_driver().cuDeviceGetAttribute(attr, self._handle),
+                          "cuDeviceGetAttribute"))
 
 
 @functools.cache
 def availability() -> tuple[bool, str]:
     """Whether a CUDA device that runs tilec's PTX (sm_80 or newer) is present, and why."""
     try:
-        dev = _cuda_core().Device()
+        dev = Device()
         dev.set_current()
-        major, minor = tuple(dev.compute_capability)
+        major, minor = dev.compute_capability
         name = dev.name
     except Exception as e:  # noqa: BLE001 - no cuda-python, driver or device: "not here"
         return False, f"no usable CUDA device ({type(e).__name__}: {e})".splitlines()[0]
@@ -75,7 +104,7 @@ def device_arch() -> str | None:
     another generation does not load there; Hopper's gets wgmma); None without one."""
     if not availability()[0]:
         return None
-    major, minor = tuple(_cuda_core().Device().compute_capability)
+    major, minor = Device().compute_capability
     return f"sm_{major}{minor}"
 
 
@@ -164,7 +193,7 @@ def _device_of(args: list) -> int | None:
 class DeviceLauncher:
     """Runs one compiled kernel on one GPU; ``__call__(grid, args)`` is one launch.
 
-    cuda.core loads the module. Launches call the driver's ``cuLaunchKernel`` (through
+    The driver loads the module. Launches call its ``cuLaunchKernel`` (through
     cuda-bindings) with a parameter buffer built once here: one ctypes slot per parameter
     and the array of pointers to them. ``cuda.core.launch`` converts every argument and
     needs a ``LaunchConfig`` and ``Stream`` object per launch: 11 us per launch on an H200
@@ -181,17 +210,16 @@ class DeviceLauncher:
     """
 
     def __init__(self, artifact: bytes, info: KernelInfo, ordinal: int | None = None):
-        core, driver = _cuda_core(), _driver()
+        driver = _driver()
         self.info = info
-        self._device = core.Device() if ordinal is None else core.Device(ordinal)
+        self._device = Device(ordinal)
         with _capture_relaxed(driver):  # the first launch may come inside a capture
             self._device.set_current()
-            self._code = core.ObjectCode.from_cubin(artifact)
-            self._kernel = self._code.get_kernel(info.name)  # keeps the module loaded
-            handle = self._kernel.handle
-            self._function = (
-                _check(driver.cuKernelGetFunction(handle), "cuKernelGetFunction")
-                if isinstance(handle, driver.CUkernel) else handle)
+            image = ctypes.create_string_buffer(artifact, len(artifact))
+            self._module = _check(driver.cuModuleLoadData(ctypes.addressof(image)),
+                                  f"loading {info.name}'s cubin")
+            self._function = _check(driver.cuModuleGetFunction(
+                self._module, info.name.encode()), f"finding {info.name} in its cubin")
         self._ordinal = self.ordinal = self._device.device_id
         self._cu_launch = driver.cuLaunchKernel
         self._success = driver.CUresult.CUDA_SUCCESS

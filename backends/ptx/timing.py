@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from backends.ptx import _check, _cuda_core, _current_stream, _driver
+from backends.ptx import Device, _check, _current_stream, _driver
 
 FLUSH_BYTES = 256 << 20  # larger than the L2 of any GPU tilec targets (H200: 60 MiB)
 
@@ -29,7 +29,7 @@ class Clock:
     """CUDA-event times of calls on the current device, in milliseconds."""
 
     def __init__(self):
-        device = _cuda_core().Device()
+        device = Device()
         device.set_current()
         self.ordinal = device.device_id
         self.flush = _flush_buffer(self.ordinal)

@@ -1,0 +1,112 @@
+"""The first launch in a fresh process, tilec (PTX) against Triton: vector add of 2^20
+float32 on torch tensors, the library imported and the kernel compiled (cold: empty
+cache directories) or loaded from the disk cache (warm: the same directories again), then
+launched and synchronized. torch and its CUDA context are set up before the clock
+starts, since both libraries need them alike. Median of 5 processes each.
+
+    python benchmarks/first_launch.py        # on a CUDA machine; appends to RESULTS.md
+    python benchmarks/first_launch.py --profile   # cProfile of tilec's warm first launch
+"""
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import report
+
+_SCRIPT = """
+import time
+import torch
+x = torch.ones(1 << 20, device="cuda")
+out = torch.empty_like(x)
+torch.cuda.synchronize()
+t0 = time.perf_counter()
+{imports}
+t1 = time.perf_counter()
+{launch}
+torch.cuda.synchronize()
+t2 = time.perf_counter()
+assert bool((out == 2).all())
+print(t1 - t0, t2 - t1)
+"""
+
+_TRITON_ADD = """import triton
+import triton.language as tl
+
+@triton.jit
+def add(x, y, out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out + offs, tl.load(x + offs, mask=mask) + tl.load(y + offs, mask=mask), mask=mask)
+"""
+
+LIBRARIES = {
+    "tilec ptx": ("import compiler as tc\nfrom examples.vector_add import add",
+                  "add[(1024,)](x, x, out, x.numel(), BLOCK=1024, backend='ptx')"),
+    "triton": (_TRITON_ADD, "add[(1024,)](x, x, out, x.numel(), BLOCK=1024)"),
+}
+PROCESSES = 5
+
+
+def _env(cache: Path) -> dict:
+    return {**os.environ, "TILEC_CACHE_DIR": str(cache / "tilec"),
+            "TRITON_CACHE_DIR": str(cache / "triton"),
+            "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))
+                                          if p)}
+
+
+def _run(script: Path, cache: Path) -> tuple[float, float]:
+    done = subprocess.run([sys.executable, str(script)], env=_env(cache), capture_output=True,
+                          text=True, check=True, cwd=ROOT)
+    imports, launch = map(float, done.stdout.split())
+    return imports, launch
+
+
+def rows() -> list[list[str]]:
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (imports, launch) in LIBRARIES.items():
+            script = Path(tmp) / f"first_{name.split()[0]}.py"
+            script.write_text(_SCRIPT.format(imports=imports, launch=launch))
+            cold, warm, imported = [], [], []
+            for i in range(PROCESSES):
+                cache = Path(tmp) / f"cache-{name.split()[0]}-{i}"
+                t_import, t_cold = _run(script, cache)
+                cold.append(t_cold)
+                imported.append(t_import)
+                warm.append(_run(script, cache)[1])
+            med = statistics.median
+            out += [[f"first launch, cold disk cache, {name}", f"{med(cold) * 1e3:.0f} ms"],
+                    [f"first launch, warm disk cache, {name}", f"{med(warm) * 1e3:.0f} ms"],
+                    [f"import, {name}", f"{med(imported) * 1e3:.0f} ms"]]
+    return out
+
+
+def profile() -> None:
+    """cProfile of tilec's warm first launch: where its milliseconds go."""
+    imports, launch = LIBRARIES["tilec ptx"]
+    profiled = (f"{imports}\nimport cProfile, pstats\nt1 = time.perf_counter()\n"
+                f"cProfile.run({launch!r}, '/tmp/first.prof')\n"
+                "pstats.Stats('/tmp/first.prof').sort_stats('cumtime').print_stats(25)")
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "first_tilec.py"
+        script.write_text(_SCRIPT.format(imports=imports, launch=launch))
+        _run(script, Path(tmp))
+        script.write_text(_SCRIPT.format(imports=profiled, launch=""))
+        subprocess.run([sys.executable, str(script)], env=_env(Path(tmp)), cwd=ROOT,
+                       check=False)
+
+
+if __name__ == "__main__":
+    if "--profile" in sys.argv:
+        profile()
+    else:
+        import torch
+        report("GPU: first launch in a fresh process", torch.cuda.get_device_name(),
+               ["what", "time"], rows())
