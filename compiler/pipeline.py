@@ -36,8 +36,8 @@ from dialects import tile
 # lowers to per-thread code, then runs its own passes.
 _TILE = ["canonicalize", "cse"]
 _TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads{{cp-async={mma}}}", "strip-mine",
-            "assign-layouts{{vector-bits={bits} mma={mma}}}", "tile-to-simt", "canonicalize",
-            "cse"]
+            "assign-layouts{{vector-bits={bits} mma={mma}}}",
+            "tile-to-simt{{shared-trip-bytes={trip}}}", "canonicalize", "cse"]
 # debug=True: bounds checks go in front of the accesses once lower-control has made every
 # pointer traceable to its argument; strip-debug then lowers them with print/assert.
 _DEBUG_START = ["lower-control", "check-bounds", "strip-debug"]
@@ -57,7 +57,8 @@ def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
     # only a target with tensor cores says which instructions ``arch`` has
     mma = target.tensor_cores(arch) if hasattr(target, "tensor_cores") else 0
     to_simt = _DEBUG_START + _TO_SIMT[2:] if debug else _TO_SIMT
-    simt = [spec.format(bits=target.VECTOR_BITS, mma=mma) for spec in to_simt]
+    simt = [spec.format(bits=target.VECTOR_BITS, mma=mma, trip=target.SHARED_TRIP_BYTES)
+            for spec in to_simt]
     if views and mma >= TMA_SM and not debug:  # dot operands may go by TMA: views stay
         tile_passes[0] = "lower-array-views{tma=1}"
         at = next(i for i, s in enumerate(simt) if s.startswith("pipeline-loads")) + 1

@@ -12,6 +12,7 @@ from compiler.target import Generated
 
 INPUT = "simt"
 VECTOR_BITS = 32
+SHARED_TRIP_BYTES = 16 * 1024  # a layout conversion's trip: what WebGPU guarantees
 PASSES = ()
 
 

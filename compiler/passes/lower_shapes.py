@@ -10,8 +10,10 @@ slice) the op is a ``vector.shuffle`` with a constant mask: register renaming, n
 Otherwise every thread writes its lanes to shared memory at their numbers and, after a
 barrier, reads the numbers it needs; a second barrier lets the buffer be reused. Rows of a
 transpose are padded by one element against bank conflicts, f32 and i1 tiles travel as
-i32 (one buffer serves a tile and its mask), and tiles over ``SHARED_CHUNK`` elements move
-in several trips.
+i32 (one buffer serves a tile and its mask), and tiles over the target's trip size
+(``tile-to-simt{shared-trip-bytes}``: 16 KiB on WGSL, 48 KiB on PTX) move in several trips,
+each lane checking which trip holds its number: code that grows with the trips, and took
+ptxas 27 s for a one-warp 128x64 f32 transpose in 3 trips (1.3 s in one).
 Pointer tiles move their element indices the same way.
 """
 
@@ -139,8 +141,8 @@ def shuffle_mask(src: np.ndarray, dst: np.ndarray) -> list[int] | None:
 
 
 SHARED_CHUNK = 4096
-"""Most elements one trip through shared memory moves (16 KiB of 32-bit values: what
-WebGPU guarantees a workgroup); a larger tile moves in several trips."""
+"""Most elements the shared-memory staging of FMA dots and gathers holds (16 KiB of 32-bit
+values: what WebGPU guarantees a workgroup)."""
 
 
 def _through_shared(lo: Lowering, op: Operation, value: SSAValue, src: Side, dst: Side,
@@ -150,7 +152,7 @@ def _through_shared(lo: Lowering, op: Operation, value: SSAValue, src: Side, dst
     and its mask share one buffer."""
     elem = element_type(value.type)
     value = to_word(lo, op, value)
-    trips = -(-size // SHARED_CHUNK)
+    trips = -(-size // lo.trip_words)
     chunk = -(-size // trips)
     buf = lo.shared_buffer(element_type(value.type), chunk, op)
     src_at, dst_at = _index(lo, op, src), _index(lo, op, dst)

@@ -94,11 +94,12 @@ def _cache_hints(op: Operation) -> dict[str, Attribute]:
 class Lowering:
     """Rewrites one kernel in place, in program order."""
 
-    def __init__(self, f: func.FuncOp):
+    def __init__(self, f: func.FuncOp, trip_words: int = 4096):
         num_warps = f.attributes.get(NUM_WARPS_ATTR)
         if not isinstance(num_warps, IntegerAttr):
             raise CompileError(f"tile-to-simt needs {NUM_WARPS_ATTR} (run assign-layouts)")
         self.f = f
+        self.trip_words = trip_words  # 32-bit words one trip through shared memory moves
         self.tid_bits = ilog2(WARP_SIZE * num_warps.value.data)
         self._tid: SSAValue | None = None
         self.prologue: Operation | None = None  # last op of the thread-id arithmetic

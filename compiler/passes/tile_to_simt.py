@@ -46,7 +46,11 @@ class TileToSimt(ModulePass):
 
     name = "tile-to-simt"
 
+    # the most shared memory one trip of a layout conversion may use: WebGPU guarantees
+    # 16 KiB per workgroup; PTX gives 48 KiB, so most tiles move in one trip there
+    shared_trip_bytes: int = 16 * 1024
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in list(op.walk()):
             if isinstance(f, func.FuncOp) and f.body.blocks:
-                Lowering(f).run()
+                Lowering(f, self.shared_trip_bytes // 4).run()
