@@ -5,15 +5,18 @@ import importlib.util
 import os
 import sys
 
-import lit.formats
-
 config.name = "tilec"
-# lit 23 refuses ShTest(True); the internal shell is also portable.
-config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
-
 _root = os.path.dirname(os.path.dirname(config.test_source_root))
+# RUN lines of `%opt` and `filecheck` pipelines run inside lit's workers (in_process.py):
+# xDSL is imported once per worker, here before they fork, not once per command.
+sys.path[:0] = [config.test_source_root, _root]
+from in_process import InProcessShTest
+
+import compiler.opt  # noqa: F401
+
+config.test_format = InProcessShTest()
+config.suffixes = [".mlir"]
 # `%opt` runs with the Python running lit, so the caller's venv is the one tested.
 config.substitutions.append(("%opt", f'"{sys.executable}" -m compiler.opt'))
 config.environment["PYTHONPATH"] = os.pathsep.join(
