@@ -2,6 +2,7 @@
 plots (matplotlib optional)."""
 
 import csv
+import statistics
 import sys
 import time
 
@@ -108,6 +109,36 @@ def test_wgsl_timestamps_bracket_each_call():
     assert isinstance(clock, timing.TimestampClock)
     times = clock.times(lambda: time.sleep(0.004), 3)
     assert all(3.5 < t < 60 for t in times), times
+
+
+def test_wgsl_timestamps_time_the_kernels_not_the_host_before_them():
+    """A call that launches tilec kernels is timed by the kernels' own passes: the host's
+    4 ms before the first launch does not show, the kernels do (two launches of a kernel
+    that spins longer: more time)."""
+    timing, device = wgsl_clocks()
+    if "timestamp-query" not in device.features:
+        pytest.skip("this adapter has no timestamp queries")
+    import wgpu
+    n, work = 4096, slow_trips("wgsl")
+    x, out = np.ones(n, np.float32), np.zeros(n, np.float32)
+    bx, bo = (tc.wgsl_array(device.create_buffer_with_data(
+        data=a, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC), np.float32, (n,))
+        for a in (x, out))
+
+    def call(work, launches=1):
+        time.sleep(0.004)
+        for _ in range(launches):
+            spin[(n // 128,)](bx, bo, n, WORK=work, BLOCK=128, backend="wgsl")
+
+    clock = timing.TimestampClock(device)
+    call(1)
+    call(work)
+    clock.sync()
+    quick = statistics.median(clock.times(lambda: call(1), 5))
+    slow = statistics.median(clock.times(lambda: call(work), 3))
+    twice = statistics.median(clock.times(lambda: call(work, 2), 3))
+    assert quick < 3.5, quick  # the sleep is not in it
+    assert slow > 2 * quick and twice > 1.5 * slow, (quick, slow, twice)
 
 
 def test_wgsl_timestamps_span_more_than_one_query_set(monkeypatch):

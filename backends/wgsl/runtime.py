@@ -194,6 +194,23 @@ class Kernel:
         return per_device[promoted]
 
 
+class PassTimestamps:
+    """Where the compute passes of a call timed by ``timing.TimestampClock`` write GPU
+    timestamps: the first pass its start, every pass its end, so the pair spans the call's
+    kernels and not the ~100 us the host takes to submit the first of them."""
+
+    current: dict | None = None  # the query set and indices of the call being timed
+    started = False  # whether a pass of the current call wrote the start
+
+    @classmethod
+    def next_pass(cls) -> dict | None:
+        writes = cls.current
+        if writes is None or not cls.started:
+            cls.started = writes is not None
+            return writes
+        return {k: v for k, v in writes.items() if k != "beginning_of_pass_write_index"}
+
+
 class Dispatcher:
     """What the launches of one pipeline on one device reuse: its uniform buffer of
     arguments, rewritten by each launch (``queue.write_buffer`` is ordered with the
@@ -228,7 +245,9 @@ class Dispatcher:
     def run(self, bound: list, words: np.ndarray, dispatch, cache: bool) -> None:
         self.device.queue.write_buffer(self.uniform, 0, words)
         encoder = self.device.create_command_encoder()
-        compute = encoder.begin_compute_pass()
+        writes = PassTimestamps.next_pass()
+        compute = (encoder.begin_compute_pass(timestamp_writes=writes) if writes
+                   else encoder.begin_compute_pass())
         compute.set_pipeline(self.pipe)
         compute.set_bind_group(0, self.group(bound, cache))
         compute.dispatch_workgroups(*dispatch)

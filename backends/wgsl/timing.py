@@ -1,7 +1,8 @@
 """Timing on the WGSL backend, for ``tc.testing.do_bench``: timestamps written on the GPU
-by an empty compute pass submitted before and one after each call, when the device has
-the ``timestamp-query`` feature; otherwise the wall clock around each call, with the
-queue drained before and after it (wgpu submissions run asynchronously).
+by the compute passes of the call's tilec kernels (or, for a call with none, by empty
+passes submitted before and after it), when the device has the ``timestamp-query``
+feature; otherwise the wall clock around each call, with the queue drained before and
+after it (wgpu submissions run asynchronously).
 
 Both time the work submitted to tilec's default device (``tc.wgsl_device()``).
 """
@@ -15,9 +16,9 @@ from typing import Any
 import numpy as np
 import wgpu
 
-from backends.wgsl.runtime import wgsl_device
+from backends.wgsl.runtime import PassTimestamps, wgsl_device
 
-CHUNK = 1024  # calls timed per query set: WebGPU allows at most 4096 queries in a set
+CHUNK = 1024  # calls timed per query set of 4 a call: WebGPU allows at most 4096 queries
 
 
 def clock():
@@ -52,25 +53,37 @@ class FencedClock:
 
 
 class TimestampClock(FencedClock):
-    """GPU-clock milliseconds from the start marker before a call to the end marker
-    after it (what CUDA events measure on the PTX backend)."""
+    """GPU-clock milliseconds of each call: from the start of its first tilec kernel to
+    the end of its last, written by the kernels' own compute passes (``PassTimestamps``).
+    A call that launches no tilec kernel is timed from a marker pass submitted before it
+    to one after it (what CUDA events measure): there the host's time between them shows,
+    and for a kernel it would be the ~100 us wgpu takes to submit it, not the kernel."""
 
     def __init__(self, device: wgpu.GPUDevice):
         super().__init__(device)
         self.period_ns = timestamp_period(device)
-        self.queries = device.create_query_set(type="timestamp", count=2 * CHUNK)
+        self.queries = device.create_query_set(type="timestamp", count=4 * CHUNK)
         self.resolved = device.create_buffer(
-            size=16 * CHUNK, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+            size=32 * CHUNK, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
 
     def times(self, fn: Callable[[], Any], n: int) -> list[float]:
         out: list[float] = []
         while len(out) < n:
             count = min(CHUNK, n - len(out))
+            kernels = []  # per call: whether its kernels wrote their own timestamps
             for i in range(count):
-                self.mark({"beginning_of_pass_write_index": 2 * i})
-                fn()
-                self.mark({"end_of_pass_write_index": 2 * i + 1})
-            out += self.read(count)
+                self.mark({"beginning_of_pass_write_index": 4 * i})
+                PassTimestamps.current = {"query_set": self.queries,
+                                          "beginning_of_pass_write_index": 4 * i + 2,
+                                          "end_of_pass_write_index": 4 * i + 3}
+                PassTimestamps.started = False
+                try:
+                    fn()
+                finally:
+                    kernels.append(PassTimestamps.started)
+                    PassTimestamps.current, PassTimestamps.started = None, False
+                self.mark({"end_of_pass_write_index": 4 * i + 1})
+            out += self.read(kernels)
         return out
 
     def mark(self, where: dict) -> None:
@@ -78,13 +91,15 @@ class TimestampClock(FencedClock):
         encoder.begin_compute_pass(timestamp_writes={"query_set": self.queries, **where}).end()
         self.device.queue.submit([encoder.finish()])
 
-    def read(self, count: int) -> list[float]:
+    def read(self, kernels: list[bool]) -> list[float]:
+        count = len(kernels)
         encoder = self.device.create_command_encoder()
-        encoder.resolve_query_set(self.queries, 0, 2 * count, self.resolved, 0)
+        encoder.resolve_query_set(self.queries, 0, 4 * count, self.resolved, 0)
         self.device.queue.submit([encoder.finish()])
-        ticks = np.frombuffer(self.device.queue.read_buffer(self.resolved, 0, 16 * count),
-                              np.uint64).astype(np.float64)
-        return [float(t) for t in (ticks[1::2] - ticks[::2]) * self.period_ns / 1e6]
+        ticks = np.frombuffer(self.device.queue.read_buffer(self.resolved, 0, 32 * count),
+                              np.uint64).astype(np.float64).reshape(count, 4)
+        spans = np.where(kernels, ticks[:, 3] - ticks[:, 2], ticks[:, 1] - ticks[:, 0])
+        return [float(t) for t in spans * self.period_ns / 1e6]
 
 
 def timestamp_period(device: wgpu.GPUDevice) -> float:
