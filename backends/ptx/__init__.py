@@ -13,6 +13,7 @@ import functools
 import math
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -220,6 +221,8 @@ class DeviceLauncher:
                                   f"loading {info.name}'s cubin")
             self._function = _check(driver.cuModuleGetFunction(
                 self._module, info.name.encode()), f"finding {info.name} in its cubin")
+        # the module lives as long as this launcher (the primary context outlives both)
+        weakref.finalize(self, driver.cuModuleUnload, self._module)
         self._ordinal = self.ordinal = self._device.device_id
         self._cu_launch = driver.cuLaunchKernel
         self._success = driver.CUresult.CUDA_SUCCESS
