@@ -113,8 +113,8 @@ def test_wgsl_timestamps_bracket_each_call():
 
 def test_wgsl_timestamps_time_the_kernels_not_the_host_before_them():
     """A call that launches tilec kernels is timed by the kernels' own passes: the host's
-    4 ms before the first launch does not show, the kernels do (two launches of a kernel
-    that spins longer: more time)."""
+    20 ms before the first launch does not show, the kernels do (two launches of a kernel
+    that spins longer: more time). Margins are wide: lavapipe's clock is a loaded CPU's."""
     timing, device = wgsl_clocks()
     if "timestamp-query" not in device.features:
         pytest.skip("this adapter has no timestamp queries")
@@ -126,7 +126,7 @@ def test_wgsl_timestamps_time_the_kernels_not_the_host_before_them():
         for a in (x, out))
 
     def call(work, launches=1):
-        time.sleep(0.004)
+        time.sleep(0.02)
         for _ in range(launches):
             spin[(n // 128,)](bx, bo, n, WORK=work, BLOCK=128, backend="wgsl")
 
@@ -135,10 +135,10 @@ def test_wgsl_timestamps_time_the_kernels_not_the_host_before_them():
     call(work)
     clock.sync()
     quick = statistics.median(clock.times(lambda: call(1), 5))
-    slow = statistics.median(clock.times(lambda: call(work), 3))
-    twice = statistics.median(clock.times(lambda: call(work, 2), 3))
-    assert quick < 3.5, quick  # the sleep is not in it
-    assert slow > 2 * quick and twice > 1.5 * slow, (quick, slow, twice)
+    slow = statistics.median(clock.times(lambda: call(work), 5))
+    twice = statistics.median(clock.times(lambda: call(work, 2), 5))
+    assert quick < 10, quick  # the sleep is not in it
+    assert slow > 2 * quick and twice > 1.25 * slow, (quick, slow, twice)
 
 
 def test_wgsl_timestamps_span_more_than_one_query_set(monkeypatch):

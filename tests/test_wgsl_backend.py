@@ -702,3 +702,26 @@ def test_half_functions_computed_in_f32():
     text, _ = elementwise(["f16"], ["f16"], "%r0 = math.exp %x0 : {f16}")
     source, _ = emit_wgsl(parse_module(text))
     assert "vec4<f16>(exp(vec4<f32>(x" in source and "exp(x" not in source
+
+
+@device_test
+def test_a_launch_rewrites_the_arguments_only_when_they_change():
+    """Launches of one pipeline share its uniform buffer of arguments, written only when
+    they differ from the last launch's: each launch must still see its own ``n``."""
+    import wgpu
+
+    import compiler as tc
+    from examples.vector_add import add
+    device, usage = tc.wgsl_device(), wgpu.BufferUsage
+    x = np.arange(1024, dtype=np.float32)
+    bx = tc.wgsl_array(device.create_buffer_with_data(
+        data=x, usage=usage.STORAGE | usage.COPY_SRC), np.float32, (1024,))
+    out = device.create_buffer(size=4096, usage=usage.STORAGE | usage.COPY_SRC
+                               | usage.COPY_DST)
+    bo = tc.wgsl_array(out, np.float32, (1024,))
+    for n in (1024, 1024, 100, 100, 1024, 7):
+        device.queue.write_buffer(out, 0, np.zeros(1024, np.float32))
+        add[(1,)](bx, bx, bo, n, BLOCK=1024, backend="wgsl")
+        got = wgsl.read_buffer(out, np.float32)
+        np.testing.assert_array_equal(got[:n], 2 * x[:n])
+        assert not got[n:].any(), n
