@@ -15,6 +15,7 @@ import operator
 import os
 import textwrap
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -289,6 +290,7 @@ class KernelFunction:
         self._constexpr_positions = frozenset(
             i for i, n in enumerate(self.arg_names) if n in self.constexprs)
         self._source: str | None = None
+        self._tile_function: TileFunction | None = None
 
     @property
     def source(self) -> str:
@@ -299,6 +301,14 @@ class KernelFunction:
             except OSError:
                 self._source = self.fn.__name__
         return self._source
+
+    @property
+    def tile_function(self) -> TileFunction:
+        """This kernel as a function other kernels call (inlined), as a ``@triton.jit``
+        function may be both launched and called."""
+        if self._tile_function is None:
+            self._tile_function = TileFunction(self.fn)
+        return self._tile_function
 
     def __call__(self, *args, **kwargs):
         raise TilecError(f"{self.__name__} is a kernel: launch it as "
@@ -330,11 +340,11 @@ class KernelFunction:
                 specs.append(ArgSpec(name, "constexpr", value=v))
             else:
                 kind, d, div16 = arg_spec(v)
-                specs.append(ArgSpec(name, kind, tl.dtype_from_str(d), div16))
+                specs.append(ArgSpec(name, kind, tl.dtype_from_str(d), div16, one=_is_one(v)))
         return specs
 
     def _spec_key(self, bound: dict[str, Any]) -> tuple:
-        return tuple(("c", repr(v)) if n in self.constexprs else arg_spec(v)
+        return tuple(("c", repr(v)) if n in self.constexprs else (*arg_spec(v), _is_one(v))
                      for n, v in bound.items())
 
     def compile_for(self, bound: dict[str, Any], backend: str, num_warps: int,
@@ -411,11 +421,18 @@ class KernelFunction:
         return ck, sources
 
 
+def _is_one(v: Any) -> bool:
+    """Whether an integer argument is 1, which compiles as the constant, as Triton
+    specializes it: a unit stride then tells the axis analysis that accesses are
+    contiguous (a block pointer's, say), so they vectorize."""
+    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_) and v == 1
+
+
 def _fast_spec(v: Any) -> Any:
     """A cheap stand-in for ``arg_spec`` in launch-cache keys."""
     t = type(v)
     if t is int:
-        return (int, v % 16 == 0, -2**31 <= v < 2**31)
+        return (int, v % 16 == 0, -2**31 <= v < 2**31, v == 1)
     if t is float or t is bool:
         return t
     if t is np.ndarray:
@@ -465,9 +482,10 @@ def dependency_sources(fn: Callable, seen: set | None = None, plain: bool = Fals
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             obj = getattr(scope.get(node.value.id), node.attr, None)
         helper = plain and inspect.isfunction(obj) and not hasattr(obj, "__tilec_builtin__")
-        if (isinstance(obj, TileFunction) or helper) and obj not in seen:
+        called = isinstance(obj, TileFunction | KernelFunction)  # a kernel inlines as in Triton
+        if (called or helper) and obj not in seen:
             seen.add(obj)
-            inner = obj.fn if isinstance(obj, TileFunction) else obj
+            inner = obj.fn if called else obj
             found.append(located_source(inner))
             found += dependency_sources(inner, seen, plain)
     return found
@@ -518,7 +536,9 @@ def compile(fn, signature=None, constants=None, backend: str | None = None,
     if args is not None:
         if signature is not None:
             raise LaunchError("give tc.compile a signature= or example args=, not both")
-        specs = kf.specialize(kf.bind(args, dict(constants or {})))
+        # no constant 1 here: a compiled kernel launches with any value of its arguments
+        specs = [replace(s, one=False)
+                 for s in kf.specialize(kf.bind(args, dict(constants or {})))]
     elif kf.language == "cutile":
         raise LaunchError("a compiler.tile kernel compiles from example arguments: "
                           "tc.compile(kernel, args=(...))")

@@ -17,6 +17,7 @@ class ArgSpec:
     dtype: Any = None  # compiler.language.dtype, for ptr and scalar
     divisible16: bool = False  # ints divisible by 16; pointers 16-byte aligned
     value: Any = None  # constexpr value
+    one: bool = False  # an integer launched with the value 1: compiled as the constant 1
 
     def __post_init__(self):
         # A NumPy (or 0-d array) constexpr is its Python value, as in Triton.

@@ -5,8 +5,10 @@ triton import jit`` instead of the two lines below, so the same text runs under 
 The idioms a tile compiler must get right (and fast) to take such code as it is: a
 persistent loop over rows with ``tl.range(..., num_stages=)`` and a constexpr passed by
 position, pointer arguments advanced in place (``X += row * stride``), an accumulator
-first bound to a Python number, column blocks in ``for`` loops, ``tl.rand`` dropout, and a
-pointer carried by a ``while`` loop.
+first bound to a Python number, column blocks in ``for`` loops, ``tl.rand`` dropout, a
+pointer carried by a ``while`` loop, and the fused-attention tutorial's forward: block
+pointers advanced in the loop, a ``@jit`` function called from the kernel, a branch in the
+loop binding the same names, ``x: tl.constexpr = ...``, ``Out.type.element_ty``.
 
     python examples/triton_port.py [--backend ptx|wgsl|numpy|auto]
 """
@@ -92,6 +94,84 @@ def running_sum(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
     tl.store(out_ptr, total)
 
 
+@jit
+def attention_inner(acc, l_i, m_i, q, K_block, V_block, start_m, qk_scale,
+                    BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr,
+                    CAUSAL: tl.constexpr, offs_m: tl.constexpr, offs_n: tl.constexpr,
+                    N_CTX: tl.constexpr):
+    """Keys and values block by block into the online softmax; on and past the diagonal
+    block (causal) the scores are masked. A ``@jit`` function called by a kernel."""
+    diagonal = start_m * BLOCK_M if CAUSAL else N_CTX
+    for start_n in range(0, N_CTX, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        qk = tl.dot(q, tl.load(K_block))
+        if start_n >= diagonal:
+            visible = offs_m[:, None] >= (start_n + offs_n[None, :])
+            qk = qk * qk_scale + tl.where(visible, 0, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            qk -= m_ij[:, None]
+        else:
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(V_block)
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+        K_block = tl.advance(K_block, (0, BLOCK_N))
+        V_block = tl.advance(V_block, (BLOCK_N, 0))
+    return acc, l_i, m_i
+
+
+@jit
+def attention_fwd(Q, K, V, sm_scale, M, Out, stride_z, stride_h, stride_m, stride_d, H,
+                  N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                  BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """Flash attention forward as Triton's fused-attention tutorial writes it: block
+    pointers (K read transposed through its ``order``), int64 head offsets, exp2 with the
+    scale folded in, and the row's log-sum-exp stored to ``M``."""
+    tl.static_assert(BLOCK_N <= HEAD_DIM)
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    head = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
+    rows: tl.constexpr = (1, 0)
+    Q_block = tl.make_block_ptr(base=Q + head, shape=(N_CTX, HEAD_DIM),
+                                strides=(stride_m, stride_d), offsets=(start_m * BLOCK_M, 0),
+                                block_shape=(BLOCK_M, HEAD_DIM), order=rows)
+    K_block = tl.make_block_ptr(base=K + head, shape=(HEAD_DIM, N_CTX),
+                                strides=(stride_d, stride_m), offsets=(0, 0),
+                                block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
+    V_block = tl.make_block_ptr(base=V + head, shape=(N_CTX, HEAD_DIM),
+                                strides=(stride_m, stride_d), offsets=(0, 0),
+                                block_shape=(BLOCK_N, HEAD_DIM), order=rows)
+    O_block = tl.make_block_ptr(base=Out + head, shape=(N_CTX, HEAD_DIM),
+                                strides=(stride_m, stride_d), offsets=(start_m * BLOCK_M, 0),
+                                block_shape=(BLOCK_M, HEAD_DIM), order=rows)
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale
+    qk_scale *= 1.44269504  # 1 / ln(2): exp2 instead of exp
+    acc, l_i, m_i = attention_inner(acc, l_i, m_i, tl.load(Q_block), K_block, V_block,
+                                    start_m, qk_scale, BLOCK_M, HEAD_DIM, BLOCK_N, CAUSAL,
+                                    offs_m, offs_n, N_CTX)
+    m_i += tl.math.log2(l_i)
+    tl.store(M + off_hz * N_CTX + offs_m, m_i)
+    tl.store(O_block, (acc / l_i[:, None]).to(Out.type.element_ty))
+
+
+def attention_reference(q, k, v, causal: bool) -> np.ndarray:
+    s = q.astype(np.float64) @ k.astype(np.float64).swapaxes(-1, -2) / np.sqrt(q.shape[-1])
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return p / p.sum(axis=-1, keepdims=True) @ v.astype(np.float64)
+
+
 def as_triton():
     """This module with Triton's imports in place of tilec's (the same kernel text)."""
     text = Path(__file__).read_text()
@@ -127,8 +207,18 @@ def run_all(backend: str = "auto") -> None:
     total = np.zeros(1, np.float32)
     running_sum[(1,)](v, total, 1000, BLOCK_SIZE=256, backend=backend)
     np.testing.assert_allclose(total[0], v.sum(), rtol=1e-6)
-    print(f"triton_port: softmax_rows, layer_norm_rows, seeded_dropout, running_sum on "
-          f"{compiler.jit.resolve_backend(backend)}: OK")
+    ran = "softmax_rows, layer_norm_rows, seeded_dropout, running_sum"
+    if compiler.jit.resolve_backend(backend) != "wgsl":  # int64 head offsets: not on WGSL
+        for causal in (False, True):
+            q, k, vv = (rng.standard_normal((2, 2, 128, 64)).astype(np.float16)
+                        for _ in range(3))
+            o, lse = np.zeros_like(q), np.zeros((4, 128), np.float32)
+            strides = [s // 2 for s in q.strides]
+            attention_fwd[(2, 4)](q, k, vv, 0.125, lse, o, *strides, 2, 128, HEAD_DIM=64,
+                                  BLOCK_M=64, BLOCK_N=32, CAUSAL=causal, backend=backend)
+            np.testing.assert_allclose(o, attention_reference(q, k, vv, causal), atol=2e-2)
+        ran += ", attention_fwd"
+    print(f"triton_port: {ran} on {compiler.jit.resolve_backend(backend)}: OK")
 
 
 if __name__ == "__main__":

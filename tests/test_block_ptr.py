@@ -203,3 +203,45 @@ def test_errors_point_at_the_line(kind, message):
     text = str(info.value)
     assert message in text
     assert f"# ERR {kind}" in text  # the failing line is shown, so reported
+
+
+@tc.kernel
+def transposed_view(x, y, M, N, sxm, CHECK: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    """y (N x M) = x.T, read through a block pointer over x whose order makes dimension
+    0 the contiguous one (loaded with it last, then transposed back)."""
+    pn, pm = tl.program_id(0) * BN, tl.program_id(1) * BM
+    src = tl.make_block_ptr(x, (N, M), (1, sxm), (pn, pm), (BN, BM), (0, 1))
+    dst = tl.make_block_ptr(y, (N, M), (M, 1), (pn, pm), (BN, BM), (1, 0))
+    tl.store(dst, tl.load(src, boundary_check=CHECK), boundary_check=(0, 1))
+
+
+@pytest.mark.parametrize("check", [(), (0,), (1,), (0, 1)])
+def test_block_with_dimension_0_contiguous(backend, check):
+    m, n = (50, 70) if check == (0, 1) else (64, 96)
+    x = np.random.default_rng(len(check)).standard_normal((m, n)).astype(np.float32)
+    y = np.full((n, m), np.nan, np.float32)
+    if launch(transposed_view, (tc.cdiv(n, 32), tc.cdiv(m, 32)), x, y, m, n, n,
+              backend=backend, CHECK=check, BM=32, BN=32):
+        np.testing.assert_array_equal(y, x.T)
+
+
+@tc.kernel
+def strided_copy(x, y, n, stride, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y + offs, tl.load(x + offs * stride, mask=offs < n), mask=offs < n)
+
+
+def test_an_integer_argument_of_1_compiles_as_the_constant():
+    """As Triton specializes it: stride 1 makes the loads contiguous (vectorized on PTX);
+    any other stride compiles its own kernel, and both give the right answer."""
+    x = np.arange(2048, dtype=np.float32)
+    for stride in (1, 2, 1):
+        y = np.zeros(1024, np.float32)
+        strided_copy[(2,)](x, y, 1024, stride, BLOCK=512, backend="numpy")
+        np.testing.assert_array_equal(y, x[: 1024 * stride: stride])
+    ptx = {s: strided_copy.compile_for(strided_copy.bind((x, y, 1024, s), {"BLOCK": 512}),
+                                       "ptx", 4).asm["ptx"] for s in (1, 2)}
+    compiled = tc.compile(strided_copy, args=(x, y, 1024, 1, 512), backend="numpy")
+    compiled[(2,)](x, y, 1024, 2)  # tc.compile keeps the argument: any stride launches
+    np.testing.assert_array_equal(y, x[:2048:2])
+    assert "ld.global.v4" in ptx[1] and "ld.global.v4" not in ptx[2]

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 import compiler as tc
-from examples.triton_port import layer_norm_rows, running_sum, seeded_dropout, softmax_rows
+import compiler.language as tl
+from examples.triton_port import (
+    attention_fwd,
+    attention_reference,
+    layer_norm_rows,
+    running_sum,
+    seeded_dropout,
+    softmax_rows,
+)
 from tests.conftest import launch
 
 
@@ -59,3 +67,49 @@ def test_pointer_carried_by_while(backend, n):
     out = np.zeros(1, np.float32)
     if launch(running_sum, (1,), x, out, n, backend=backend, BLOCK_SIZE=256):
         np.testing.assert_allclose(out[0], x.sum(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_fused_attention_tutorial_form(backend, causal):
+    """Block pointers advanced in a loop, a @jit function called by the kernel, int64 head
+    offsets (so not on WGSL, which has no 64-bit integers), seq_len 96 and 3 heads."""
+    if backend == "wgsl":
+        with pytest.raises(tc.UnsupportedError, match="i64"):
+            launch(attention_fwd, (1, 1), *_attention_args(causal)[:-1], backend=backend,
+                   HEAD_DIM=32, BLOCK_M=32, BLOCK_N=32, CAUSAL=causal)
+        return
+    args = _attention_args(causal)
+    q, k, v, out = args[0], args[1], args[2], args[5]
+    if launch(attention_fwd, (3, 6), *args[:-1], backend=backend, HEAD_DIM=32, BLOCK_M=32,
+              BLOCK_N=32, CAUSAL=causal):
+        np.testing.assert_allclose(out, attention_reference(q, k, v, causal), atol=2e-2)
+
+
+def _attention_args(causal: bool) -> tuple:
+    rng = np.random.default_rng(int(causal))
+    q, k, v = (rng.standard_normal((2, 3, 96, 32)).astype(np.float16) for _ in range(3))
+    out, lse = np.zeros_like(q), np.zeros((6, 96), np.float32)
+    strides = [s // 2 for s in q.strides]
+    return (q, k, v, 32 ** -0.5, lse, out, *strides, 3, 96, causal)
+
+
+@tc.kernel
+def _scale(x, out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+@tc.kernel
+def _calls_a_kernel(x, out, n, BLOCK: tl.constexpr):
+    """A kernel calling another one, inlined (a @triton.jit function is both)."""
+    _scale(x, out, n, BLOCK)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    y = tl.load(out + offs, mask=offs < n)
+    tl.store(out + offs, y.to(out.type.element_ty) + 1, mask=offs < n)
+
+
+def test_a_kernel_called_from_a_kernel(backend):
+    x = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(x)
+    if launch(_calls_a_kernel, (2,), x, out, 100, backend=backend, BLOCK=64):
+        np.testing.assert_array_equal(out, 2 * x + 1)

@@ -27,7 +27,15 @@ from compiler.frontend import operators as ops
 from compiler.frontend.builtins import BuiltinTable, Handler, Method
 from compiler.frontend.control import ControlFlow
 from compiler.frontend.jumps import Frame
-from compiler.frontend.values import MAX_RANK, Builder, Value, expand, splat, value_type
+from compiler.frontend.values import (
+    MAX_RANK,
+    Builder,
+    Value,
+    constant,
+    expand,
+    splat,
+    value_type,
+)
 from compiler.kinfo import ArgSpec, Param
 from compiler.source import KernelSource, TileFunction
 
@@ -83,7 +91,8 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
                 self.scope[spec.name] = spec.value
         for spec, arg in zip(runtime, block.args, strict=True):
             arg.name_hint = spec.name
-            self.scope[spec.name] = Value(arg, spec.dtype, (), spec.kind == "ptr")
+            self.scope[spec.name] = (constant(self.b, 1, spec.dtype, ()) if spec.one else
+                                     Value(arg, spec.dtype, (), spec.kind == "ptr"))
         self.bind_params()
         self.function_body(fn)
         self.b.emit(func.ReturnOp())
@@ -368,6 +377,8 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
                               [fn.value, *args], kwargs)
         if isinstance(fn, TileFunction):
             return self.inline_call(fn, args, kwargs)
+        if isinstance(getattr(fn, "tile_function", None), TileFunction):  # a @tc.kernel
+            return self.inline_call(fn.tile_function, args, kwargs)
         name = getattr(fn, "__tilec_builtin__", None)
         if name is not None:
             return self._call(self.builtin(name), f"{self.table.prefix}.{name}", args, kwargs)

@@ -7,8 +7,9 @@ or store through a block pointer (``tl.load(bp, boundary_check=...)``, dispatche
 ``compiler.frontend.triton.memory``) becomes a plain ``tile.load``/``tile.store`` of the
 pointer tile ``base + sum_d off_d * stride_d``, where ``off_d = offset_d +
 arange(block_shape[d])`` is laid along dimension ``d``, masked by ``0 <= off_d < shape_d``
-for the boundary-checked dimensions. ``order`` is a layout hint; it is checked and kept,
-nothing more. A load checked in every dimension and padded with zeros reads what a
+for the boundary-checked dimensions. ``order`` (fastest dimension first, as Triton's) says
+which dimension is contiguous: a load whose contiguous dimension is not the last reads
+the block with that dimension last and transposes it back. A load checked in every dimension and padded with zeros reads what a
 descriptor load would, and is one (below), so Hopper copies it by TMA too.
 
 ``desc.load(offsets)``/``desc.store(offsets, v)`` become a ``tile.make_view`` of the
@@ -33,6 +34,7 @@ from xdsl.ir import SSAValue
 import compiler.language as tl
 from compiler.frontend import operators as ops
 from compiler.frontend.codegen import CodeGenerator
+from compiler.frontend.triton.shape import trans
 from compiler.frontend.triton.table import builtin, method
 from compiler.frontend.values import (
     Aggregate,
@@ -273,6 +275,9 @@ def load(cg: CodeGenerator, bp: BlockPtr, boundary_check: Any, padding_option: A
         op = tile.ViewLoadOp(view, index, TensorType(ir_type(bp.base.dtype), bp.block_shape),
                              "zero", elements=True)
         return cg.b.value(op, bp.base.dtype, bp.block_shape)
+    slow_to_fast = tuple(reversed(bp.order))
+    if slow_to_fast != tuple(range(len(slow_to_fast))):
+        return _fastest_last(cg, bp, checked, padding_option, slow_to_fast)
     ptr, mask = _address(cg, bp, checked)
     other = None
     if mask is not None:
@@ -280,6 +285,22 @@ def load(cg: CodeGenerator, bp: BlockPtr, boundary_check: Any, padding_option: A
         other = constant(cg.b, fill, ptr.dtype, ptr.shape)
     op = tile.LoadOp(ptr.ssa, mask.ssa if mask else None, other.ssa if other else None)
     return cg.b.value(op, ptr.dtype, ptr.shape)
+
+
+def _fastest_last(cg: CodeGenerator, bp: BlockPtr, checked: set[int], padding_option: Any,
+                  perm: tuple[int, ...]) -> Value:
+    """A block whose ``order`` puts its contiguous dimension first (a column-major K read
+    as the transposed B of a dot, say): loaded with its dimensions permuted, that one
+    last, so the accesses are contiguous and vectorize, then transposed back (which a
+    warpgroup dot reading it as B does for free)."""
+    moved = replace(bp, shape=tuple(bp.shape[d] for d in perm),
+                    strides=tuple(bp.strides[d] for d in perm),
+                    offsets=tuple(bp.offsets[d] for d in perm),
+                    block_shape=tuple(bp.block_shape[d] for d in perm),
+                    order=tuple(range(len(perm) - 1, -1, -1)))
+    dims = [i for i, d in enumerate(perm) if d in checked]
+    loaded = load(cg, moved, dims or None, padding_option)
+    return trans(cg, loaded, tuple(perm.index(d) for d in range(len(perm))))
 
 
 def store(cg: CodeGenerator, bp: BlockPtr, value: Any, boundary_check: Any) -> None:

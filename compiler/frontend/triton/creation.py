@@ -84,6 +84,13 @@ def dtype_of(_cg: CodeGenerator, x: Value) -> tl.dtype:
     return x.dtype
 
 
+@tile_property("type")
+def type_of(_cg: CodeGenerator, x: Value) -> tl.dtype:
+    """Triton's ``x.type``, read for its ``.element_ty`` (``Out.type.element_ty``): the
+    element dtype, which ``.element_ty`` returns as it is."""
+    return x.dtype
+
+
 @tile_property("shape")
 def shape_of(_cg: CodeGenerator, x: Value) -> tuple[int, ...]:
     return x.shape
