@@ -9,8 +9,9 @@ pointer tile ``base + sum_d off_d * stride_d``, where ``off_d = offset_d +
 arange(block_shape[d])`` is laid along dimension ``d``, masked by ``0 <= off_d < shape_d``
 for the boundary-checked dimensions. ``order`` (fastest dimension first, as Triton's) says
 which dimension is contiguous: a load whose contiguous dimension is not the last reads
-the block with that dimension last and transposes it back. A load checked in every dimension and padded with zeros reads what a
-descriptor load would, and is one (below), so Hopper copies it by TMA too.
+the block with that dimension last and transposes it back. A load checked in every
+dimension and padded with zeros reads what a descriptor load would, and is one (below),
+so Hopper copies it by TMA too.
 
 ``desc.load(offsets)``/``desc.store(offsets, v)`` become a ``tile.make_view`` of the
 descriptor and a ``tile.view_load``/``tile.view_store`` at the element offsets (property
