@@ -11,6 +11,8 @@ import functools
 import hashlib
 import os
 import weakref
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import wgpu
@@ -201,6 +203,16 @@ class PassTimestamps:
 
     current: dict | None = None  # the query set and indices of the call being timed
     started = False  # whether a pass of the current call wrote the start
+
+    @classmethod
+    def timed(cls, writes: dict, fn: Callable[[], Any]) -> bool:
+        """Call ``fn`` with its passes writing ``writes``; whether one of them did."""
+        cls.current, cls.started = writes, False
+        try:
+            fn()
+            return cls.started
+        finally:
+            cls.current, cls.started = None, False
 
     @classmethod
     def next_pass(cls) -> dict | None:

@@ -73,15 +73,9 @@ class TimestampClock(FencedClock):
             kernels = []  # per call: whether its kernels wrote their own timestamps
             for i in range(count):
                 self.mark({"beginning_of_pass_write_index": 4 * i})
-                PassTimestamps.current = {"query_set": self.queries,
-                                          "beginning_of_pass_write_index": 4 * i + 2,
-                                          "end_of_pass_write_index": 4 * i + 3}
-                PassTimestamps.started = False
-                try:
-                    fn()
-                finally:
-                    kernels.append(PassTimestamps.started)
-                    PassTimestamps.current, PassTimestamps.started = None, False
+                kernels.append(PassTimestamps.timed(
+                    {"query_set": self.queries, "beginning_of_pass_write_index": 4 * i + 2,
+                     "end_of_pass_write_index": 4 * i + 3}, fn))
                 self.mark({"end_of_pass_write_index": 4 * i + 1})
                 if not kernels[-1]:  # resolving a query never written hangs NVIDIA's driver
                     self.mark({"beginning_of_pass_write_index": 4 * i + 2,

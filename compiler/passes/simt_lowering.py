@@ -94,7 +94,7 @@ def _cache_hints(op: Operation) -> dict[str, Attribute]:
 class Lowering:
     """Rewrites one kernel in place, in program order."""
 
-    def __init__(self, f: func.FuncOp, trip_words: int = 4096):
+    def __init__(self, f: func.FuncOp, trip_words: int):
         num_warps = f.attributes.get(NUM_WARPS_ATTR)
         if not isinstance(num_warps, IntegerAttr):
             raise CompileError(f"tile-to-simt needs {NUM_WARPS_ATTR} (run assign-layouts)")
