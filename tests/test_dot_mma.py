@@ -145,7 +145,21 @@ def test_ptx_pipeline_picks_mma_and_wgsl_does_not():
 
 @pytest.mark.parametrize("m, n, k, num_warps", [(64, 64, 32, 4), (128, 128, 64, 4),
                                                 (128, 128, 32, 8)])
-def test_simt_ir_is_one_k_loop_of_a_warp_tile(m, n, k, num_warps):
+def test_simt_ir_is_a_warp_tile_per_k_step_in_line(m, n, k, num_warps):
+    module = lowered(dot_kernel(m, n, k, "f16", "f32"), num_warps)
+    assert not any(isinstance(op, scf.ForOp) for op in module.walk())
+    wm, wn = mma_warps(m, n, num_warps)
+    g = Geometry(m, n, k, 16, wm, wn)
+    ops = list(module.walk())
+    count = {cls: sum(isinstance(op, cls) for op in ops) for cls in (simt.MmaOp, simt.LdMatrixOp)}
+    steps = k // g.mk
+    assert count[simt.MmaOp] == g.rows * g.cols * steps
+    assert count[simt.LdMatrixOp] == (g.rows + g.cols // 2) * steps  # B: two n8 tiles per x4
+    assert all(not isinstance(t, TensorType) for op in module.walk() for t in op.result_types)
+
+
+def test_simt_ir_of_a_long_k_is_one_loop_of_a_warp_tile():
+    m, n, k, num_warps = 64, 64, 256, 4  # 16 k steps
     module = lowered(dot_kernel(m, n, k, "f16", "f32"), num_warps)
     loops = [op for op in module.walk() if isinstance(op, scf.ForOp)]
     assert len(loops) == 1
@@ -155,15 +169,14 @@ def test_simt_ir_is_one_k_loop_of_a_warp_tile(m, n, k, num_warps):
     count = {cls: sum(isinstance(op, cls) for op in body)
              for cls in (simt.MmaOp, simt.LdMatrixOp)}
     assert count[simt.MmaOp] == g.rows * g.cols
-    assert count[simt.LdMatrixOp] == g.rows + g.cols // 2  # B: two n8 tiles per x4
+    assert count[simt.LdMatrixOp] == g.rows + g.cols // 2
     assert len(body) <= 2 * g.rows * g.cols + 2 * g.rows + 8
-    assert all(not isinstance(t, TensorType) for op in module.walk() for t in op.result_types)
 
 
 def test_tf32x3_is_three_mmas_per_tile():
     module = lowered(dot_kernel(32, 32, 16, "f32", "f32", "tf32x3"), 4)
     shapes = [op.shape.data for op in module.walk() if isinstance(op, simt.MmaOp)]
-    assert shapes == ["m16n8k8"] * 6  # (r, c) = (1, 2) per warp, 3 products each
+    assert shapes == ["m16n8k8"] * 12  # (r, c) = (1, 2) per warp, 3 products, 2 k steps
 
 
 # -- simulation ----------------------------------------------------------------------------
@@ -321,7 +334,8 @@ def simulate_attention(causal: bool, target: str = "sm_80", program=None) -> str
 def test_example_attention_simulated():
     """Two dots (q k^T, p v) whose results meet row reductions and each other's layouts."""
     text = simulate_attention(True)
-    assert text.count("simt.mma") == 2 * 16  # two loops of two dots of 2 x 4 (m16, n8)
+    # two loops of two dots of 2 x 4 (m16, n8) tiles, each in 4 k steps (K = D = BN = 64)
+    assert text.count("simt.mma") == 2 * 2 * 8 * 4
 
 
 # -- PTX -----------------------------------------------------------------------------------

@@ -11,8 +11,9 @@ product (``w_m, w_n = divmod(w, wn)``): its m16 tile ``r`` is repeats ``2 r, 2 r
 the layout's rows, its n8 tile ``c`` one repeat of its columns. Lane ``l`` addresses row
 ``l % 8`` of matrix ``l / 8`` of each ``ldmatrix`` (``tests/test_mma.py`` models this).
 
-The accumulator goes into one ``vector<4 x T>`` per (r, c) mma before an ``scf.for`` over
-k in steps of the mma's k (256 bits of operand), which carries them: per step, an x4
+The accumulator goes into one ``vector<4 x T>`` per (r, c) mma, which k steps of the mma's
+k (256 bits of operand) update: straight-line code for up to ``UNROLLED_STEPS`` steps,
+else an ``scf.for`` over k that carries the 4-vectors. Per step, an x4
 ``ldmatrix`` of A per r, an x4 of B per two c (x2 for a lone one) and an ``mma`` per
 (r, c); after it, the 4-vectors are joined into the accumulator again. ``tf32x3`` splits
 each f32 fragment into ``hi`` (rounded to tf32) and ``lo = x - hi`` and adds three
@@ -38,6 +39,9 @@ from dialects.tile import MmaLayoutAttr, element_type, like
 
 CHUNK_BITS = 128  # one ldmatrix row: 16 bytes
 MMA_K_BITS = 256  # an mma's k times its operand bits
+# A dot of at most this many k steps is straight-line code rather than a loop, so that
+# the PTX backend can place other work (the next stage's copies) between its mmas
+UNROLLED_STEPS = 8
 
 
 @dataclass(frozen=True)
@@ -164,14 +168,20 @@ def lower_mma_dot(lo: Lowering, op: tile.DotOp) -> None:
     bufs = sources[0][0], sources[1][0]
     accs = [_shuffle(at, op.acc, op.acc, _lanes(g, r, c))
             for r in range(g.rows) for c in range(g.cols)]
-    body = Block(arg_types=[i32, *(v.type for v in accs)])
-    step = at.inside(body)
-    step(scf.YieldOp(*_k_step(step, g, bufs, bases, body.args[0], list(body.args[1:]),
-                              op.input_precision.data)))
-    loop = at(scf.ForOp(at.const(0), at.const(g.k), at.const(g.mk), accs, body))
+    precision = op.input_precision.data
+    if g.k // g.mk <= UNROLLED_STEPS:
+        for k0 in range(0, g.k, g.mk):
+            accs = _k_step(at, g, bufs, bases, at.const(k0), accs, precision)
+    else:
+        body = Block(arg_types=[i32, *(v.type for v in accs)])
+        step = at.inside(body)
+        step(scf.YieldOp(*_k_step(step, g, bufs, bases, body.args[0], list(body.args[1:]),
+                                  precision)))
+        accs = list(at(scf.ForOp(at.const(0), at.const(g.k), at.const(g.mk), accs,
+                                 body)).owner.results)
     if staged:  # the staging buffer is free again (stages: the next async_wait says so)
         at(simt.BarrierOp())
-    lo.replace(op, _join(at, g, list(loop.owner.results)))
+    lo.replace(op, _join(at, g, accs))
 
 
 def _source(lo: Lowering, op: tile.DotOp, at: At, g: Geometry, v: SSAValue, t: TensorType,

@@ -27,6 +27,7 @@ _TILEC = {
     "strip-mine": ("compiler.passes", "StripMine"),
     "simt-to-ptx": ("backends.ptx", "SimtToPtx"),
     "schedule-wgmma": ("backends.ptx", "ScheduleWgmma"),
+    "spread-copies": ("backends.ptx", "SpreadCopies"),
     "place-shared": ("backends.ptx", "PlaceShared"),
 }
 
