@@ -291,24 +291,29 @@ def test_example_matmul_simulated():
                                atol=2.0**-10 * np.abs(want).max())
 
 
-@pytest.mark.parametrize("kernel, stages", [("matmul", 2), ("matmul", 3), ("matmul", 4),
-                                           ("matmul_tutorial", 3)])
-def test_example_matmul_cp_async_simulated(kernel, stages):
+@pytest.mark.parametrize("kernel, stages, blocks", [
+    ("matmul", 2, (64, 32, 32)), ("matmul", 3, (64, 32, 32)), ("matmul", 4, (64, 32, 32)),
+    ("matmul_tutorial", 3, (64, 32, 32)), ("matmul", 3, (64, 64, 64)),
+    ("matmul", 2, (32, 128, 64))])
+def test_example_matmul_cp_async_simulated(kernel, stages, blocks):
     """Sizes that are multiples of 16 (declared so): operands go to shared-memory stages
     by 16-byte asynchronous copies; edges of M and N masked, zero-filled. The same for
     ``matmul_tutorial``: its ``% N`` (N a multiple of 16) and pointers carried by the loop
-    keep their runs (the axis analysis' loop fixpoint)."""
+    keep their runs (the axis analysis' loop fixpoint). Rows of 64 halves or more are
+    swizzled stages (B of 128 columns: two atoms), shorter ones padded."""
     (m, n, k), rng = (96, 80, 160), np.random.default_rng(stages)
     a, b = (rng.standard_normal(s).astype(np.float16) for s in ((m, k), (k, n)))
     c = np.zeros((m, n), np.float16)
+    bm, bn, bk = blocks
     text = _simulate_ptx_kernel(
         getattr(example, kernel), "*f16,*f16,*f16" + ",i32:16" * 6,
-        {"BM": 64, "BN": 32, "BK": 32, "GROUP": 8, "ACTIVATION": ""},
+        {"BM": bm, "BN": bn, "BK": bk, "GROUP": 8, "ACTIVATION": ""},
         {"a": a.ravel(), "b": b.ravel(), "c": c.reshape(-1)},
         dict(zip(["M", "N", "K", "stride_am", "stride_bk", "stride_cm"], [m, n, k, k, n, n])),
-        (tc.cdiv(m, 64) * tc.cdiv(n, 32),), stages)
+        (tc.cdiv(m, bm) * tc.cdiv(n, bn),), stages)
     assert text.count("simt.cp_async ") == 2 * stages  # a and b: prologue, then the loop
     assert "vec = 8" in text and f"simt.cp_async_wait {stages - 2}" in text
+    assert ("align = 1024" in text) == (bk >= 64)  # swizzled stages are 1024-byte aligned
     want = example.reference(a, b)
     np.testing.assert_allclose(c.astype(np.float64), want, rtol=0,
                                atol=2.0**-10 * np.abs(want).max())
@@ -356,14 +361,16 @@ def test_example_matmul_uses_mma_sync(arch, dtype):
 
 def test_example_matmul_copies_asynchronously():
     """Sizes declared multiples of 16: 16-byte cp.async into 3 stages, assembled (sm_80:
-    padded rows for ldmatrix; ``tests/test_wgmma.py`` has sm_90's swizzled ones)."""
+    rows of 64 halves swizzled for ldmatrix, no fence for the async proxy;
+    ``tests/test_wgmma.py`` has sm_90's)."""
     ck = tc.compile(example.matmul, backend="ptx", target="sm_80", num_stages=3,
                     signature="*f16,*f16,*f16" + ",i32:16" * 6,
                     constants={"BM": 128, "BN": 128, "BK": 64, "GROUP": 8, "ACTIVATION": ""})
     ptx = ck.asm["ptx"]
     assert ptx.count("cp.async.cg.shared.global") == 3 * (8 + 8)  # 16 bytes a thread
     assert "cp.async.wait_group 1" in ptx and "ld.global" not in ptx.split("$L__for")[1]
-    assert ck.metadata.extra["shared"] == 3 * 2 * (128 * 72 + 64 * 136)  # padded rows
+    assert ck.metadata.extra["shared"] == 3 * 2 * (128 * 64 + 64 * 128)  # not padded
+    assert "fence.proxy.async" not in ptx
     assert isinstance(ck.asm["cubin"], bytes) and ck.asm["cubin"]
 
 

@@ -61,13 +61,30 @@ def _alloc(lo: Lowering, op: tile.SharedAllocOp) -> None:
     buffer = lo.prologue_op(simt.SharedAllocOp(t.element_type, size, align), op)
     if op.swizzle is not None:
         lo.swizzled[buffer] = 0 if op.warps is None else op.warps.value.data
+        lo.async_proxy |= not _read_by_ldmatrix(op)
     lo.replace(op, buffer)
 
 
-def _lanes(lo: Lowering, op: Operation, t: TensorType, row_len: int,
-           start: SSAValue) -> SSAValue:
-    """Each lane's element of the buffer: its place in a stage plus ``start``."""
-    index = _index(lo, op, (t, [row_len, 1]))
+def _read_by_ldmatrix(op: tile.SharedAllocOp) -> bool:
+    """Whether only ``mma.sync`` dots read ``op``'s stages (with ``ldmatrix``, not through
+    the async proxy as wgmma does)."""
+    reads = [u.operation for u in op.result.uses if isinstance(u.operation, tile.SharedReadOp)]
+    return all(isinstance(u.operation, tile.DotOp)
+               and isinstance(enc := u.operation.result.type.encoding, MmaLayoutAttr)
+               and enc.version.data == 2
+               for r in reads for u in r.result.uses)
+
+
+def _places(lo: Lowering, op: Operation, t: TensorType, buffer: SSAValue,
+            shape: tuple[int, int], start: SSAValue) -> SSAValue:
+    """Each lane's element of ``buffer``, whose stage of ``shape`` starts at ``start``: its
+    place in the stage (swizzled, or rows one after another) plus ``start``."""
+    rows, row_len = shape
+    if buffer in lo.swizzled:
+        bits = bits_of(buffer.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
+        index = swizzled_index(lo, op, t, rows, lo.swizzled[buffer], bits)
+    else:
+        index = _index(lo, op, (t, [row_len, 1]))
     return lo.emit(arith.AddiOp(index, lo.emit(vector.BroadcastOp(start, index.type), op)), op)
 
 
@@ -110,14 +127,7 @@ def _copy(lo: Lowering, op: tile.AsyncCopyOp) -> None:
     assert isinstance(ptr_t, TensorType)
     rows, row_len = _stage_shape(lo, op, 1)
     start = _stage_start(lo, op, op.stage, rows * row_len)
-    buffer = op.buffer
-    if buffer in lo.swizzled:
-        index = swizzled_index(lo, op, ptr_t, rows, lo.swizzled[buffer],
-                               bits_of(buffer.type.element_type))  # pyright: ignore
-        where = lo.emit(arith.AddiOp(index, lo.emit(vector.BroadcastOp(start, index.type),
-                                                    op)), op)
-    else:
-        where = _lanes(lo, op, ptr_t, row_len, start)
+    where = _places(lo, op, ptr_t, op.buffer, (rows, row_len), start)
     base, src = lo.access(op)  # pyright: ignore[reportArgumentType]
     elem = op.buffer.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
     bits = bits_of(elem)
@@ -142,7 +152,7 @@ def _commit(lo: Lowering, op: tile.AsyncCommitOp) -> None:
 @lowers(tile.AsyncWaitOp)
 def _wait(lo: Lowering, op: tile.AsyncWaitOp) -> None:
     lo.insert(simt.CpAsyncWaitOp(op.pending.value.data), op)
-    if lo.swizzled:  # wgmma reads the stages through the async proxy
+    if lo.async_proxy:  # wgmma reads the stages through the async proxy
         lo.insert(simt.FenceProxyAsyncOp(), op)
     lo.insert(simt.BarrierOp(), op)
     Rewriter.erase_op(op)
@@ -168,5 +178,5 @@ def _read(lo: Lowering, op: tile.SharedReadOp) -> None:
     t = op.result.type
     ids = element_ids(t.encoding, t.get_shape(), [row_len, 1])
     vec = shared_vec(ids, [row_len], bits_of(t.element_type))
-    where = _lanes(lo, op, t, row_len, start)
+    where = _places(lo, op, t, op.buffer, (rows, row_len), start)  # swizzling keeps vec
     lo.replace(op, lo.emit(simt.SharedLoadOp(op.buffer, where, vec), op))

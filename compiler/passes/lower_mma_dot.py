@@ -11,6 +11,13 @@ product (``w_m, w_n = divmod(w, wn)``): its m16 tile ``r`` is repeats ``2 r, 2 r
 the layout's rows, its n8 tile ``c`` one repeat of its columns. Lane ``l`` addresses row
 ``l % 8`` of matrix ``l / 8`` of each ``ldmatrix`` (``tests/test_mma.py`` models this).
 
+A tile that ``pipeline-loads`` left in a shared-memory stage is read in place: padded as
+above, or 128-byte swizzled (16-bit rows of whole atoms: a row's 16-byte chunk ``c`` sits
+at ``c ^ (row % 8)`` of its atom, atoms of 64 columns one after another). There the 8 rows
+of a matrix are rows ``8 j .. 8 j + 7``, so lane ``l`` reads chunk ``c ^ (l % 8)``: the
+chunk of A's k step is XORed with a per-thread constant, and B's chunks of n, fixed per
+thread, are placed once, in the prologue.
+
 The accumulator goes into one ``vector<4 x T>`` per (r, c) mma, which k steps of the mma's
 k (256 bits of operand) update: straight-line code for up to ``UNROLLED_STEPS`` steps,
 else an ``scf.for`` over k that carries the 4-vectors. Per step, an x4
@@ -161,21 +168,17 @@ def lower_mma_dot(lo: Lowering, op: tile.DotOp) -> None:
     staged = any(v not in lo.views for v in (op.a, op.b))
     if staged:
         at(simt.BarrierOp())
-    bases = tuple(_base(lo, op, g, terms, offset) if start is None
-                  else at(arith.AddiOp(_base(lo, op, g, terms, 0), start))
-                  for (_, start, offset), terms in zip(sources, (g.a_terms(), g.b_terms()),
-                                                       strict=True))
-    bufs = sources[0][0], sources[1][0]
+    readers = (_a_reader(lo, op, g, *sources[0]), _b_reader(lo, op, g, *sources[1]))
     accs = [_shuffle(at, op.acc, op.acc, _lanes(g, r, c))
             for r in range(g.rows) for c in range(g.cols)]
     precision = op.input_precision.data
     if g.k // g.mk <= UNROLLED_STEPS:
         for k0 in range(0, g.k, g.mk):
-            accs = _k_step(at, g, bufs, bases, at.const(k0), accs, precision)
+            accs = _k_step(at, g, readers, at.const(k0), accs, precision)
     else:
         body = Block(arg_types=[i32, *(v.type for v in accs)])
         step = at.inside(body)
-        step(scf.YieldOp(*_k_step(step, g, bufs, bases, body.args[0], list(body.args[1:]),
+        step(scf.YieldOp(*_k_step(step, g, readers, body.args[0], list(body.args[1:]),
                                   precision)))
         accs = list(at(scf.ForOp(at.const(0), at.const(g.k), at.const(g.mk), accs,
                                  body)).owner.results)
@@ -186,19 +189,97 @@ def lower_mma_dot(lo: Lowering, op: tile.DotOp) -> None:
 
 def _source(lo: Lowering, op: tile.DotOp, at: At, g: Geometry, v: SSAValue, t: TensorType,
             weights: list[int], offset: int, row: int
-            ) -> tuple[SSAValue, SSAValue | None, int]:
+            ) -> tuple[SSAValue, SSAValue | None, int, bool]:
     """Where ``ldmatrix`` reads operand ``v``: (buffer, dynamic start or None, constant
-    start). A tile already in a shared-memory stage (``Lowering.views``) is read there;
-    any other is written by every thread to the staging buffer first."""
+    start, whether swizzled). A tile already in a shared-memory stage (``Lowering.views``)
+    is read there; any other is written by every thread to the staging buffer first."""
     if v in lo.views:
         buf, start, row_len = lo.views[v]
-        assert row_len == row and not (v is op.b and g.b_nk), "stage not as ldmatrix reads"
-        return buf, start, 0
+        swizzled = buf in lo.swizzled
+        assert not (v is op.b and g.b_nk) and (swizzled and g.bits == 16 or row_len == row), \
+            "stage not as ldmatrix reads"
+        return buf, start, 0, swizzled
     buf = lo.shared_buffer(t.element_type, g.size, op)
     index = add_offset(lo, op, _index(lo, op, (t, weights)), offset)
     vec = shared_vec(element_ids(t.encoding, t.get_shape(), weights), [offset], g.bits)
     at(simt.SharedStoreOp(buf, index, v, vec=vec))
-    return buf, None, offset
+    return buf, None, offset, False
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Where the ldmatrix of an operand's tile ``i`` (A: m16 tile, B: n8 tile) at ``k0``
+    reads: ``base`` (this thread's row at k 0 of tile 0) plus ``k0`` times ``k_step``
+    plus ``tiles[i]``; in a swizzled stage, the 16-byte chunk of k (A) is XORed with
+    ``chunk_xor`` and the stage's atoms of k follow one another ``atom_step`` apart."""
+
+    buf: SSAValue
+    base: SSAValue
+    k_step: int
+    tiles: list[SSAValue | int]
+    chunk_xor: SSAValue | None = None
+    atom_step: int = 0
+
+    def address(self, at: At, g: Geometry, k0: SSAValue, i: int) -> SSAValue:
+        if self.chunk_xor is None:
+            k = k0 if self.k_step == 1 else at(arith.MuliOp(k0, at.const(self.k_step)))
+        else:  # ((k0 / chunk) % 8) ^ (i_hi ^ rr), in elements; k0 / atom atoms on
+            atom = 8 * g.cb
+            chunk = at(arith.AndIOp(k0, at.const(atom - g.cb)))
+            k = at(arith.AddiOp(at(arith.XOrIOp(chunk, self.chunk_xor)), at(arith.MuliOp(
+                at(arith.ShRUIOp(k0, at.const(ilog2(atom)))), at.const(self.atom_step)))))
+        where = at(arith.AddiOp(self.base, k))
+        tile_at = self.tiles[i]
+        if isinstance(tile_at, int):
+            return at(arith.AddiOp(where, at.const(tile_at))) if tile_at else where
+        return at(arith.AddiOp(where, tile_at))
+
+
+def _a_reader(lo: Lowering, op: tile.DotOp, g: Geometry, buf: SSAValue,
+              start: SSAValue | None, offset: int, swizzled: bool) -> Reader:
+    tiles: list[SSAValue | int] = [r * g.a_tile for r in range(g.rows)]
+    if not swizzled:
+        return Reader(buf, _start(lo, op, _base(lo, op, g, g.a_terms(), offset), start), 1,
+                      tiles)
+    atom = 8 * g.cb  # a row of the stage's atom: row rr of the 8 is rr * atom on
+    terms = {"rr": atom, "i_lo": 8 * g.wm * atom, "w_m": 8 * atom}
+    base = _start(lo, op, _base(lo, op, g, terms, 0), start)
+    xor = lo.prologue_op(arith.XOrIOp(_base(lo, op, g, {"rr": g.cb}, 0),
+                                      _base(lo, op, g, {"i_hi": g.cb}, 0)), op)
+    return Reader(buf, base, 1, [r * 16 * g.wm * atom for r in range(g.rows)], xor,
+                  g.m * atom)
+
+
+def _b_reader(lo: Lowering, op: tile.DotOp, g: Geometry, buf: SSAValue,
+              start: SSAValue | None, offset: int, swizzled: bool) -> Reader:
+    tiles: list[SSAValue | int] = [c * g.b_tile for c in range(0, g.cols, g.pair)]
+    if not swizzled:
+        return Reader(buf, _start(lo, op, _base(lo, op, g, g.b_terms(), offset), start),
+                      1 if g.b_nk else g.row_b, tiles)
+    atom = 8 * g.cb  # K x N: rows of k; chunk c of n in the row's atom c / 8 at c % 8 ^ rr
+    base = _start(lo, op, _base(lo, op, g, {"rr": atom, "i_lo": 8 * atom}, 0), start)
+    chunk = _base(lo, op, g, {"w_n": 1, "i_hi": g.wn if g.pair == 2 else 0}, 0)
+    rr = _base(lo, op, g, {"rr": 1}, 0)
+
+    def placed(c: int) -> SSAValue:
+        def do(cls, *args) -> SSAValue:
+            return lo.prologue_op(cls(*args), op)
+
+        def const(value: int) -> SSAValue:
+            return lo.prologue_op(arith.ConstantOp.from_int_and_width(value, 32), op)
+
+        n = do(arith.AddiOp, chunk, const(g.wn * c)) if c else chunk
+        inner = do(arith.ShLIOp, do(arith.XOrIOp, do(arith.AndIOp, n, const(7)), rr),
+                   const(ilog2(g.cb)))
+        outer = do(arith.MuliOp, do(arith.ShRUIOp, n, const(3)), const(g.k * atom))
+        return do(arith.AddiOp, inner, outer)
+
+    return Reader(buf, base, atom, [placed(c) for c in range(0, g.cols, g.pair)])
+
+
+def _start(lo: Lowering, op: Operation, base: SSAValue, start: SSAValue | None) -> SSAValue:
+    """``base`` plus the stage's dynamic ``start``, if any."""
+    return base if start is None else lo.emit(arith.AddiOp(base, start), op)
 
 
 DOT_LOWERINGS[MmaLayoutAttr, 2] = lower_mma_dot
@@ -228,17 +309,15 @@ def _base(lo: Lowering, op: Operation, g: Geometry, terms: dict[str, int],
     return total
 
 
-def _k_step(at: At, g: Geometry, bufs: tuple[SSAValue, SSAValue],
-            bases: tuple[SSAValue, SSAValue],
-            k0: SSAValue, accs: list[SSAValue], precision: str) -> list[SSAValue]:
+def _k_step(at: At, g: Geometry, readers: tuple[Reader, Reader], k0: SSAValue,
+            accs: list[SSAValue], precision: str) -> list[SSAValue]:
     """One step of k: fragments of A and B at ``k0``, an mma per (r, c); the new accs."""
-    a_at = at(arith.AddiOp(bases[0], k0))
-    b_k = k0 if g.b_nk else at(arith.MuliOp(k0, at.const(g.row_b)))
-    b_at = at(arith.AddiOp(bases[1], b_k))
-    fa = [_ldmatrix(at, bufs[0], a_at, r * g.a_tile, 4, False) for r in range(g.rows)]
-    fb = [half for c in range(0, g.cols, g.pair)
-          for half in _halves(at, _ldmatrix(at, bufs[1], b_at, c * g.b_tile, 2 * g.pair,
-                                            not g.b_nk), g.pair)]
+    a, b = readers
+    fa = [at(simt.LdMatrixOp(a.buf, a.address(at, g, k0, r), 4, False))
+          for r in range(g.rows)]
+    fb = [half for i in range(len(b.tiles))
+          for half in _halves(at, at(simt.LdMatrixOp(b.buf, b.address(at, g, k0, i),
+                                                     2 * g.pair, not g.b_nk)), g.pair)]
     products = [(fa, fb)]
     if precision == "tf32x3":
         (a_hi, a_lo), (b_hi, b_lo) = (zip(*(_split_tf32(at, f) for f in fs), strict=True)
@@ -252,12 +331,6 @@ def _k_step(at: At, g: Geometry, bufs: tuple[SSAValue, SSAValue],
                 d = at(simt.MmaOp(g.shape, x[r], y[c], d))
             out.append(d)
     return out
-
-
-def _ldmatrix(at: At, buf: SSAValue, base: SSAValue, offset: int, count: int,
-              trans: bool) -> SSAValue:
-    where = at(arith.AddiOp(base, at.const(offset))) if offset else base
-    return at(simt.LdMatrixOp(buf, where, count, trans))
 
 
 def _halves(at: At, v: SSAValue, parts: int) -> list[SSAValue]:

@@ -113,8 +113,10 @@ class Lowering:
         # stage's first element, row length)
         self.views: dict[SSAValue, tuple[SSAValue, SSAValue, int]] = {}
         # 128-byte-swizzled stages (their simt buffer) -> the warps their rows are permuted for
-        # (0: none); any of them means wgmma reads shared memory through the async proxy
+        # (0: none)
         self.swizzled: dict[SSAValue, int] = {}
+        # whether wgmma reads a stage (through the async proxy: waits fence it)
+        self.async_proxy = False
         # (array, sizes, strides, box) -> its nvgpu.tensor_map (lower_tma_copy)
         self.tensor_maps: dict[tuple, SSAValue] = {}
         # a transposed tile warpgroup dots read as B -> its source and the source's type:

@@ -73,7 +73,7 @@ func.return
 // CHECK-NEXT:    %[[M0:.*]] = simt.mma "m16n8k16" %[[A]], %[[B0]], %[[C0]] : vector<8xf16>, vector<4xf16>, vector<4xf32>
 // CHECK-NEXT:    %[[M1:.*]] = simt.mma "m16n8k16" %[[A]], %[[B1]], %[[C1]] : vector<8xf16>, vector<4xf16>, vector<4xf32>
 // CHECK:         %[[A2:.*]] = simt.ldmatrix %[[BUF]][%{{.*}}] : memref<2560xf16, 3 : i32> -> vector<8xf16>
-// CHECK-NEXT:    %[[B2:.*]] = simt.ldmatrix %[[BUF]][%{{.*}}] trans : memref<2560xf16, 3 : i32> -> vector<8xf16>
+// CHECK:         %[[B2:.*]] = simt.ldmatrix %[[BUF]][%{{.*}}] trans : memref<2560xf16, 3 : i32> -> vector<8xf16>
 // CHECK-NEXT:    %[[B20:.*]] = vector.shuffle %[[B2]], %[[B2]] [0, 1, 2, 3]
 // CHECK-NEXT:    %[[B21:.*]] = vector.shuffle %[[B2]], %[[B2]] [4, 5, 6, 7]
 // CHECK-NEXT:    %[[R0:.*]] = simt.mma "m16n8k16" %[[A2]], %[[B20]], %[[M0]] : vector<8xf16>, vector<4xf16>, vector<4xf32>
@@ -141,7 +141,7 @@ func.return
 // CHECK-NEXT:    simt.barrier
 // CHECK:         %d = scf.for %{{.*}} = %{{.*}} to %k step %{{.*}} iter_args(%[[ACC:[0-9]+]] = %c_v) -> (vector<4xi32>) : i32 {
 // CHECK:           %[[A:.*]] = simt.ldmatrix %[[BUF]][%{{.*}}] : memref<25344xi8, 3 : i32> -> vector<16xi8>
-// CHECK-NEXT:      %[[B:.*]] = simt.ldmatrix %[[BUF]][%{{.*}}] : memref<25344xi8, 3 : i32> -> vector<8xi8>
+// CHECK:           %[[B:.*]] = simt.ldmatrix %[[BUF]][%{{.*}}] : memref<25344xi8, 3 : i32> -> vector<8xi8>
 // CHECK-NEXT:      %[[M:.*]] = simt.mma "m16n8k32" %[[A]], %[[B]], %[[ACC]] : vector<16xi8>, vector<8xi8>, vector<4xi32>
 // CHECK-NEXT:      scf.yield %[[M]] : vector<4xi32>
 // CHECK-NEXT:    }

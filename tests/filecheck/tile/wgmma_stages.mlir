@@ -3,7 +3,9 @@
 // whole 128-byte atoms): A's rows permuted for the accumulator's 4 warps, B's not. The dot
 // only adds into the loop's accumulator, so it may run on while the next iteration starts:
 // 3 stages, copies 1 iteration ahead into the stage read 2 iterations ago. assign-layouts
-// then picks #tile.mma version 3 for it; a round trip of the swizzled buffer.
+// then picks #tile.mma version 3 for it; a round trip of the swizzled buffer. For
+// mma.sync (cp-async=80) the stages are swizzled too, rows not permuted, and the dot
+// waits for its stage: 2 iterations ahead.
 // RUN: %opt %s -p 'pipeline-loads{num-stages=3 cp-async=90 num-warps=4}' | filecheck %s
 // RUN: %opt %s -p 'pipeline-loads{num-stages=3 cp-async=90 num-warps=4},assign-layouts{num-warps=4 mma=90}' | filecheck %s --check-prefix=LAYOUT
 // RUN: %opt %s -p 'pipeline-loads{num-stages=3 cp-async=80 num-warps=4}' | filecheck %s --check-prefix=AMPERE
@@ -27,7 +29,8 @@
 // CHECK: tile.dot %[[X]], %[[Y]]
 // CHECK-SAME: tile.async_dot
 // LAYOUT: tile.dot {{.*}} -> tensor<64x64xf32, #tile.mma<version = 3, warps = [4, 1]>>
-// AMPERE: tile.shared_alloc : memref<3x64x72xf16, 3 : i32>
+// AMPERE: tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
+// AMPERE-NEXT: tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
 // AMPERE: tile.async_wait 1
 func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                    %K: i32 {tile.divisibility = 16 : i32}) {
