@@ -210,6 +210,34 @@ def test_a_dot_used_in_its_loop_keeps_every_dot_synchronous():
                                atol=2.0**-9 * np.abs(want).max())
 
 
+@tc.kernel
+def b_outside(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """A copied into stages in the loop, B loaded once before it."""
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    y = tl.load(b + rk[:, None] * BN + rn[None, :])
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        acc = tl.dot(tl.load(a + rm[:, None] * K + (k0 + rk)[None, :]), y, acc)
+    tl.store(c + rm[:, None] * BN + rn[None, :], acc.to(c.dtype))
+
+
+def test_an_a_stage_for_ldmatrix_is_not_read_by_wgmma():
+    """A's stages are swizzled for ldmatrix (its rows not permuted for wgmma's warps: the
+    dot's B is no stage of the loop), so the dot stays on mma.sync, and is right."""
+    rng = np.random.default_rng(6)
+    a, b = (rng.standard_normal(s).astype(np.float16) for s in ((64, 192), (64, 64)))
+    c = np.zeros((64, 64), np.float16)
+    ck = tc.compile(b_outside, backend="ptx", signature="*f16,*f16,*f16,i32:16",
+                    num_stages=3, constants={"BM": 64, "BN": 64, "BK": 64})
+    text = [ir for name, ir in ck.stages if name == "cse"][-1]
+    assert "simt.cp_async " in text and "simt.ldmatrix" in text and "simt.wgmma " not in text
+    WgmmaProgram(parse_module(text), {"a": a.ravel(), "b": b.ravel(), "c": c.reshape(-1)},
+                 {"K": 192}).run()
+    want = sum(a[:, k:k + 64].astype(np.float64) @ b.astype(np.float64) for k in (0, 64, 128))
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=0,
+                               atol=2.0**-9 * np.abs(want).max())
+
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_on_wgmma_simulated(causal):
     """Operands in registers (Q, K^T, P, V) stored swizzled into the dots' own buffers:

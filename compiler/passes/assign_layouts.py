@@ -180,8 +180,11 @@ def _wgmma_operands(op: tile.DotOp) -> bool:
             read = read.src.owner
         if not isinstance(read, tile.SharedReadOp):
             in_registers += prod(v.type.get_shape()) * 2  # pyright: ignore
-        elif read.buffer.owner.swizzle is None:  # pyright: ignore[reportAttributeAccessIssue]
-            return False  # padded for ldmatrix
+            continue
+        stages = read.buffer.owner
+        assert isinstance(stages, tile.SharedAllocOp)
+        if stages.swizzle is None or v is op.a and stages.warps is None:
+            return False  # staged for ldmatrix: padded, or A's rows not permuted for wgmma
     return in_registers <= MMA_STAGING_BYTES
 
 
