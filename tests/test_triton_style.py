@@ -85,6 +85,25 @@ def test_fused_attention_tutorial_form(backend, causal):
         np.testing.assert_allclose(out, attention_reference(q, k, v, causal), atol=2e-2)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_fused_attention_tutorial_form_copies_k_and_v_to_wgmma(causal):
+    """At Hopper's sizes (BLOCK_N 64, 8 warps): K, which reaches its dot through a
+    transpose, and V are copied by cp.async into swizzled stages that wgmma reads (Q and P
+    from registers); run where there is a GPU."""
+    rng = np.random.default_rng(7)
+    q, k, v = (rng.standard_normal((1, 2, 256, 64)).astype(np.float16) for _ in range(3))
+    out, lse = np.zeros_like(q), np.zeros((2, 256), np.float32)
+    args = (q, k, v, 0.125, lse, out, *[s // 2 for s in q.strides], 2, 256)
+    consts = {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": causal}
+    ptx = attention_fwd.compile_for(attention_fwd.bind(args, consts), "ptx", 8, False,
+                                    num_stages=3).asm["ptx"]
+    loop = ptx[ptx.index("$L__for1:"):ptx.index("$L__for1_end:")]
+    assert "cp.async.cg.shared.global" in loop and "wgmma.mma_async" in loop
+    assert "ld.global" not in loop
+    if launch(attention_fwd, (2, 2), *args, backend="ptx", num_warps=8, num_stages=3, **consts):
+        np.testing.assert_allclose(out, attention_reference(q, k, v, causal), atol=2e-2)
+
+
 def _attention_args(causal: bool) -> tuple:
     rng = np.random.default_rng(int(causal))
     q, k, v = (rng.standard_normal((2, 3, 96, 32)).astype(np.float16) for _ in range(3))

@@ -221,16 +221,18 @@ def b_outside(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     tl.store(c + rm[:, None] * BN + rn[None, :], acc.to(c.dtype))
 
 
-def test_an_a_stage_for_ldmatrix_is_not_read_by_wgmma():
-    """A's stages are swizzled for ldmatrix (its rows not permuted for wgmma's warps: the
-    dot's B is no stage of the loop), so the dot stays on mma.sync, and is right."""
+def test_a_staged_in_the_loop_and_b_in_registers_on_wgmma():
+    """A's stages are written for wgmma (rows permuted for its warps) though B is no stage
+    of the loop: wgmma reads B from the buffer it is stored into once, before the loop;
+    the dot waits for its wgmmas (B's buffer is not a stage)."""
     rng = np.random.default_rng(6)
     a, b = (rng.standard_normal(s).astype(np.float16) for s in ((64, 192), (64, 64)))
     c = np.zeros((64, 64), np.float16)
     ck = tc.compile(b_outside, backend="ptx", signature="*f16,*f16,*f16,i32:16",
                     num_stages=3, constants={"BM": 64, "BN": 64, "BK": 64})
     text = [ir for name, ir in ck.stages if name == "cse"][-1]
-    assert "simt.cp_async " in text and "simt.ldmatrix" in text and "simt.wgmma " not in text
+    assert "simt.cp_async " in text and "simt.wgmma " in text and "simt.ldmatrix" not in text
+    assert "simt.wgmma_wait 1" not in text
     WgmmaProgram(parse_module(text), {"a": a.ravel(), "b": b.ravel(), "c": c.reshape(-1)},
                  {"K": 192}).run()
     want = sum(a[:, k:k + 64].astype(np.float64) @ b.astype(np.float64) for k in (0, 64, 128))

@@ -196,7 +196,8 @@ def _source(lo: Lowering, op: tile.DotOp, at: At, g: Geometry, v: SSAValue, t: T
     if v in lo.views:
         buf, start, row_len = lo.views[v]
         swizzled = buf in lo.swizzled
-        assert not (v is op.b and g.b_nk) and (swizzled and g.bits == 16 or row_len == row), \
+        assert not (v is op.b and g.b_nk) and (
+            swizzled and g.bits == 16 and not lo.swizzled[buf] or row_len == row), \
             "stage not as ldmatrix reads"
         return buf, start, 0, swizzled
     buf = lo.shared_buffer(t.element_type, g.size, op)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
@@ -52,6 +53,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import MemoryEffectKind, get_effects, is_side_effect_free
 
 from compiler.passes.assign_layouts import (
+    MMA_STAGING_BYTES,
     WGMMA_SM,
     access_vec,
     blocked_layout,
@@ -433,19 +435,22 @@ def _staged_shape(load: tile.LoadOp) -> tuple[int, int]:
     return rows, padded_row(cols, bits_of(load.result.type.element_type))  # pyright: ignore
 
 
-def _copyable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis) -> bool:
+def _copyable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis,
+              wgmma: bool) -> bool:
     """Whether ``load`` can go to shared memory by asynchronous copies: a 2-D tile of 16-bit
     elements (what ``ldmatrix`` reads as staged), zero where masked off, used only as an
-    operand of a dot that will run on tensor cores, and read in runs of at least 4 bytes
-    along its rows (``cp.async`` copies 4, 8 or 16 bytes: a tile contiguous down its
-    columns, K^T in attention, say, would be copied element by element)."""
+    operand of a dot that will run on tensor cores (or, for ``wgmma``, as its B through a
+    transpose: K in attention), and read in runs of at least 4 bytes along its rows
+    (``cp.async`` copies 4, 8 or 16 bytes: a tile contiguous down its columns would be
+    copied element by element)."""
     t = load.result.type
     uses = list(load.result.uses)
     if (not isinstance(t, TensorType) or len(t.get_shape()) != 2
             or bits_of(t.element_type) != 16 or not tile.is_zero(load.other) or len(uses) != 1):
         return False
-    dot, index = uses[0].operation, uses[0].index
-    if not (isinstance(dot, tile.DotOp) and index < 2 and dot.parent is load.parent
+    dot = _dot_of(load)
+    if not (dot is not None and dot.parent is load.parent
+            and (dot is uses[0].operation or wgmma and wgmma_ok(dot, num_warps))
             and mma_layout(dot, num_warps) is not None):
         return False
     layout = blocked_layout(t.get_shape(), num_warps, 16)
@@ -502,6 +507,14 @@ def _dot_of(load: tile.LoadOp | tile.ViewLoadOp) -> tile.DotOp | None:
     return user if isinstance(user, tile.DotOp) and index < 2 else None
 
 
+def _in_registers(dot: tile.DotOp, loads: list) -> int:
+    """The bytes of ``dot``'s operands that none of ``loads`` stages (B may be the
+    transpose of one): wgmma reads them from a buffer every thread stores them to."""
+    b = dot.b.owner.src if isinstance(dot.b.owner, tile.TransOp) else dot.b
+    return sum(prod(v.type.get_shape()) * bits_of(v.type.element_type) // 8  # pyright: ignore
+               for v in (dot.a, b) if v.owner not in loads)
+
+
 def _by_tma(loads: list, num_warps: int, facts: AxisInfoAnalysis) -> bool:
     """Whether TMA can fill the stages of every load feeding the loop's dots: all of them
     array-view loads it can copy, each read by a dot wgmma runs (their other operands
@@ -550,13 +563,18 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
     advance = {op for a in carried for op in movable[a].ops}
     args = [loop, step, depth, loads, [a for a in body.args[1:] if a in carried],
             [op for op in body.ops if op in advance]]
-    if not (tma or facts is not None and all(_copyable(ld, num_warps, facts) for ld in loads)):
+    if not (tma or facts is not None
+            and all(_copyable(ld, num_warps, facts, wgmma) for ld in loads)):
         _Pipeliner(*args).run()
         return True
     dots = {_dot_of(ld) for ld in loads}
-    wgmma = tma or wgmma and all(wgmma_ok(d, num_warps) and {d.a.owner, d.b.owner} <= set(loads)
-                                 for d in dots)  # pyright: ignore[reportAttributeAccessIssue]
-    lag = int(wgmma and depth > 1 and all(loop_accumulator(d) is not None for d in dots))
+    wgmma = tma or wgmma and all(
+        wgmma_ok(d, num_warps) and _in_registers(d, loads) <= MMA_STAGING_BYTES  # pyright: ignore
+        for d in dots)
+    # a dot may run on into the next iteration only if it reads stages alone: an operand
+    # in registers is stored into the dot's buffer again in the next iteration
+    lag = int(wgmma and depth > 1 and all(loop_accumulator(d) is not None  # pyright: ignore
+                                          and not _in_registers(d, loads) for d in dots))
     args[2] = depth - lag  # the same number of stages: one more is still being read
     for d in dots if lag else ():
         d.attributes[ASYNC_DOT_ATTR] = UnitAttr()
