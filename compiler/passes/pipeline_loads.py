@@ -19,9 +19,10 @@ that compute the yielded values. Only loops with a positive constant step (the f
 the body are changed: a write could alias a prefetched address.
 
 On a target that copies from global to shared memory asynchronously (``cp_async``: PTX
-``cp.async``, sm_80 and up), loads that go straight into a tensor-core dot as 2-D tiles of
-16-bit elements, zero where masked off and read in runs of at least 4 bytes along their
-rows, skip the registers (Triton's multi-buffering): each
+``cp.async``, sm_80 and up), loads that go straight into a tensor-core dot (on Hopper, also
+a wgmma dot's B through a transpose) as 2-D tiles of 16-bit elements, zero where masked
+off and read in runs of at least 4 bytes along their rows, skip the registers (Triton's
+multi-buffering): each
 gets a ``tile.shared_alloc`` of ``num_stages`` tiles (128-byte swizzled, or rows padded,
 as ``ldmatrix`` reads them), the prologue copies iterations ``0 .. S-2`` into stages ``0 .. S-2``, one group per
 iteration, and iteration ``i`` waits for its group (``tile.async_wait S-2``, which also
