@@ -57,30 +57,38 @@ def _stretches(block: Block) -> list[list[Operation]]:
     return out
 
 
-def _feeding(copy: Operation, before: list[Operation]) -> list[Operation]:
-    """``copy`` after the pure ops of ``before`` (the ops ahead of it, in order) whose
-    results only it or other such ops use, in order."""
-    moving = {copy}
-    for op in reversed(before):
-        if op.results and is_side_effect_free(op) and all(
-                use.operation in moving for r in op.results for use in r.uses):
-            moving.add(op)
-    return [op for op in before if op in moving] + [copy]
+def _chains(stretch: list[Operation]) -> dict[Operation, list[Operation]]:
+    """Each copy of ``stretch`` -> the pure ops whose results only it uses (directly or
+    through other such ops), in order, then the copy: one pass, from the end."""
+    owner: dict[Operation, Operation] = {}
+    for op in reversed(stretch):
+        if isinstance(op, ptx.CpAsyncOp):
+            owner[op] = op
+        elif op.results and is_side_effect_free(op):
+            users = {owner.get(use.operation) for r in op.results for use in r.uses}
+            if len(users) == 1 and None not in users:
+                owner[op] = users.pop()  # pyright: ignore[reportArgumentType]
+    chains: dict[Operation, list[Operation]] = {}
+    for op in stretch:
+        if op in owner:
+            chains.setdefault(owner[op], []).append(op)
+    return chains
 
 
 def spread(stretch: list[Operation]) -> None:
     copies = [op for op in stretch if isinstance(op, ptx.CpAsyncOp)]
     if not copies:
         return
-    last = stretch.index(copies[-1])
-    commit = next((op for op in stretch[last:] if _is_plain(op, COMMIT)), None)
+    after_last = stretch[stretch.index(copies[-1]):]
+    commit = next((op for op in after_last if _is_plain(op, COMMIT)), None)
     if commit is None:
         return
-    mmas = [op for op in stretch[stretch.index(commit):] if _is_mma_sync(op)]
+    mmas = [op for op in after_last[after_last.index(commit):] if _is_mma_sync(op)]
     if not mmas:
         return
     block = commit.parent_block()
     assert block is not None
+    chains = _chains(stretch)
     n, prev_anchor, after = len(copies), None, commit
     for i, copy in enumerate(copies):
         # copy i after mma (i + 1) m / (n + 1): evenly spaced, none after the last mma
@@ -88,7 +96,7 @@ def spread(stretch: list[Operation]) -> None:
         anchor = mmas[(i + 1) * len(mmas) // (n + 1) - 1] if n < len(mmas) else mmas[-1]
         if anchor is not prev_anchor:
             after, prev_anchor = anchor, anchor
-        for op in _feeding(copy, stretch[:stretch.index(copy)]):
+        for op in chains[copy]:
             op.detach()
             block.insert_op_after(op, after)
             after = op
