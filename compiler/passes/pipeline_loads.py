@@ -327,7 +327,7 @@ class _AsyncPipeliner(_Pipeliner):
     def _alloc(self, ld: tile.LoadOp, point: InsertPoint) -> SSAValue:
         """The stages of ``ld``: swizzled where its dot runs as wgmma (rows permuted for
         the accumulator's warps if it is A), else, for ``ldmatrix``, swizzled where the rows
-        allow (``swizzles``) or padded."""
+        allow (``_swizzles``) or padded."""
         elem, stages = ld.result.type.element_type, self.ring  # pyright: ignore
         use = next(iter(ld.result.uses))
         if self.wgmma_warps:
@@ -337,7 +337,7 @@ class _AsyncPipeliner(_Pipeliner):
             return _insert(tile.SharedAllocOp(elem, stages, rows, cols, SWIZZLE_BYTES, warps),
                            point, ld)
         rows, cols = ld.result.type.get_shape()  # pyright: ignore
-        if swizzles(rows, cols, bits_of(elem)):  # as wgmma's, rows not permuted
+        if _swizzles(rows, cols, bits_of(elem)):  # as wgmma's, rows not permuted
             return _insert(tile.SharedAllocOp(elem, stages, rows, cols, SWIZZLE_BYTES), point,
                            ld)
         return _insert(tile.SharedAllocOp(elem, stages, *_staged_shape(ld)), point, ld)
@@ -422,7 +422,7 @@ def _put(op: Operation, point: InsertPoint, loc: Operation) -> None:
     Rewriter.insert_op(op, point)
 
 
-def swizzles(rows: int, cols: int, bits: int) -> bool:
+def _swizzles(rows: int, cols: int, bits: int) -> bool:
     """Whether an ``ldmatrix``-read stage of ``rows`` x ``cols`` ``bits``-bit elements is
     128-byte swizzled rather than padded: 16-bit rows of whole 128-byte atoms. A padded row
     is no multiple of 128 bytes, so each ``cp.async`` of a warp splits into ~2.7 times as
