@@ -193,18 +193,25 @@ def two_dots(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     tl.store(c + rm[:, None] * BN + rn[None, :], (acc + total).to(c.dtype))
 
 
+def _simulated_blocks_of_64(kernel, a: np.ndarray, b: np.ndarray) -> tuple[str, np.ndarray]:
+    """``kernel(a, b, c, K)`` compiled for blocks of 64 (3 stages) and run in the
+    simulator: its SIMT text and ``c``."""
+    c = np.zeros((64, 64), np.float16)
+    ck = tc.compile(kernel, backend="ptx", signature="*f16,*f16,*f16,i32:16",
+                    num_stages=3, constants={"BM": 64, "BN": 64, "BK": 64})
+    text = [ir for name, ir in ck.stages if name == "cse"][-1]
+    WgmmaProgram(parse_module(text), {"a": a.ravel(), "b": b.ravel(), "c": c.reshape(-1)},
+                 {"K": a.shape[1]}).run()
+    return text, c
+
+
 def test_a_dot_used_in_its_loop_keeps_every_dot_synchronous():
     """The loop's stages ring has no slack then: the accumulating dot waits for its
     wgmmas too (the simulator fails a copy landing where a running wgmma reads)."""
     rng = np.random.default_rng(5)
     a, b = (rng.standard_normal(s).astype(np.float16) for s in ((64, 192), (192, 64)))
-    c = np.zeros((64, 64), np.float16)
-    ck = tc.compile(two_dots, backend="ptx", signature="*f16,*f16,*f16,i32:16",
-                    num_stages=3, constants={"BM": 64, "BN": 64, "BK": 64})
-    text = [ir for name, ir in ck.stages if name == "cse"][-1]
+    text, c = _simulated_blocks_of_64(two_dots, a, b)
     assert text.count("simt.wgmma ") == 8 and "simt.wgmma_wait 1" not in text
-    WgmmaProgram(parse_module(text), {"a": a.ravel(), "b": b.ravel(), "c": c.reshape(-1)},
-                 {"K": 192}).run()
     want = 1.5 * (a.astype(np.float64) @ b.astype(np.float64))
     np.testing.assert_allclose(c.astype(np.float64), want, rtol=0,
                                atol=2.0**-9 * np.abs(want).max())
@@ -227,14 +234,9 @@ def test_a_staged_in_the_loop_and_b_in_registers_on_wgmma():
     the dot waits for its wgmmas (B's buffer is not a stage)."""
     rng = np.random.default_rng(6)
     a, b = (rng.standard_normal(s).astype(np.float16) for s in ((64, 192), (64, 64)))
-    c = np.zeros((64, 64), np.float16)
-    ck = tc.compile(b_outside, backend="ptx", signature="*f16,*f16,*f16,i32:16",
-                    num_stages=3, constants={"BM": 64, "BN": 64, "BK": 64})
-    text = [ir for name, ir in ck.stages if name == "cse"][-1]
+    text, c = _simulated_blocks_of_64(b_outside, a, b)
     assert "simt.cp_async " in text and "simt.wgmma " in text and "simt.ldmatrix" not in text
     assert "simt.wgmma_wait 1" not in text
-    WgmmaProgram(parse_module(text), {"a": a.ravel(), "b": b.ravel(), "c": c.reshape(-1)},
-                 {"K": 192}).run()
     want = sum(a[:, k:k + 64].astype(np.float64) @ b.astype(np.float64) for k in (0, 64, 128))
     np.testing.assert_allclose(c.astype(np.float64), want, rtol=0,
                                atol=2.0**-9 * np.abs(want).max())
