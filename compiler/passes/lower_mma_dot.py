@@ -189,22 +189,21 @@ def lower_mma_dot(lo: Lowering, op: tile.DotOp) -> None:
 
 def _source(lo: Lowering, op: tile.DotOp, at: At, g: Geometry, v: SSAValue, t: TensorType,
             weights: list[int], offset: int, row: int
-            ) -> tuple[SSAValue, SSAValue | None, int, bool]:
+            ) -> tuple[SSAValue, SSAValue | None, int]:
     """Where ``ldmatrix`` reads operand ``v``: (buffer, dynamic start or None, constant
-    start, whether swizzled). A tile already in a shared-memory stage (``Lowering.views``)
-    is read there; any other is written by every thread to the staging buffer first."""
+    start). A tile already in a shared-memory stage (``Lowering.views``) is read there;
+    any other is written by every thread to the staging buffer first."""
     if v in lo.views:
         buf, start, row_len = lo.views[v]
-        swizzled = buf in lo.swizzled
         assert not (v is op.b and g.b_nk) and (
-            swizzled and g.bits == 16 and not lo.swizzled[buf] or row_len == row), \
+            buf in lo.swizzled and g.bits == 16 and not lo.swizzled[buf] or row_len == row), \
             "stage not as ldmatrix reads"
-        return buf, start, 0, swizzled
+        return buf, start, 0
     buf = lo.shared_buffer(t.element_type, g.size, op)
     index = add_offset(lo, op, _index(lo, op, (t, weights)), offset)
     vec = shared_vec(element_ids(t.encoding, t.get_shape(), weights), [offset], g.bits)
     at(simt.SharedStoreOp(buf, index, v, vec=vec))
-    return buf, None, offset, False
+    return buf, None, offset
 
 
 @dataclass(frozen=True)
@@ -237,9 +236,9 @@ class Reader:
 
 
 def _a_reader(lo: Lowering, op: tile.DotOp, g: Geometry, buf: SSAValue,
-              start: SSAValue | None, offset: int, swizzled: bool) -> Reader:
+              start: SSAValue | None, offset: int) -> Reader:
     tiles: list[SSAValue | int] = [r * g.a_tile for r in range(g.rows)]
-    if not swizzled:
+    if buf not in lo.swizzled:
         return Reader(buf, _start(lo, op, _base(lo, op, g, g.a_terms(), offset), start), 1,
                       tiles)
     atom = 8 * g.cb  # a row of the stage's atom: row rr of the 8 is rr * atom on
@@ -252,9 +251,9 @@ def _a_reader(lo: Lowering, op: tile.DotOp, g: Geometry, buf: SSAValue,
 
 
 def _b_reader(lo: Lowering, op: tile.DotOp, g: Geometry, buf: SSAValue,
-              start: SSAValue | None, offset: int, swizzled: bool) -> Reader:
+              start: SSAValue | None, offset: int) -> Reader:
     tiles: list[SSAValue | int] = [c * g.b_tile for c in range(0, g.cols, g.pair)]
-    if not swizzled:
+    if buf not in lo.swizzled:
         return Reader(buf, _start(lo, op, _base(lo, op, g, g.b_terms(), offset), start),
                       1 if g.b_nk else g.row_b, tiles)
     atom = 8 * g.cb  # K x N: rows of k; chunk c of n in the row's atom c / 8 at c % 8 ^ rr
@@ -263,17 +262,12 @@ def _b_reader(lo: Lowering, op: tile.DotOp, g: Geometry, buf: SSAValue,
     rr = _base(lo, op, g, {"rr": 1}, 0)
 
     def placed(c: int) -> SSAValue:
-        def do(cls, *args) -> SSAValue:
-            return lo.prologue_op(cls(*args), op)
+        def do(cls, x: SSAValue, y: SSAValue | int) -> SSAValue:
+            return lo.prologue_op(cls(x, _const(lo, op, y) if isinstance(y, int) else y), op)
 
-        def const(value: int) -> SSAValue:
-            return lo.prologue_op(arith.ConstantOp.from_int_and_width(value, 32), op)
-
-        n = do(arith.AddiOp, chunk, const(g.wn * c)) if c else chunk
-        inner = do(arith.ShLIOp, do(arith.XOrIOp, do(arith.AndIOp, n, const(7)), rr),
-                   const(ilog2(g.cb)))
-        outer = do(arith.MuliOp, do(arith.ShRUIOp, n, const(3)), const(g.k * atom))
-        return do(arith.AddiOp, inner, outer)
+        n = do(arith.AddiOp, chunk, g.wn * c) if c else chunk
+        inner = do(arith.ShLIOp, do(arith.XOrIOp, do(arith.AndIOp, n, 7), rr), ilog2(g.cb))
+        return do(arith.AddiOp, inner, do(arith.MuliOp, do(arith.ShRUIOp, n, 3), g.k * atom))
 
     return Reader(buf, base, atom, [placed(c) for c in range(0, g.cols, g.pair)])
 
@@ -296,7 +290,7 @@ def _base(lo: Lowering, op: Operation, g: Geometry, terms: dict[str, int],
           offset: int) -> SSAValue:
     """``offset + sum(field * coefficient)`` over thread-id fields, in the prologue."""
     def const(value: int) -> SSAValue:
-        return lo.prologue_op(arith.ConstantOp.from_int_and_width(value, 32), op)
+        return _const(lo, op, value)
 
     tid, total = lo.thread_id(op), const(offset)
     for name, (shift, width) in g.fields().items():
@@ -308,6 +302,11 @@ def _base(lo: Lowering, op: Operation, g: Geometry, terms: dict[str, int],
         x = lo.prologue_op(arith.MuliOp(x, const(terms[name])), op)
         total = lo.prologue_op(arith.AddiOp(total, x), op)
     return total
+
+
+def _const(lo: Lowering, op: Operation, value: int) -> SSAValue:
+    """An i32 constant in the prologue (with the thread-id arithmetic)."""
+    return lo.prologue_op(arith.ConstantOp.from_int_and_width(value, 32), op)
 
 
 def _k_step(at: At, g: Geometry, readers: tuple[Reader, Reader], k0: SSAValue,

@@ -22,13 +22,13 @@ On a target that copies from global to shared memory asynchronously (``cp_async`
 ``cp.async``, sm_80 and up), loads that go straight into a tensor-core dot (on Hopper, also
 a wgmma dot's B through a transpose) as 2-D tiles of 16-bit elements, zero where masked
 off and read in runs of at least 4 bytes along their rows, skip the registers (Triton's
-multi-buffering): each
-gets a ``tile.shared_alloc`` of ``num_stages`` tiles (128-byte swizzled, or rows padded,
-as ``ldmatrix`` reads them), the prologue copies iterations ``0 .. S-2`` into stages ``0 .. S-2``, one group per
-iteration, and iteration ``i`` waits for its group (``tile.async_wait S-2``, which also
-waits for every thread), reads stage ``i % S`` (``tile.shared_read``) and copies iteration
-``i + S - 1`` into the stage iteration ``i - 1`` read. Registers stay free for the
-accumulator, and the copies of ``S - 1`` iterations are in flight during the math.
+multi-buffering): each gets a ``tile.shared_alloc`` of ``num_stages`` tiles (128-byte
+swizzled, or rows padded, as ``ldmatrix`` reads them), the prologue copies iterations
+``0 .. S-2`` into stages ``0 .. S-2``, one group per iteration, and iteration ``i`` waits
+for its group (``tile.async_wait S-2``, which also waits for every thread), reads stage
+``i % S`` (``tile.shared_read``) and copies iteration ``i + S - 1`` into the stage iteration
+``i - 1`` read. Registers stay free for the accumulator, and the copies of ``S - 1``
+iterations are in flight during the math.
 """
 
 from __future__ import annotations
@@ -340,7 +340,8 @@ class _AsyncPipeliner(_Pipeliner):
         if _swizzles(rows, cols, bits_of(elem)):  # as wgmma's, rows not permuted
             return _insert(tile.SharedAllocOp(elem, stages, rows, cols, SWIZZLE_BYTES), point,
                            ld)
-        return _insert(tile.SharedAllocOp(elem, stages, *_staged_shape(ld)), point, ld)
+        return _insert(tile.SharedAllocOp(elem, stages, rows, padded_row(cols, bits_of(elem))),
+                       point, ld)
 
     def _begin(self, before: InsertPoint) -> None:
         """Before the loop, after the stages are allocated."""
@@ -428,12 +429,6 @@ def _swizzles(rows: int, cols: int, bits: int) -> bool:
     is no multiple of 128 bytes, so each ``cp.async`` of a warp splits into ~2.7 times as
     many L2 requests (ncu, H100) as the same copy into a swizzled stage."""
     return bits == 16 and rows % 8 == 0 and cols * bits % (8 * SWIZZLE_BYTES) == 0
-
-
-def _staged_shape(load: tile.LoadOp) -> tuple[int, int]:
-    """Rows and (padded) row length of a stage holding ``load``'s tile."""
-    rows, cols = load.result.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
-    return rows, padded_row(cols, bits_of(load.result.type.element_type))  # pyright: ignore
 
 
 def _copyable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis,
