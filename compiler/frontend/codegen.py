@@ -36,6 +36,7 @@ from compiler.frontend.values import (
     splat,
     value_type,
 )
+from compiler.frontend.written import written_arguments
 from compiler.kinfo import ArgSpec, Param
 from compiler.source import KernelSource, TileFunction
 
@@ -60,8 +61,8 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
     """Builds one ``func.func`` for a kernel specialization.
 
     Builtin handlers get the generator as ``cg`` and use ``cg.b`` (the builder),
-    ``cg.fail``, ``cg.const_int``, ``cg.check_rank``, ``cg.builtin``, ``cg.inline_call``
-    and ``cg.written`` (the parameters stored through)."""
+    ``cg.fail``, ``cg.const_int``, ``cg.check_rank``, ``cg.builtin`` and
+    ``cg.inline_call``."""
 
     def __init__(self, src: KernelSource, specs: list[ArgSpec], table: BuiltinTable):
         self.src = src
@@ -69,7 +70,6 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         self.table = table
         self.node: ast.AST | None = None
         self.scope: dict[str, Any] = {}
-        self.written: set[str] = set()
         self.calls: list[TileFunction] = []  # the inlined @tc.func calls under way
         self.frames: list[Frame] = []  # loops and functions being generated (jumps)
         self.ids = 0  # numbers the hidden variables of jumps
@@ -101,8 +101,9 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         kernel = func.FuncOp(fn.name, (types, []), Region(block), arg_attrs=ArrayAttr(arg_attrs))
         self._set_pos(fn)
         kernel.location = self.b.location()
-        params = [Param(s.name, s.dtype.short, s.kind == "ptr", s.name in self.written)
-                  for s in runtime]
+        written = written_arguments(kernel)
+        params = [Param(s.name, s.dtype.short, s.kind == "ptr", i in written)
+                  for i, s in enumerate(runtime)]
         return ModuleOp([kernel]), params
 
     def runtime_params(self) -> list[ArgSpec]:

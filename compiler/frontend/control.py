@@ -247,8 +247,7 @@ class ControlFlow(Jumps):
               sources: dict[str, Any]) -> dict[str, Any]:
         """``values`` as the variables ``sigs`` names (aggregates rebuilt from
         ``sources``, the scope the values replace), their SSA names too; a pointer is
-        named after the parameter its source points into, where ``root_name`` finds
-        what a store through it writes."""
+        named after the parameter its source points into."""
         leaves = _leaves(sources)
         out: dict[Key, Any] = {}
         for (key, sig), v in zip(sigs.items(), values, strict=True):

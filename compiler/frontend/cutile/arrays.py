@@ -217,7 +217,6 @@ def store(cg: CodeGenerator, array: Any, index: Any, tile: Any, order: Any = "C"
         idx = [idx[perm.index(a)] for a in range(arr.ndim)]
     value = cast(cg.b, value, arr.dtype)
     cg.b.emit(ViewStoreOp(arr.view, [v.ssa for v in idx], value.ssa))
-    cg.written.add(arr.name)
 
 
 @builtin("num_tiles")

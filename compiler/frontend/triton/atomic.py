@@ -18,7 +18,7 @@ from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.operators import materialize
 from compiler.frontend.triton.memory import as_mask, check_pointer
 from compiler.frontend.triton.table import builtin
-from compiler.frontend.values import Value, root_name, splat
+from compiler.frontend.values import Value, splat
 from dialects import tile
 
 ATOMIC_DTYPES = (tl.int32, tl.uint32, tl.float32)
@@ -101,5 +101,4 @@ def _atomic_pointer(cg: CodeGenerator, pointer: Any, what: str, *operands: Any) 
 
 def _atomic_result(cg: CodeGenerator, op: tile.AtomicRMWOp | tile.AtomicCASOp,
                    ptr: Value) -> Value:
-    cg.written.add(root_name(ptr))
     return cg.b.value(op, ptr.dtype, ptr.shape)

@@ -43,7 +43,6 @@ from compiler.frontend.values import (
     constant,
     expand,
     ir_type,
-    root_name,
     splat,
 )
 from dialects import tile
@@ -234,7 +233,6 @@ def descriptor_store(cg: CodeGenerator, desc: TensorDescriptor, offsets: Any,
     val = _stored_value(cg, value, desc.base.dtype, desc.block_shape, "desc.store")
     view, index = _view(cg, desc, at)
     cg.b.emit(tile.ViewStoreOp(view, index, val.ssa, elements=True))
-    cg.written.add(root_name(desc.base))
 
 
 def _is_i32(x: Part) -> bool:
@@ -311,7 +309,6 @@ def store(cg: CodeGenerator, bp: BlockPtr, value: Any, boundary_check: Any) -> N
                                                 "tl.store"))
     val = _stored_value(cg, value, ptr.dtype, ptr.shape, "tl.store")
     cg.b.emit(tile.StoreOp(ptr.ssa, val.ssa, mask.ssa if mask else None))
-    cg.written.add(root_name(ptr))
 
 
 def _stored_value(cg: CodeGenerator, value: Any, dtype: tl.dtype,

@@ -15,7 +15,7 @@ from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.operators import materialize, to_bool
 from compiler.frontend.triton import block_ptr, hints
 from compiler.frontend.triton.table import builtin
-from compiler.frontend.values import Value, broadcast_shapes, root_name, splat
+from compiler.frontend.values import Value, broadcast_shapes, splat
 from dialects import tile
 
 
@@ -91,4 +91,3 @@ def store(cg: CodeGenerator, pointer: Any, value: Any, mask: Any = None,
     op = tile.StoreOp(ptr.ssa, val.ssa, mask_v.ssa if mask_v else None)
     op.attributes.update(cache)
     cg.b.emit(op)
-    cg.written.add(root_name(ptr))
