@@ -334,3 +334,48 @@ def test_pool_keeps_at_most_max_bytes(monkeypatch):
     assert pool.held_bytes == 3 * pool_module.MIN_BYTES
     kept = {id(pool.empty(newest.shape, newest.dtype)) for _ in range(4)}
     assert kept & {id(a) for a in same_kind[:3]} == {id(a) for a in same_kind[:3]}
+
+
+@tc.kernel
+def index_uses(x, out, flags, n, BLOCK: tl.constexpr):
+    """``offs`` (kept as row starts by the NumPy backend: ``ramps.py``) in every use:
+    pointers with a base per program, ``offs < n``, other comparisons, arithmetic."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(x + offs, mask=mask, other=-3.0)
+    b = tl.load(x + pid + offs, mask=mask & (offs + pid < n), other=0.25)
+    tl.store(out + offs, a + b + (offs % 7).to(tl.float32), mask=mask)
+    both = (offs <= n - 5).to(tl.int8) + 2 * (n - 9 > offs).to(tl.int8)
+    tl.store(flags + offs, both, mask=offs < n)
+
+
+@pytest.mark.parametrize("batch", [1 << 22, 3 * BLOCK])  # one batch; several, with a rest
+@pytest.mark.parametrize("n", [10 * BLOCK, 10 * BLOCK - 3, 2 * BLOCK + 1])
+def test_index_ramps_match_the_tiles_they_stand_for(monkeypatch, batch, n):
+    monkeypatch.setattr(interp, "_BATCH_ELEMENTS", batch)
+    x = np.random.default_rng(n).standard_normal(n, dtype=np.float32)
+    out, flags = np.full(n, np.nan, np.float32), np.full(n, 9, np.int8)
+    index_uses[(tc.cdiv(n, BLOCK),)](x, out, flags, n, BLOCK=BLOCK, backend="numpy")
+    offs = np.arange(n)
+    shifted = offs + offs // BLOCK
+    b = np.where(shifted < n, x[np.minimum(shifted, n - 1)], np.float32(0.25))
+    np.testing.assert_array_equal(out, x + b + (offs % 7).astype(np.float32))
+    np.testing.assert_array_equal(flags, (offs <= n - 5) + 2 * (n - 9 > offs))
+
+
+@tc.kernel
+def wrapped_offsets(out, negative, first, zero, BLOCK: tl.constexpr):
+    offs = first + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    at = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out + at, offs)
+    tl.store(negative + at, (offs < zero).to(tl.int8))
+
+
+def test_index_tiles_that_wrap_keep_i32_arithmetic():
+    first = (1 << 31) - 3 * BLOCK - BLOCK // 2  # 2^31 - 1 is in the middle of program 2
+    out, negative = np.zeros(4 * BLOCK, np.int32), np.full(4 * BLOCK, 9, np.int8)
+    wrapped_offsets[(4,)](out, negative, first, 0, BLOCK=BLOCK, backend="numpy")
+    want = (first + np.arange(4 * BLOCK, dtype=np.int64)).astype(np.int32)
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(negative, want < 0)

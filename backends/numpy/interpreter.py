@@ -3,7 +3,7 @@
 ``Kernel`` (``kernel.py``) compiles and runs a kernel through tables of op meanings; this
 module imports the feature modules that fill them: ``ops`` (elementwise, memory, program
 ids), ``atomics``, ``combine`` (reduce, scan), ``dot``, ``async_copy`` (shared-memory
-stages), ``shapes``, ``hints``, ``tile_index`` (cuTile's tile-index check) and
+stages), ``shapes``, ``hints``, ``ramps`` (index tiles kept as row starts), ``tile_index`` (cuTile's tile-index check) and
 ``control`` (``scf``, print, assert). Use ``Kernel`` from here, so that every op is registered.
 """
 
@@ -15,6 +15,7 @@ from backends.numpy import (  # noqa: F401 - register ops
     dot,
     hints,
     ops,
+    ramps,
     shapes,
     tile_index,
 )

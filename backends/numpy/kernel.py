@@ -21,6 +21,12 @@ on the same environment. A value's array goes back to the thread's ``pool.Pool``
 value dies, and the ops that make large arrays take their outputs from it: a fresh array
 of megabytes costs more (page faults) than the pass that fills it.
 
+Two things spare passes over memory. A load of consecutive elements from an array that no
+store of the launch can reach (``Param.written``, and no overlap with a written array)
+returns a read-only view of it, not a copy. And a value may be ``Lazy``, kept in a form
+cheaper than its array (``ramps.py``: ``pid * BLOCK + tl.arange(0, BLOCK)`` as row
+starts): the ops in ``LAZY_USERS`` take it as it is, any other gets its ``dense()`` array.
+
 Why not xDSL's ``Interpreter``: measured with xdsl 0.74 on a 17-op kernel, its dispatch costs
 ~6 us per op against ~0.5 us for this loop, and its impls would re-read types and attributes
 on every run. That is noise when the grid runs at once, but the one-program-at-a-time
@@ -79,6 +85,10 @@ Binder = Callable[[Any], tuple[Any, np.ndarray | None]]
 BUILDERS: dict[str, Builder] = {}
 KERNEL_BUILDERS: dict[str, KernelBuilder] = {}
 SERIAL_CHECKS: list[Callable[[func.FuncOp], bool]] = []
+# Values some op makes as a ``Lazy`` (tests on the SSA value), and the ops that take them
+# as they are; any other op gets them ``dense()``.
+LAZY_VALUES: list[Callable[[SSAValue], bool]] = []
+LAZY_USERS: set[str] = set()
 
 _BATCH_ELEMENTS = 1 << 22  # elements of the largest tile value over a batch's programs
 _ZERO_OFFSET = np.zeros(1, np.int64)
@@ -87,6 +97,20 @@ _BOOL = np.dtype(np.bool_)
 
 
 # -- values -------------------------------------------------------------------------------
+
+class Lazy:
+    """A value kept in a form cheaper than its array (``ramps.Ramp``)."""
+
+    __slots__ = ()
+
+    def dense(self) -> np.ndarray:
+        raise NotImplementedError
+
+
+def all_set(mask: np.ndarray) -> bool:
+    """``mask.all()``, without a pass over a mask that is one value broadcast."""
+    return bool(mask[(0,) * mask.ndim]) if not any(mask.strides) else bool(mask.all())
+
 
 class Ptr:
     """Pointers into kernel argument ``buf``: int64 element offsets ``off`` of ``shape``,
@@ -198,9 +222,16 @@ class Kernel:
         for slot, i in last_use.items():
             if slot in local:
                 dead[i].append(slot)
-        return [(_build(op, self), tuple(self.slot(v) for v in op.operands),
+        return [(self._build(op), tuple(self.slot(v) for v in op.operands),
                  tuple(self.slot(r) for r in op.results), tuple(d))
                 for op, d in zip(body, dead, strict=True)]
+
+    def _build(self, op: Operation) -> Impl:
+        """``op``'s impl, made to take its ``Lazy`` operands dense unless it knows them."""
+        impl = _build(op, self)
+        lazy = () if op.name in LAZY_USERS else tuple(
+            i for i, v in enumerate(op.operands) if any(test(v) for test in LAZY_VALUES))
+        return partial(_dense_operands, impl, lazy) if lazy else impl
 
     def launch(self, grid: Sequence[int], args: Sequence[Any], serial: bool = False) -> None:
         """Run the grid on ``args`` (NumPy arrays are written in place)."""
@@ -211,6 +242,7 @@ class Kernel:
         with np.errstate(all="ignore"):  # NaN, inf and wrapping are the semantics, not news
             bound = [bind(a) for bind, a in zip(self.binders, args, strict=True)]
             bufs = [buf for _, buf in bound]
+            shared = _read_in_place(self.info.params, bufs)
             pids = _program_ids(grid)
             num_programs = tuple(np.full(1, g, np.int32) for g in grid)
             # read at each launch: a batch size set for one launch must not stay with the kernel
@@ -221,7 +253,7 @@ class Kernel:
                 for slot, (value, _) in zip(self.arg_slots, bound, strict=True):
                     env[slot] = value
                 batch = Batch(self.info.params, bufs, pids[:, start:start + step],
-                              num_programs, env, pool)
+                              num_programs, env, pool, shared)
                 batch.run(self.steps)
                 batch.release_all()
 
@@ -230,9 +262,11 @@ class Batch:
     """Programs run together: their ids, the launch's arrays and the SSA values."""
 
     def __init__(self, params: list[Param], bufs: list[np.ndarray | None], pid: np.ndarray,
-                 num_programs: tuple[np.ndarray, ...], env: list[Any], pool: Pool):
+                 num_programs: tuple[np.ndarray, ...], env: list[Any], pool: Pool,
+                 shared: Sequence[bool] = ()):
         self.params = params
         self.bufs = bufs  # flat views of the argument arrays (None for scalars)
+        self.shared = shared  # per argument: loads may return views of its memory
         self.pid = pid  # (3, L) int32: program ids along each grid axis
         self.num_programs = num_programs
         self.env = env
@@ -274,17 +308,23 @@ class Batch:
              other: np.ndarray) -> np.ndarray:
         """Gather; ``other`` where ``mask`` is false."""
         mem = self.bufs[ptr.buf]
-        full = mask is None or mask.all()
+        full = mask is None or all_set(mask)
         if ptr.rows is not None:
             values = load_rows(self, ptr, mem, None if full else mask, other)
             if values is not None:
                 return values
         if full:  # the common full tile skips two passes
-            values = self.pool.empty(ptr.shape, mem.dtype)
-            if ptr.run is None or not 0 <= ptr.run <= mem.size - values.size:
+            size = math.prod(ptr.shape)
+            if ptr.run is None or not 0 <= ptr.run <= mem.size - size:
                 self._check(op, "load", ptr.buf, ptr.off, None)
+                values = self.pool.empty(ptr.shape, mem.dtype)
                 return np.take(mem, ptr.off, mode="clip", out=values)  # "clip": checked
-            np.copyto(values, mem[ptr.run:ptr.run + values.size].reshape(values.shape))
+            run = mem[ptr.run:ptr.run + size].reshape(ptr.shape)
+            if self.shared and self.shared[ptr.buf]:
+                run.flags.writeable = False  # no op may write a value it was given
+                return run
+            values = self.pool.empty(ptr.shape, mem.dtype)
+            np.copyto(values, run)
             return values
         off, mask = np.broadcast_arrays(ptr.off, mask)
         self._check(op, "load", ptr.buf, off, mask)
@@ -303,7 +343,7 @@ class Batch:
         """Scatter where ``mask`` is true. Offsets are flattened program-major and NumPy
         assigns repeated indices in order, so where programs overlap the later one wins."""
         mem = self.bufs[ptr.buf]
-        full = mask is None or mask.all()
+        full = mask is None or all_set(mask)
         if ptr.rows is not None and store_rows(ptr, mem, value, None if full else mask):
             return
         if full:
@@ -380,6 +420,21 @@ def release(batch: Batch, values: list[Any], index: int) -> None:
         value = value._off  # its offsets, if they were ever made
     if recyclable(value) and sys.getrefcount(value) == SOLE_REFS:
         batch.pool.give(value)
+
+
+def _read_in_place(params: list[Param], bufs: list[np.ndarray | None]) -> list[bool]:
+    """Per argument: whether loads may hand out views of its memory instead of copies.
+    So for an array the kernel never writes and that overlaps none it writes (``add(x, y,
+    x)`` writes x): no store can change a loaded value while it is live."""
+    written = [b for p, b in zip(params, bufs, strict=True) if p.written and b is not None]
+    return [b is not None and not any(np.may_share_memory(b, w) for w in written)
+            for b in bufs]
+
+
+def _dense_operands(impl: Impl, lazy: tuple[int, ...], batch: Batch, *xs: Any) -> tuple:
+    xs = tuple(x.dense() if i in lazy and isinstance(x, Lazy) else x
+               for i, x in enumerate(xs))
+    return impl(batch, *xs)
 
 
 def _kernel_func(module: ModuleOp) -> func.FuncOp:
