@@ -121,22 +121,23 @@ def peak(cublas: float) -> list[list[str]]:
     for warps in (4, 8):
         blocks, threads = 4 * sms, 32 * warps
         out = cupy.empty(blocks * threads, cupy.float32)
-        run = lambda: kernel((blocks,), (threads,), (out, cupy.int32(iters)))  # noqa: E731
+        run = lambda b=blocks, t=threads, o=out: kernel((b,), (t,), (o, cupy.int32(iters)))  # noqa: E731
         ms = do_bench(run, warmup=5, rep=100, return_mode="median")
         flops = 2.0 * 16 * 8 * 16 * 8 * iters * blocks * warps
         rate = flops / ms / 1e9
-        found.append([f"mma.sync m16n8k16 ceiling, registers only, {warps} warps x "
-                     f"{blocks} blocks", f"{ms * 1e3:.0f} us", f"{rate:.1f}",
+        what = f"mma.sync m16n8k16 ceiling, registers only, {warps} warps x {blocks} blocks"
+        found.append([what, f"{ms * 1e3:.0f} us", f"{rate:.1f}",
                      f"{rate / cublas:.1%}"])
     fed = cupy.RawKernel(_FED, "fed")
     for per_sm in (1, 2, 3):  # 32 KB of shared memory a block, 128 registers of accumulators
         blocks, iters = per_sm * sms, 2048
         out = cupy.empty(blocks * 128, cupy.float32)
-        run = lambda: fed((blocks,), (128,), (out, cupy.int32(iters)))  # noqa: E731
+        run = lambda b=blocks, o=out, n=iters: fed((b,), (128,), (o, cupy.int32(n)))  # noqa: E731
         ms = do_bench(run, warmup=5, rep=100, return_mode="median")
         rate = 2.0 * 128 * 128 * 64 * iters * blocks / ms / 1e9
-        found.append([f"mma.sync fed by ldmatrix (swizzled), 128x128 blocks of 4 warps, BK 64,"
-                      f" {per_sm} a SM, no global memory", f"{ms * 1e3:.0f} us", f"{rate:.1f}",
+        what = (f"mma.sync fed by ldmatrix (swizzled), 128x128 blocks of 4 warps, BK 64, "
+                f"{per_sm} a SM, no global memory")
+        found.append([what, f"{ms * 1e3:.0f} us", f"{rate:.1f}",
                       f"{rate / cublas:.1%}"])
     return found
 
