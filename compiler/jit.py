@@ -9,6 +9,7 @@ instead of this module.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 import operator
@@ -166,17 +167,24 @@ class CompiledKernel:
         self._stages = stages
         self._artifact = artifact
         self._launcher = launcher
+        self.live = None  # ``Generated.live`` of a compilation in this process
+        self.restage: Callable[[], list[tuple[str, str]]] | None = None  # stages not kept
         self.expand_args: Callable[[Sequence[Any]], list] | None = None  # ct: arrays' parts
 
     @property
     def stages(self) -> list[tuple[str, str]]:
+        if self._stages is None and self.restage is not None:
+            self._stages = self.restage()
         return [tuple(s) for s in self._stages or []]
 
     @property
     def launcher(self):
         if self._launcher is None:
             mod = backend_module(self.metadata.backend)
-            self._launcher = mod.Launcher(self._artifact, self.metadata)
+            live = self.live
+            self._launcher = mod.Launcher(self._artifact if live is None else live,
+                                          self.metadata)
+            self.live = None  # the launcher holds what it needs
         return self._launcher
 
     def __getitem__(self, grid):
@@ -233,18 +241,22 @@ def _launch_arch(backend: str) -> str | None:
 def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
              dump: Any = None, key: str | None = None, arch: str | None = None,
              num_stages: int = DEFAULT_STAGES, language: str = "triton") -> CompiledKernel:
+    options = (backend, num_warps, debug, arch, num_stages, language)
     if key is not None and not dump:
         hit = cache.load(key)  # None also for a bad entry, which it deleted with a warning
         if hit is not None:
-            return CompiledKernel(hit.info, hit.artifact, hit.asm, hit.stages)
+            ck = CompiledKernel(hit.info, hit.artifact, hit.asm, hit.stages or None)
+            ck.restage = functools.partial(_stages, fn, specs, *options)
+            return ck
     from compiler import frontend, pipeline, timing
     with timing.compilation(f"{fn.__name__} on {backend} ({num_warps} warps)"):
         with timing.phase("frontend"):
             module, params = frontend.generate(KernelSource.of(fn), specs, language)
-        # The disk cache stores every stage's text: print them now, not clone then print.
+        # No stage is kept: a third of a compilation went to printing or copying them,
+        # for the few callers that read them (``ck.stages`` compiles again).
         compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
                                 arch=arch or pipeline.DEFAULT_ARCH, num_stages=num_stages,
-                                eager_stages=cache.cache_dir() is not None)
+                                keep_stages=False)
     target = compiled.extra.get("arch", backend)
     if compiled.extra.get("debug"):  # check-bounds' extents, strip-debug's buffer
         params = params + [Param(debug_output.EXTENT + params[i].name, "i32", False)
@@ -254,7 +266,20 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
                       shared=compiled.extra.get("shared", 0), extra=compiled.extra)
     if key is not None:
         cache.store(key, cache.Entry(info, compiled.artifact, compiled.asm, compiled.stages))
-    return CompiledKernel(info, compiled.artifact, compiled.asm, compiled.stages)
+    ck = CompiledKernel(info, compiled.artifact, compiled.asm, compiled.stages or None)
+    ck.live = compiled.live
+    ck.restage = functools.partial(_stages, fn, specs, *options)
+    return ck
+
+
+def _stages(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
+            arch: str | None, num_stages: int, language: str) -> list[tuple[str, str]]:
+    """Every stage's IR, from a compilation that keeps them (``ck.stages``)."""
+    from compiler import frontend, pipeline
+    module, _ = frontend.generate(KernelSource.of(fn), specs, language)
+    compiled = pipeline.run(module, backend, num_warps, debug=debug, num_stages=num_stages,
+                            arch=arch or pipeline.DEFAULT_ARCH, eager_stages=True)
+    return list(compiled.stages)
 
 
 def _public(fn):

@@ -66,22 +66,28 @@ def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
     return tile_passes + simt + list(target.PASSES)
 
 
+VERIFY_EACH = os.environ.get("TILEC_VERIFY_EACH", "") not in ("", "0")
+
+
 class Stages(Sequence):
     """The IR after each stage, as ``(name, text)`` pairs, printed when first read.
 
     Printing the module after every pass was a quarter to a third of a cold compile, yet
-    only ``ck.stages``, ``dump_ir``, ``--emit`` and the disk cache read the texts. So a
-    stage nobody needs now is kept as a clone of its module (about a third of the cost
-    of printing it) and printed on first read: the same text as an eager print."""
+    only ``ck.stages``, ``dump_ir`` and ``--emit`` read the texts. So a stage nobody needs
+    now is kept as a clone of its module (about a third of the cost of printing it) and
+    printed on first read: the same text as an eager print. ``keep=False`` records
+    nothing: a launch's compilation (``ck.stages`` compiles again to show them)."""
 
-    def __init__(self, eager: bool):
-        self.eager = eager
+    def __init__(self, eager: bool, keep: bool = True):
+        self.eager, self.keep = eager, keep
         self._items: list[tuple[str, str | ModuleOp]] = []
 
-    def add(self, name: str, module: ModuleOp, eager: bool = False) -> None:
-        """Record ``module`` as it is now, as the IR after stage ``name``."""
-        if eager or self.eager:
-            self._items.append((name, _print(module)))
+    def add(self, name: str, module: ModuleOp | str) -> None:
+        """Record ``module`` as it is now (or its text), as the IR after stage ``name``."""
+        if not self.keep:
+            return
+        if isinstance(module, str) or self.eager:
+            self._items.append((name, module if isinstance(module, str) else _print(module)))
         else:
             with timing.phase("snapshot IR (clone)", summed=True):
                 self._items.append((name, module.clone()))
@@ -113,6 +119,7 @@ class Compiled:
     asm: dict[str, str | bytes]
     artifact: str | bytes
     extra: dict = field(default_factory=dict)
+    live: object = None  # ``Generated.live``
 
 
 def _make_pass(spec: str, num_warps: int, debug: bool = False, num_stages: int = 2
@@ -142,34 +149,42 @@ def describe(p: ModulePass) -> str:
 
 def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         dump: bool | str | None = None, arch: str = DEFAULT_ARCH,
-        debug: bool = False, num_stages: int = 2, eager_stages: bool = False) -> Compiled:
-    """Lower a frontend module for ``backend``; return all stages and the final code.
-    ``eager_stages`` prints every stage now (for a caller that stores them all)."""
+        debug: bool = False, num_stages: int = 2, eager_stages: bool = False,
+        keep_stages: bool = True) -> Compiled:
+    """Lower a frontend module for ``backend``; return the stages and the final code.
+    ``eager_stages`` prints every stage now; ``keep_stages=False`` keeps none (``asm``
+    still has the tile and SIMT IR)."""
     with timing.compilation(f"{backend} pipeline ({num_warps} warps)"):
         ctx = make_context()
         target = targets.load(backend)
         dump = _dump_request(dump)
-        stages = Stages(eager_stages or bool(dump))
-        stages.add("frontend", module, eager=True)  # ck.asm["tile"]
+        stages = Stages(eager_stages or bool(dump), keep_stages or bool(dump))
+        asm: dict[str, str | bytes] = {"tile": _print(module)}  # the frontend's IR
+        stages.add("frontend", asm["tile"])
         _check_frontend(module)
+        origin = _Replay(module, ctx, num_warps, debug, num_stages)  # for bug reports
         records, bounds = [], []  # debug=True on SIMT targets: see strip-debug, check-bounds
         dot_tol = dot_tolerance(module)
-        asm: dict[str, str | bytes] = {"tile": stages[0][1]}
         views = any(isinstance(o, tile.MakeViewOp) for o in module.walk())
         for spec in passes(backend, views, arch, debug):
             p = _make_pass(spec, num_warps, debug, num_stages)
             if debug and p.name == "strip-debug":  # the records of what it lowers
                 records, bounds = debug_records(module), extent_params(module)
-            with timing.phase(f"{len(stages):02d}-{describe(p)}"), _reported(p.name, stages, module):
+            with timing.phase(f"{len(origin.done) + 1:02d}-{describe(p)}"), \
+                    _reported(p.name, origin, module):
                 p.apply(ctx, module)
-                if verify:
+                if verify and VERIFY_EACH:
                     with timing.phase("verify IR", summed=True):
                         module.verify()
-            simt = p.name == "tile-to-simt"
-            stages.add(p.name, module, eager=simt)
-            if simt:
-                asm["simt"] = stages[-1][1]
-        with _reported(f"{backend}-codegen", stages, module):
+            origin.done.append(spec)
+            if p.name == "tile-to-simt":
+                asm["simt"] = _print(module)
+                stages.add(p.name, asm["simt"])
+            else:
+                stages.add(p.name, module)
+        if verify:
+            _verify(module, origin)
+        with _reported(f"{backend}-codegen", origin, module):
             generated = target.generate(module, arch)
     asm.update(generated.asm)
     extra = dict(generated.extra)
@@ -179,9 +194,50 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         extra["bounds"] = bounds
     if dot_tol:
         extra["dot_tolerance"] = dot_tol
-    compiled = Compiled(stages, asm, generated.artifact, extra)
+    compiled = Compiled(stages, asm, generated.artifact, extra, generated.live)
     _dump(compiled, dump)
     return compiled
+
+
+class _Replay:
+    """The frontend module (one clone), and the passes run since: a bug report's IR,
+    the input of the stage that failed, is made again from them only when one fails."""
+
+    def __init__(self, module: ModuleOp, ctx, num_warps: int, debug: bool, num_stages: int):
+        self.module, self.ctx, self.done = module.clone(), ctx, []
+        self.options = (num_warps, debug, num_stages)
+
+    def ir(self) -> str:
+        module = self.module.clone()
+        for spec in self.done:
+            _make_pass(spec, *self.options).apply(self.ctx, module)
+        return _print(module)
+
+    def first_invalid(self) -> tuple[str, str]:
+        """The first pass whose output does not verify, and the IR it started from."""
+        module = self.module.clone()
+        for spec in self.done:
+            before = _print(module)
+            _make_pass(spec, *self.options).apply(self.ctx, module)
+            try:
+                module.verify()
+            except VerifyException:
+                return spec.partition("{")[0], before
+        return "verify", _print(module)
+
+
+def _verify(module: ModuleOp, origin: _Replay) -> None:
+    """Verify the lowered module once. A pass that broke the IR is found again only then,
+    by running the passes once more, each verified: verifying after every pass was 40%
+    of a compilation (``TILEC_VERIFY_EACH=1`` still does it)."""
+    with timing.phase("verify IR", summed=True):
+        try:
+            module.verify()
+        except VerifyException as e:
+            stage, ir = origin.first_invalid()
+            kernel = module.ops.first
+            raise internal_error(e, stage, ir, source_loc(kernel) if kernel else None) \
+                from None
 
 
 def _check_frontend(module: ModuleOp) -> None:
@@ -202,7 +258,7 @@ def _check_frontend(module: ModuleOp) -> None:
 
 
 @contextmanager
-def _reported(stage: str, stages: Stages, module: ModuleOp):
+def _reported(stage: str, origin: _Replay, module: ModuleOp):
     """Turn an exception that is not a ``TilecError`` into a bug report naming the
     kernel's line: the IR the stage started from (the last recorded one) goes to a file."""
     try:
@@ -212,7 +268,7 @@ def _reported(stage: str, stages: Stages, module: ModuleOp):
     except Exception as e:  # noqa: BLE001 - anything else is a tilec bug
         kernel = module.ops.first
         loc = source_loc(kernel) if kernel is not None else None
-        raise internal_error(e, stage, stages[-1][1], loc) from None
+        raise internal_error(e, stage, origin.ir(), loc) from None
 
 
 # Relative rounding of a dot's inputs on the GPU (tf32 keeps 10 mantissa bits, tf32x3

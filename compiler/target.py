@@ -24,6 +24,9 @@ class Generated:
     artifact: str | bytes
     asm: dict[str, str | bytes] = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
+    # What a launcher in this process may take instead of the artifact (the NumPy
+    # backend's module, which it would otherwise parse from the text); never cached.
+    live: object = None
 
 
 def load(backend: str) -> ModuleType:

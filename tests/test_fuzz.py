@@ -238,3 +238,34 @@ def test_python_values_inside_a_kernel_are_compile_errors(what, message):
     tags = ["list", "dict", "set", "exp of a pointer", "zeros_like of a constexpr",
             "str plus int", "huge constant", "module"]
     assert f"test_fuzz.py:{line_of('CONTAINER', tags.index(what))}:" in str(info.value)
+
+
+def test_a_pass_that_breaks_the_ir_is_named_with_its_input(tmp_path, monkeypatch):
+    """The lowered module is verified once; when it does not verify, the passes run
+    again, each verified, and the report names the first whose output is invalid."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import i1
+    from xdsl.passes import ModulePass
+
+    from compiler import pipeline
+    from compiler.context import parse_module
+
+    class Breaks(ModulePass):
+        name = "cse"
+
+        def apply(self, ctx, op):
+            add = next(o for o in op.walk() if isinstance(o, arith.MulfOp | arith.MuliOp))
+            add.results[0]._type = i1  # an add whose result is not its operands' type
+
+    real = pipeline.get_all_passes()
+    monkeypatch.setattr(pipeline, "get_all_passes", lambda: {**real, "cse": lambda: Breaks})
+    kernel, _ = load_kernel(VALID, tmp_path)
+    with pytest.raises(tc.InternalCompilerError) as info:
+        kernel[(1,)](*GOOD_ARGS[0], BLOCK=64, backend="numpy")
+    text = str(info.value)
+    assert "internal compiler error in cse: VerifyException" in text
+    dump = Path(text.split("the file ")[1].split()[0])
+    before = parse_module(dump.read_text())  # the input of cse: valid, with its multiply
+    before.verify()
+    assert any(isinstance(o, arith.MulfOp | arith.MuliOp) for o in before.walk())
+    dump.unlink()

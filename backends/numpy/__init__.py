@@ -1,7 +1,8 @@
 """The NumPy backend: interprets tile IR, the reference semantics of tilec.
 
 Its artifact is the tile IR text. Importing this package imports no xDSL; the ``Launcher``
-parses the IR (and so imports xDSL) when it is constructed.
+parses the IR (and so imports xDSL) when it is constructed from the text (a kernel from
+the disk cache). A kernel compiled in this process hands it the module itself.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ def availability() -> tuple[bool, str]:
 class Launcher:
     """Runs a kernel's tile IR on NumPy arrays; the kernel writes the user's arrays directly."""
 
-    def __init__(self, artifact: str, info: KernelInfo):
+    def __init__(self, artifact: str | ModuleOp, info: KernelInfo):
         from backends.numpy.interpreter import Kernel
         from compiler.context import parse_module
 
-        self._kernel = Kernel(parse_module(artifact), info)
+        module = parse_module(artifact) if isinstance(artifact, str) else artifact
+        self._kernel = Kernel(module, info)
 
     def __call__(self, grid: Sequence[int], args: Sequence[Any]) -> None:
         self._kernel.launch(grid, args)

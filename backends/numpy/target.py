@@ -37,4 +37,5 @@ def print_with_locations(module: ModuleOp) -> str:
 
 def generate(module: ModuleOp, arch: str) -> Generated:
     with timing.phase("codegen: print IR with locations"):
-        return Generated(print_with_locations(module))
+        text = print_with_locations(module)
+    return Generated(text, live=module)  # a launch in this process need not parse text
