@@ -111,28 +111,37 @@ def fuzzed(x, y, out, n, BLOCK: tl.constexpr):
 """
 
 
-def test_internal_errors_say_they_are_bugs_and_keep_the_ir(tmp_path, monkeypatch):
-    """A failure inside the compiler itself asks for a report and writes the IR the
-    failing stage started from to the file its message names."""
+def _with_cse(apply, tmp_path, monkeypatch) -> tuple[str, Path, Path]:
+    """Launch ``VALID`` with a cse pass that does ``apply(module)``, which must make an
+    internal compiler error: its message, the kernel's file and the dumped IR's file."""
     from xdsl.passes import ModulePass
 
     from compiler import pipeline
 
-    class Broken(ModulePass):
+    class Replaced(ModulePass):
         name = "cse"
 
         def apply(self, ctx, op):
-            raise RuntimeError("boom")
+            apply(op)
 
     real = pipeline.get_all_passes()
-    monkeypatch.setattr(pipeline, "get_all_passes", lambda: {**real, "cse": lambda: Broken})
+    monkeypatch.setattr(pipeline, "get_all_passes", lambda: {**real, "cse": lambda: Replaced})
     kernel, path = load_kernel(VALID, tmp_path)
     with pytest.raises(tc.InternalCompilerError) as info:
         kernel[(1,)](*GOOD_ARGS[0], BLOCK=64, backend="numpy")
     text = str(info.value)
+    return text, path, Path(text.split("the file ")[1].split()[0])
+
+
+def test_internal_errors_say_they_are_bugs_and_keep_the_ir(tmp_path, monkeypatch):
+    """A failure inside the compiler itself asks for a report and writes the IR the
+    failing stage started from to the file its message names."""
+    def boom(module):
+        raise RuntimeError("boom")
+
+    text, path, dump = _with_cse(boom, tmp_path, monkeypatch)
     assert "internal compiler error in cse: RuntimeError: boom" in text
     assert "this is a tilec bug" in text and f"{path}:6:" in text
-    dump = Path(text.split("the file ")[1].split()[0])
     ir = dump.read_text()
     assert "tile.load" in ir and "RuntimeError: boom" in ir
     dump.unlink()
@@ -245,26 +254,15 @@ def test_a_pass_that_breaks_the_ir_is_named_with_its_input(tmp_path, monkeypatch
     again, each verified, and the report names the first whose output is invalid."""
     from xdsl.dialects import arith
     from xdsl.dialects.builtin import i1
-    from xdsl.passes import ModulePass
 
-    from compiler import pipeline
     from compiler.context import parse_module
 
-    class Breaks(ModulePass):
-        name = "cse"
+    def retype(module):  # a multiply whose result is not its operands' type
+        mul = next(o for o in module.walk() if isinstance(o, arith.MulfOp | arith.MuliOp))
+        mul.results[0]._type = i1
 
-        def apply(self, ctx, op):
-            add = next(o for o in op.walk() if isinstance(o, arith.MulfOp | arith.MuliOp))
-            add.results[0]._type = i1  # an add whose result is not its operands' type
-
-    real = pipeline.get_all_passes()
-    monkeypatch.setattr(pipeline, "get_all_passes", lambda: {**real, "cse": lambda: Breaks})
-    kernel, _ = load_kernel(VALID, tmp_path)
-    with pytest.raises(tc.InternalCompilerError) as info:
-        kernel[(1,)](*GOOD_ARGS[0], BLOCK=64, backend="numpy")
-    text = str(info.value)
+    text, _, dump = _with_cse(retype, tmp_path, monkeypatch)
     assert "internal compiler error in cse: VerifyException" in text
-    dump = Path(text.split("the file ")[1].split()[0])
     before = parse_module(dump.read_text())  # the input of cse: valid, with its multiply
     before.verify()
     assert any(isinstance(o, arith.MulfOp | arith.MuliOp) for o in before.walk())
