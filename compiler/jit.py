@@ -361,7 +361,7 @@ class KernelFunction:
     def specialize(self, bound: dict[str, Any]):
         specs = []
         for name, v in bound.items():
-            if name in self.constexprs:
+            if name in self.constexprs or v is None:  # None: a constexpr, as in Triton
                 specs.append(ArgSpec(name, "constexpr", value=v))
             else:
                 kind, d, div16 = arg_spec(v)
@@ -369,8 +369,8 @@ class KernelFunction:
         return specs
 
     def _spec_key(self, bound: dict[str, Any]) -> tuple:
-        return tuple(("c", repr(v)) if n in self.constexprs else (*arg_spec(v), _is_one(v))
-                     for n, v in bound.items())
+        return tuple(("c", repr(v)) if n in self.constexprs or v is None
+                     else (*arg_spec(v), _is_one(v)) for n, v in bound.items())
 
     def compile_for(self, bound: dict[str, Any], backend: str, num_warps: int,
                     debug: bool = False, dump: Any = None,
@@ -442,7 +442,7 @@ class KernelFunction:
             raise LaunchError(f"{self.__name__}(): runtime arguments cannot take defaults")
         ck = self.compile_for(bound, backend, num_warps, debug, num_stages=num_stages)
         sources = tuple(i if i < len(args) else n for i, n in enumerate(self.arg_names)
-                        if n not in self.constexprs)
+                        if n not in self.constexprs and bound[n] is not None)
         return ck, sources
 
 
@@ -458,6 +458,8 @@ def _fast_spec(v: Any) -> Any:
     t = type(v)
     if t is int:
         return (int, v % 16 == 0, -2**31 <= v < 2**31, v == 1)
+    if v is None:
+        return None
     if t is float or t is bool:
         return t
     if t is np.ndarray:

@@ -832,3 +832,92 @@ def test_if_elif_early_return_break_continue(backend, n):
         want = sum(range(n, 0, -2)) + 4 * v + 3 + (3 if n > 5 else 4)
         want[2] = -7
         np.testing.assert_array_equal(out.reshape(4, 16), want)
+
+
+@tc.kernel
+def _atomic_broadcasts(out, hi, BLOCK: tl.constexpr):
+    """The mask and the value broadcast to the pointer's shape, and the pointer to the
+    value's, as Triton does for atomics."""
+    r = tl.arange(0, BLOCK)
+    cols = tl.arange(0, 4)
+    tl.atomic_add(out + r[:, None] * 4 + cols[None, :], 1, mask=r[:, None] < 3)
+    tl.atomic_max(hi + cols[None, :], r[:, None])
+
+
+def test_atomic_operands_broadcast_together(backend):
+    block = 8
+    out, hi = np.zeros((block, 4), np.int32), np.full(4, -1, np.int32)
+    if launch(_atomic_broadcasts, (1,), out, hi, backend=backend, BLOCK=block):
+        np.testing.assert_array_equal(out, (np.arange(block) < 3)[:, None] * np.ones(4))
+        np.testing.assert_array_equal(hi, np.full(4, block - 1))
+
+
+WIDTH = tl.constexpr(16)  # Triton's form for a global a kernel reads
+SCALE = tl.constexpr(3)
+
+
+@tc.kernel
+def _constexpr_globals(out):
+    r = tl.arange(0, WIDTH)
+    tl.store(out + r, r * SCALE + WIDTH)
+
+
+def test_constexpr_globals(backend):
+    out = np.zeros(16, np.int32)
+    if launch(_constexpr_globals, (1,), out, backend=backend):
+        np.testing.assert_array_equal(out, np.arange(16) * 3 + 16)
+
+
+@tc.kernel
+def _python_min_max_abs(x, out, BLOCK: tl.constexpr):
+    """Python's min, max and abs on tiles, as Triton reads them."""
+    r = tl.arange(0, BLOCK)
+    a = tl.load(x + r)
+    tl.store(out + r, max(a, 0.25))
+    tl.store(out + BLOCK + r, min(a, -a, 0.5))
+    tl.store(out + 2 * BLOCK + r, abs(a))
+
+
+def test_python_min_max_abs_on_tiles(backend):
+    x = np.random.default_rng(9).standard_normal(32).astype(np.float32)
+    out = np.zeros(96, np.float32)
+    if launch(_python_min_max_abs, (1,), x, out, backend=backend, BLOCK=32):
+        np.testing.assert_array_equal(out[:32], np.maximum(x, np.float32(0.25)))
+        np.testing.assert_array_equal(out[32:64], np.minimum(np.minimum(x, -x), 0.5))
+        np.testing.assert_array_equal(out[64:], np.abs(x))
+
+
+@tc.kernel
+def _optional_bias(x, bias, out, BLOCK: tl.constexpr):
+    """An optional argument: None compiles as a constant, and ``is (not) None`` folds."""
+    r = tl.arange(0, BLOCK)
+    v = tl.load(x + r)
+    if bias is not None:
+        v += tl.load(bias + r)
+    if bias is None and v is not None:
+        v = v * 2.0
+    tl.store(out + r, v)
+
+
+def test_none_arguments_and_is_none(backend):
+    x = np.arange(16, dtype=np.float32)
+    bias, out = np.full(16, 0.5, np.float32), np.zeros(16, np.float32)
+    if launch(_optional_bias, (1,), x, bias, out, backend=backend, BLOCK=16):
+        np.testing.assert_array_equal(out, x + 0.5)
+    if launch(_optional_bias, (1,), x, None, out, backend=backend, BLOCK=16):
+        np.testing.assert_array_equal(out, x * 2)
+
+
+@tc.kernel
+def _downcast(x, out, HOW: tl.constexpr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(out + r, tl.load(x + r).to(tl.float16, fp_downcast_rounding=HOW))
+
+
+def test_fp_downcast_rounding(backend):
+    x = np.random.default_rng(4).standard_normal(16).astype(np.float32)
+    out = np.zeros(16, np.float16)
+    if launch(_downcast, (1,), x, out, backend=backend, HOW="rtne", BLOCK=16):
+        np.testing.assert_array_equal(out, x.astype(np.float16))
+    with pytest.raises(tc.CompileError, match="fp_downcast_rounding='rtz' is not supported"):
+        launch(_downcast, (1,), x, out, backend=backend, HOW="rtz", BLOCK=16)

@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, Module
 from xdsl.ir import Block, Region
 from xdsl.printer import Printer
 
+import compiler.language as tl
 from compiler.errors import CompileError, TilecError, internal_error
 from compiler.frontend import operators as ops
 from compiler.frontend.builtins import BuiltinTable, Handler, Method
@@ -51,6 +52,9 @@ _PY_BINOPS = {"truediv": operator.truediv, "floordiv": operator.floordiv,
 _PY_UNARY = {ast.USub: operator.neg, ast.Invert: operator.invert, ast.Not: operator.not_}
 _PY_CALLABLE = (builtins.min, builtins.max, builtins.abs, builtins.len, builtins.int,
                 builtins.float, builtins.bool, builtins.range)
+
+
+_ON_TILES = {builtins.min: "minimum", builtins.max: "maximum", builtins.abs: "abs"}
 
 
 def _python_binop(name: str, x, y):
@@ -240,7 +244,7 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         closure = inspect.getclosurevars(fn)
         for table in (closure.nonlocals, fn.__globals__, vars(builtins)):
             if node.id in table:
-                return table[node.id]
+                return _unwrapped(table[node.id])
         why = self._function_frame().unbound.get(node.id) if self.frames else None
         if why:
             self._fail(node, f"name {node.id!r} is not bound on every path to here: {why}")
@@ -259,7 +263,7 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             shown = base.describe() if hasattr(base, "describe") else \
                 repr(getattr(base, "__name__", base))
             self._fail(node, f"{shown} has no attribute {node.attr!r}")
-        return getattr(base, node.attr)
+        return _unwrapped(getattr(base, node.attr))
 
     def visit_Tuple(self, node: ast.Tuple) -> tuple:
         return tuple(self.visit(e) for e in node.elts)
@@ -294,9 +298,15 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         result = None
         left = self.visit(node.left)
         for op, comp in zip(node.ops, node.comparators, strict=True):
+            right = self.visit(comp)
+            if isinstance(op, ast.Is | ast.IsNot):  # at compile time; a tile is no constant
+                same = left is right and not isinstance(left, Value)
+                r = same if isinstance(op, ast.Is) else not same
+                result = r if result is None else self._logical("and", result, r)
+                left = right
+                continue
             if type(op) not in _CMPOPS:
                 self._fail(node, f"unsupported comparison {type(op).__name__}")
-            right = self.visit(comp)
             name = _CMPOPS[type(op)]
             if isinstance(left, Value) or isinstance(right, Value):
                 r = ops.compare(self.b, name, left, right)
@@ -385,13 +395,30 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             return self._call(self.builtin(name), f"{self.table.prefix}.{name}", args, kwargs)
         if fn in _PY_CALLABLE or fn is getattr(__import__("compiler"), "cdiv", None):
             if any(isinstance(a, Value) for a in args):
-                self._fail(node, f"{fn.__name__}() on tiles: use the tl. builtin instead")
+                return self._python_builtin_on_tiles(node, fn, args, kwargs)
             return self.constexpr_eval(fn, *args, **kwargs)
         if self.table.inline_plain and inspect.isfunction(fn):
             helper = self._helpers.setdefault(fn, TileFunction(fn))
             return self.inline_call(helper, args, kwargs)
         self._fail(node, f"cannot call {getattr(fn, '__name__', fn)!r} in a kernel "
                          "(only tl builtins and constexpr helpers)")
+
+    def _python_builtin_on_tiles(self, node: ast.Call, fn: Any, args: list, kwargs: dict
+                                 ) -> Value:
+        """``min``/``max`` of two or more operands and ``abs`` on tiles, as Triton reads
+        them: ``minimum``/``maximum`` folded left to right, and ``abs``."""
+        name = _ON_TILES.get(fn)
+        if name is None or name not in self.table.functions or kwargs or \
+                len(args) < (1 if fn is builtins.abs else 2):
+            self._fail(node, f"{fn.__name__}() on tiles: use the "
+                             f"{self.table.prefix}. builtin instead")
+        handler, what = self.builtin(name), f"{fn.__name__}()"
+        if fn is builtins.abs:
+            return self._call(handler, what, args, {})
+        result = args[0]
+        for arg in args[1:]:
+            result = self._call(handler, what, [result, arg], {})
+        return result
 
     def builtin(self, name: str) -> Handler:
         """The handler of builtin ``name``; an error if the language has none."""
@@ -441,3 +468,8 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         finally:
             self.calls.pop()
             self.src, self.scope = outer
+
+
+def _unwrapped(v: Any) -> Any:
+    """A global's value: Triton asks for ``G = tl.constexpr(4)`` at module level."""
+    return v.value if isinstance(v, tl.constexpr) else v

@@ -14,11 +14,12 @@ from collections.abc import Callable
 from typing import Any
 
 import compiler.language as tl
+from compiler.errors import CompileError
 from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.operators import materialize
 from compiler.frontend.triton.memory import as_mask, check_pointer
 from compiler.frontend.triton.table import builtin
-from compiler.frontend.values import Value, splat
+from compiler.frontend.values import Value, broadcast_shapes, splat
 from dialects import tile
 
 ATOMIC_DTYPES = (tl.int32, tl.uint32, tl.float32)
@@ -85,7 +86,7 @@ def _order(cg: CodeGenerator, what: str, sem: Any, scope: Any) -> dict[str, str]
 
 
 def _atomic_pointer(cg: CodeGenerator, pointer: Any, what: str, *operands: Any) -> Value:
-    """The pointer, checked and splat to the shape shared with the other operands."""
+    """The pointer, checked and broadcast with the other operands to their common shape."""
     ptr = check_pointer(cg, pointer, what)
     if ptr.dtype not in ATOMIC_DTYPES:
         cg.fail(f"{what} supports pointers to int32, uint32 and float32, "
@@ -93,10 +94,13 @@ def _atomic_pointer(cg: CodeGenerator, pointer: Any, what: str, *operands: Any) 
     for v in operands:
         if isinstance(v, Value) and v.is_ptr:
             cg.fail(f"{what} operands cannot be pointers")
-    shapes = {v.shape for v in (ptr, *operands) if isinstance(v, Value) and v.shape}
-    if len(shapes) > 1:
-        cg.fail(f"{what}: operand shapes {sorted(map(list, shapes))} differ")
-    return splat(cg.b, ptr, shapes.pop() if shapes else ())
+    shapes = [v.shape for v in (ptr, *operands) if isinstance(v, Value)]
+    try:  # Triton broadcasts them together, as for tl.store
+        shape = broadcast_shapes(*shapes)
+    except CompileError:
+        cg.fail(f"{what}: operand shapes {', '.join(str(list(s)) for s in shapes)} do not "
+                "broadcast")
+    return splat(cg.b, ptr, shape)
 
 
 def _atomic_result(cg: CodeGenerator, op: tile.AtomicRMWOp | tile.AtomicCASOp,

@@ -120,8 +120,12 @@ def cdiv(cg: CodeGenerator, x: Any, y: Any) -> Any:
 
 @builtin("cast")
 @method("to")
-def cast_(cg: CodeGenerator, x: Any, dtype: Any, bitcast: bool = False) -> Value:
+def cast_(cg: CodeGenerator, x: Any, dtype: Any, bitcast: bool = False,
+          fp_downcast_rounding: Any = None) -> Value:
     d = dtype_arg(cg, dtype)
+    if fp_downcast_rounding not in (None, "rtne"):
+        cg.fail(f"fp_downcast_rounding={fp_downcast_rounding!r} is not supported: casts "
+                "round to nearest even ('rtne', the default) on every backend")
     if bitcast:
         return _bitcast(cg, x, d)
     if not isinstance(x, Value):
