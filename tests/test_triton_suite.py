@@ -921,3 +921,19 @@ def test_fp_downcast_rounding(backend):
         np.testing.assert_array_equal(out, x.astype(np.float16))
     with pytest.raises(tc.CompileError, match="fp_downcast_rounding='rtz' is not supported"):
         launch(_downcast, (1,), x, out, backend=backend, HOW="rtz", BLOCK=16)
+
+
+@tc.kernel
+def _identity(x, out, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    a = tl.load(x + r)
+    b = a
+    if b is a and a is not None and not (a is r):
+        a = a + 1.0
+    tl.store(out + r, a)
+
+
+def test_is_compares_identity(backend):
+    x, out = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    if launch(_identity, (1,), x, out, backend=backend, BLOCK=8):
+        np.testing.assert_array_equal(out, x + 1)

@@ -299,9 +299,8 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         left = self.visit(node.left)
         for op, comp in zip(node.ops, node.comparators, strict=True):
             right = self.visit(comp)
-            if isinstance(op, ast.Is | ast.IsNot):  # at compile time; a tile is no constant
-                same = left is right and not isinstance(left, Value)
-                r = same if isinstance(op, ast.Is) else not same
+            if isinstance(op, ast.Is | ast.IsNot):  # identity, known at compile time
+                r = (left is right) == isinstance(op, ast.Is)
                 result = r if result is None else self._logical("and", result, r)
                 left = right
                 continue
