@@ -57,8 +57,8 @@ def busy_kernel(do_bench=None, work=2000):
         mask = offs < n
         v = tl.load(x + offs, mask=mask)
         acc = v
-        for _ in range(WORK):
-            acc = tl.maximum(acc, v)
+        for i in range(WORK):
+            acc = tl.maximum(acc, v - i % 2)  # stays v, but no compiler can drop the loop
         tl.store(out + offs, acc, mask=mask)
     return busy
 

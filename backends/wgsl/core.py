@@ -65,7 +65,7 @@ _WGSL: dict[type[Operation], str] = _C_STYLE | {
     tile.UMulHiOp: "{umulhi}({a}, {b})",
     arith.SIToFPOp: "{T}({a})", arith.UIToFPOp: "{T}(bitcast<{U}>({a}))",
     arith.FPToSIOp: "{fptosi}({a})", arith.FPToUIOp: "{fptoui}({a})",
-    arith.ExtFOp: "{T}({a})", arith.TruncFOp: "{T}({a})",
+    arith.ExtFOp: "{T}({a})", arith.TruncFOp: "{T}({roundf16}({a}))",  # f32 -> f16
     arith.ExtUIOp: "{T}({a})", arith.ExtSIOp: "-{T}({a})",  # from i1 only (i32 is widest)
     arith.TruncIOp: "({a} & {S}(1)) != {S}(0)", arith.BitcastOp: "bitcast<{T}>({a})",
     arith.IndexCastOp: "{a}",  # index is i32 here

@@ -59,6 +59,26 @@ HELPERS = {
   let both = {T}(bitcast<{F}>(bitcast<{U}>({F}(a)) | bitcast<{U}>({F}(b))));
   return select(select(min(a, b), both, zeros), a + b, {isnan}(a) | {isnan}(b));
 }}""",
+    # f32 -> the nearest f16 value (ties to even), still an f32, in integer arithmetic:
+    # NVIDIA's Vulkan driver folds f32(f16(x)) and unpack2x16float(pack2x16float(x)) to x
+    # (seen on an H200, driver 580); the f16() of this value is then exact on any driver.
+    # Normal f16 range: drop 13 mantissa bits (a carry moves into the exponent, past
+    # 65504 is infinity); below 2^-14: multiples of 2^-24, the mantissa shifted right by s.
+    "roundf16": """fn {name}(x: {T}) -> {T} {{
+  let b = bitcast<{U}>(x);
+  let mag = b & {U}(0x7fffffffu);
+  let normal = (mag + {U}(0xfffu) + ((mag >> {U}(13u)) & {U}(1u))) & {U}(0xffffe000u);
+  let big = select(normal, {U}(0x7f800000u), normal > {U}(0x477fe000u));
+  let s = min({U}(126u) - min(mag >> {U}(23u), {U}(126u)), {U}(31u));
+  let m = (mag & {U}(0x7fffffu)) | {U}(0x800000u);
+  let q = m >> s;
+  let rest = m - (q << s);
+  let half = {U}(1u) << (s - {U}(1u));
+  let up = (rest > half) | ((rest == half) & ((q & {U}(1u)) == {U}(1u)));
+  let tiny = bitcast<{U}>({T}(q + select({U}(0u), {U}(1u), up)) * {T}(5.9604644775390625e-8));
+  let r = select(big, tiny, mag < {U}(0x38800000u));
+  return bitcast<{T}>(select(r, mag, mag >= {U}(0x7f800000u)) | (b & {U}(0x80000000u)));
+}}""",
     # the NumPy backend's convention: saturate, NaN -> 0 (WGSL's i32() leaves both open)
     "fptosi": """fn {name}(v: {T}) -> {I} {{
   let x = {F}(v);
