@@ -59,10 +59,10 @@ def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
     to_simt = _DEBUG_START + _TO_SIMT[2:] if debug else _TO_SIMT
     simt = [spec.format(bits=target.VECTOR_BITS, mma=mma, trip=target.SHARED_TRIP_BYTES)
             for spec in to_simt]
-    if views and mma >= TMA_SM and not debug:  # dot operands may go by TMA: views stay
+    if views and mma >= TMA_SM and not debug:  # dot operands and stores may go by TMA
         tile_passes[0] = "lower-array-views{tma=1}"
         at = next(i for i, s in enumerate(simt) if s.startswith("pipeline-loads")) + 1
-        simt.insert(at, "lower-array-views")
+        simt[at:at] = ["tma-stores", "lower-array-views"]
     return tile_passes + simt + list(target.PASSES)
 
 

@@ -15,6 +15,10 @@ SIMT IR (as MLIR's ``nvgpu``), between the tile dialect's TMA stages and PTX.
   towards barrier ``stage``. Outside the array the box reads zeros.
 - ``nvgpu.mbarrier_wait``: every thread waits until barrier ``stage`` has completed the
   phase of parity ``phase``; what the copies wrote is then visible to it.
+- ``nvgpu.tma_store``: where ``pred``, start copying ``buffer[index...]`` to the box at
+  ``coords`` of ``map`` (the parts outside the array are dropped), in the thread's bulk
+  group; ``nvgpu.tma_store_wait``: where ``pred``, close the group and wait until its
+  copies have read the buffer (it may then be written again, or the program end).
 """
 
 from __future__ import annotations
@@ -156,6 +160,43 @@ class TmaLoadOp(IRDLOperation):
 
 
 @irdl_op_definition
+class TmaStoreOp(IRDLOperation):
+    """Where ``pred``: copy ``buffer`` from element ``index`` to the box of ``map`` at
+    ``coords``."""
+
+    name = "nvgpu.tma_store"
+    map = operand_def(I64)
+    coords = var_operand_def(I32)
+    buffer = operand_def(MemRefType)
+    index = operand_def(I32)
+    pred = operand_def(I1)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = ("$buffer `[` $index `]` `to` $map `[` $coords `]` `if` $pred attr-dict"
+                       " `:` type($buffer)")
+
+    def __init__(self, tensor_map: SSAValue, coords: Sequence[SSAValue], buffer: SSAValue,
+                 index: SSAValue, pred: SSAValue):
+        super().__init__(operands=[tensor_map, list(coords), buffer, index, pred])
+
+    def verify_(self) -> None:
+        if not 1 <= len(self.coords) <= 5:
+            raise VerifyException("nvgpu.tma_store: 1 to 5 coordinates")
+
+
+@irdl_op_definition
+class TmaStoreWaitOp(IRDLOperation):
+    """Where ``pred``: wait until the thread's ``nvgpu.tma_store`` copies have read their
+    buffers."""
+
+    name = "nvgpu.tma_store_wait"
+    pred = operand_def(I1)
+    assembly_format = "`if` $pred attr-dict"
+
+    def __init__(self, pred: SSAValue):
+        super().__init__(operands=[pred])
+
+
+@irdl_op_definition
 class MbarrierWaitOp(IRDLOperation):
     """Wait until barrier ``stage`` has completed the phase of parity ``phase``."""
 
@@ -173,4 +214,4 @@ class MbarrierWaitOp(IRDLOperation):
 
 
 NVGPU = Dialect("nvgpu", [TensorMapOp, MbarrierInitOp, MbarrierInvalOp, MbarrierExpectOp,
-                          TmaLoadOp, MbarrierWaitOp], [])
+                          TmaLoadOp, MbarrierWaitOp, TmaStoreOp, TmaStoreWaitOp], [])

@@ -55,10 +55,26 @@ def test_descriptor_matmul_is_copied_by_tma_on_sm90():
         {"base": 0, "dtype": "f16", "sizes": flat(M, K), "strides": flat(K, one),
          "box": [8, 64], "swizzle": 128},
         {"base": 1, "dtype": "f16", "sizes": flat(K, N), "strides": flat(N, one),
-         "box": [64, 64], "swizzle": 128}]
+         "box": [64, 64], "swizzle": 128},
+        {"base": 2, "dtype": "f16", "sizes": flat(M, N), "strides": flat(N, one),
+         "box": [128, 64], "swizzle": 128}]
     stages = dict(ck.stages)
     assert "tile.tma_copy" in stages["pipeline-loads"]
     assert "tile.view_load" not in stages["lower-array-views"]
+
+
+def test_descriptor_store_of_a_dot_goes_by_tma_on_sm90():
+    """C leaves through a swizzled buffer (fenced for the async proxy), one bulk copy per
+    64 columns, instead of 64 scattered 4-byte stores per thread."""
+    ck = _compile(1000, 1008, 256)
+    ptx = ck.asm["ptx"]
+    assert "tile.tma_store" in dict(ck.stages)["tma-stores"]
+    assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") == 4
+    assert "fence.proxy.async.shared::cta" in ptx and "cp.async.bulk.wait_group.read 0" in ptx
+    assert "st.global" not in ptx and "st.shared.v2.b16" in ptx
+    for ptx in (_compile(1000, 1008, 256, target="sm_80").asm["ptx"],  # no TMA
+                _compile(1000, 1000, 256).asm["ptx"]):  # C's rows not known 16-byte multiples
+        assert "bulk_group" not in ptx and "st.global" in ptx
 
 
 def test_tma_only_where_it_can_go():
@@ -68,7 +84,7 @@ def test_tma_only_where_it_can_go():
     for ptx in (_compile(256, 256, 256, target="sm_80").asm["ptx"],
                 _compile(256, 256, 100).asm["ptx"],
                 _compile(256, 256, 256, BM=32, BN=64, num_warps=2).asm["ptx"]):
-        assert "cp.async.bulk" not in ptx and "mbarrier" not in ptx
+        assert "shared::cluster.global" not in ptx and "mbarrier" not in ptx  # no TMA loads
         assert "cp.async.cg.shared.global" in ptx or "ld.global" in ptx
 
 
@@ -78,7 +94,7 @@ def test_cutile_views_are_copied_by_tma():
                     args=(a, b, c, 128, 128, 64, False), num_warps=4, num_stages=3)
     assert "cp.async.bulk.tensor.2d" in ck.asm["ptx"]
     assert [m["box"] for m in ck.metadata.extra["tensor_maps"]] == [
-        [2, 4, 2, 8, 64], [8, 64], [64, 64]]  # 128 rows: 2 blocks of 16 x 4
+        [2, 4, 2, 8, 64], [8, 64], [64, 64], [128, 64]]  # 128 rows: 2 blocks of 16 x 4; C
 
 
 @tc.kernel

@@ -6,7 +6,9 @@
 - the barrier and copy ops -> ``ptx.asm``: ``mbarrier.init`` / ``inval`` (thread 0, with
   ``fence.mbarrier_init`` so the copies see initialized barriers), ``mbarrier.arrive.
   expect_tx``, ``cp.async.bulk.tensor`` (coordinates innermost first, as TMA counts
-  dimensions) and a ``mbarrier.try_wait.parity`` loop.
+  dimensions) and a ``mbarrier.try_wait.parity`` loop;
+- ``nvgpu.tma_store`` -> ``cp.async.bulk.tensor`` from shared to global memory in a bulk
+  group, ``nvgpu.tma_store_wait`` -> ``cp.async.bulk.commit_group`` and ``wait_group.read``.
 
 A barrier is 8 bytes of shared memory: barrier ``stage`` of ``bars`` is at
 ``bars + 8 stage``.
@@ -92,9 +94,7 @@ def mbarrier_expect(lo: Lowering, op: nvgpu.MbarrierExpectOp) -> None:
 
 @lowers(nvgpu.TmaLoadOp)
 def tma_load(lo: Lowering, op: nvgpu.TmaLoadOp) -> None:
-    size = BYTES[dtype(op.buffer.type.element_type)]  # pyright: ignore
-    dst = lo.inst("mad.lo.s32", [lo.values[op.index], lo.const(size, "i32"),
-                                 lo.values[op.buffer]], i32)
+    dst = _shared_address(lo, op.buffer, op.index)
     coords = [lo.values[c] for c in reversed(op.coords)]  # innermost first
     n = len(coords)
     inner = ", ".join(f"{{{4 + i}}}" for i in range(n))
@@ -110,3 +110,27 @@ def mbarrier_wait(lo: Lowering, op: nvgpu.MbarrierWaitOp) -> None:
     lo.emit(ptx.AsmOp("{label}:;mbarrier.try_wait.parity.shared::cta.b64 {p}, [{0}], {1};"
                       "@!{p} bra {label}",
                       [_barrier(lo, op.bars, op.stage), lo.values[op.phase]]))
+
+
+def _shared_address(lo: Lowering, buffer: SSAValue, index: SSAValue) -> SSAValue:
+    """The shared address of element ``index`` of ``buffer``."""
+    size = BYTES[dtype(buffer.type.element_type)]  # pyright: ignore
+    return lo.inst("mad.lo.s32", [lo.values[index], lo.const(size, "i32"), lo.values[buffer]],
+                   i32)
+
+
+@lowers(nvgpu.TmaStoreOp)
+def tma_store(lo: Lowering, op: nvgpu.TmaStoreOp) -> None:
+    coords = [lo.values[c] for c in reversed(op.coords)]  # innermost first
+    inner = ", ".join(f"{{{3 + i}}}" for i in range(len(coords)))
+    lo.emit(ptx.AsmOp(
+        f"@{{0}} cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group "
+        f"[{{2}}, {{{inner}}}], [{{1}}]",
+        [lo.values[op.pred], _shared_address(lo, op.buffer, op.index), lo.values[op.map],
+         *coords]))
+
+
+@lowers(nvgpu.TmaStoreWaitOp)
+def tma_store_wait(lo: Lowering, op: nvgpu.TmaStoreWaitOp) -> None:
+    lo.emit(ptx.AsmOp("@{0} cp.async.bulk.commit_group;@{0} cp.async.bulk.wait_group.read 0",
+                      [lo.values[op.pred]]))

@@ -20,7 +20,8 @@ from compiler.errors import LaunchError
 
 MAP_BYTES = 128
 KEPT = 64  # maps remembered per recipe
-_DTYPES = {"f16": ("FLOAT16", 2), "bf16": ("BFLOAT16", 2)}
+_DTYPES = {"f16": ("FLOAT16", 2), "bf16": ("BFLOAT16", 2), "f32": ("FLOAT32", 4),
+           "i32": ("INT32", 4)}
 _SWIZZLES = {0: "NONE", 128: "128B"}
 
 

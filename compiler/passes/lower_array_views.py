@@ -43,14 +43,15 @@ _PADDING = {"zero": 0.0, "undetermined": 0.0, "nan": math.nan, "pos_inf": math.i
 class LowerArrayViews(ModulePass):
     """Every view access to pointer arithmetic and a masked access; views disappear.
     With ``tma=1`` (first of two runs, on sm_90) a view load that is an operand of a dot in
-    a loop stays for ``pipeline-loads`` to fill by TMA (or lower itself)."""
+    a loop stays for ``pipeline-loads`` to fill by TMA (or lower itself), and a view store
+    outside loops for ``tma-stores``."""
 
     name = "lower-array-views"
     tma: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         accesses = [o for o in op.walk() if isinstance(o, tile.ViewLoadOp | tile.ViewStoreOp)
-                    and not (self.tma and _dot_operand_in_loop(o))]
+                    and not (self.tma and (_dot_operand_in_loop(o) or _store_outside_loops(o)))]
         for access in accesses:
             lower_view_access(access)
         for view in [o for o in op.walk() if isinstance(o, tile.MakeViewOp)]:
@@ -70,6 +71,13 @@ def _dot_operand_in_loop(op: Operation) -> bool:
     return (len(uses) == 1 and isinstance(uses[0].operation, tile.DotOp) and uses[0].index < 2
             and uses[0].operation.parent is op.parent
             and isinstance(op.parent_op(), scf.ForOp))
+
+
+def _store_outside_loops(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, scf.ForOp | scf.WhileOp):
+        parent = parent.parent_op()
+    return isinstance(op, tile.ViewStoreOp) and parent is None
 
 
 def lower_view_access(op: tile.ViewLoadOp | tile.ViewStoreOp) -> None:

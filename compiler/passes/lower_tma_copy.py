@@ -15,17 +15,25 @@ with the nvgpu dialect.
   any other (at the array's end) goes in boxes of 8 rows, each landing where the
   permutation puts it;
 - ``tile.barrier_wait`` -> ``nvgpu.mbarrier_wait`` and ``simt.barrier`` (a stage is
-  refilled only once every thread is done with what it held).
+  refilled only once every thread is done with what it held);
+- ``tile.tma_store`` -> after a barrier (the buffer's earlier readers are done), every
+  thread's ``simt.shared_store`` of its elements into a buffer swizzled as a stage is (so
+  the 16-byte chunks of a warp's rows fall in different banks), fenced for the async
+  proxy, a barrier, and thread 0's ``nvgpu.tma_store`` of each atom-wide box of all the
+  rows and its ``nvgpu.tma_store_wait``, in an ``scf.if``.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, i32
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, TensorType, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from compiler.passes.axis_info import bits_of
+from compiler.passes.layouts import element_ids
+from compiler.passes.lower_async_copy import SWIZZLED_ALIGN, swizzled_index
+from compiler.passes.lower_dot import shared_vec
 from compiler.passes.simt_lowering import Lowering, lowers
 from dialects import nvgpu, simt, tile
 from dialects.tile.async_copy import SWIZZLE_BYTES, swizzled_row
@@ -59,7 +67,7 @@ def _wait(lo: Lowering, op: tile.BarrierWaitOp) -> None:
     Rewriter.erase_op(op)
 
 
-def _tensor_map(lo: Lowering, op: tile.TmaCopyOp, sizes: list[SSAValue],
+def _tensor_map(lo: Lowering, op: tile.TmaCopyOp | tile.TmaStoreOp, sizes: list[SSAValue],
                 strides: list[SSAValue], box: tuple[int, ...]) -> SSAValue:
     """The map of ``op``'s array seen with ``sizes`` and ``strides``, read in ``box``es;
     one per kernel, at its top (the values are parameters, or made from them there)."""
@@ -173,3 +181,37 @@ class _Copy:
 @lowers(tile.TmaCopyOp)
 def _copy(lo: Lowering, op: tile.TmaCopyOp) -> None:
     _Copy(lo, op).lower()
+
+
+@lowers(tile.TmaStoreOp)
+def _store(lo: Lowering, op: tile.TmaStoreOp) -> None:
+    t = lo.operand_types[op][-1]
+    assert isinstance(t, TensorType)
+    (rows, cols), bits = t.get_shape(), bits_of(t.element_type)
+    atom = 8 * SWIZZLE_BYTES // bits
+    buf = lo.prologue_op(simt.SharedAllocOp(t.element_type, rows * cols, SWIZZLED_ALIGN), op)
+    index = swizzled_index(lo, op, t, rows, 0, bits)
+    ids = element_ids(t.encoding, t.get_shape(), [cols, 1])
+    lo.insert(simt.BarrierOp(), op)
+    lo.insert(simt.SharedStoreOp(buf, index, op.value,
+                                 vec=min(shared_vec(ids, [0], bits), 128 // bits)), op)
+    lo.insert(simt.FenceProxyAsyncOp(), op)
+    lo.insert(simt.BarrierOp(), op)
+    pred = lo.emit(tile.CmpIOp("eq", lo.thread_id(op), lo.const(0, op)), op)
+    tensor_map = _tensor_map(lo, op, list(op.sizes), list(op.strides), (rows, atom))
+    (row0, col0), issue = op.starts, []
+    for a in range(cols // atom):
+        col = _add(issue, arith.AddiOp(col0, _add(issue, arith.ConstantOp(
+            IntegerAttr(a * atom, i32)), op)), op) if a else col0
+        at = _add(issue, arith.ConstantOp(IntegerAttr(a * rows * atom, i32)), op)
+        _add(issue, nvgpu.TmaStoreOp(tensor_map, [row0, col], buf, at, pred), op)
+    _add(issue, nvgpu.TmaStoreWaitOp(pred), op)
+    _add(issue, scf.YieldOp(), op)
+    lo.insert(scf.IfOp(pred, [], issue), op)
+    Rewriter.erase_op(op)
+
+
+def _add(ops: list[Operation], new: Operation, loc: Operation) -> SSAValue | None:
+    new.location = loc.location
+    ops.append(new)
+    return new.results[0] if new.results else None

@@ -461,7 +461,7 @@ def _refreshed(loop: scf.ForOp, facts: AxisInfoAnalysis | None) -> AxisInfoAnaly
     return None if facts is None or kernel is None else AxisInfoAnalysis(kernel)
 
 
-def _given(v: SSAValue) -> bool:
+def _known_at_launch(v: SSAValue) -> bool:
     """``v`` is a kernel parameter or a non-negative integer constant (known at launch)."""
     if isinstance(v, BlockArgument):
         return isinstance(v.block.parent_op(), func.FuncOp)
@@ -473,15 +473,21 @@ def _given(v: SSAValue) -> bool:
 def _tma_view(load: tile.ViewLoadOp, facts: AxisInfoAnalysis) -> bool:
     """Whether TMA can copy ``load``'s tile into a swizzled stage: a 2-D tile of 16-bit
     elements, zeros outside, its columns whole 128-byte atoms and its rows at most a box
-    (256), of an array of kernel parameters with unit column stride, 16-byte aligned at
-    its base and every row (what ``cuTensorMapEncodeTiled`` requires)."""
+    (256), of an array a tensor map describes."""
     t, view = load.result.type, load.view.owner
     if not isinstance(view, tile.MakeViewOp) or load.padding.data not in ("zero", "undetermined"):
         return False
     (rows, cols), bits = t.get_shape(), bits_of(t.element_type)  # pyright: ignore
     if bits != 16 or rows % 8 or rows > MAX_BOX or cols * bits % (8 * SWIZZLE_BYTES):
         return False
-    if not all(_given(v) for v in (view.base, *view.shape, *view.strides)):
+    return tma_describes(view, bits, facts)
+
+
+def tma_describes(view: tile.MakeViewOp, bits: int, facts: AxisInfoAnalysis) -> bool:
+    """Whether a tensor map can describe the 2-D array of ``bits``-bit elements ``view``:
+    made of values known at launch, with unit column stride, 16-byte aligned at its base
+    and every row (what ``cuTensorMapEncodeTiled`` requires)."""
+    if not all(_known_at_launch(v) for v in (view.base, *view.shape, *view.strides)):
         return False
     aligned = all(facts[v].divisibility[0] * bits // 8 % TMA_ALIGN == 0
                   for v in (view.base, view.strides[0]))

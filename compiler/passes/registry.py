@@ -24,6 +24,7 @@ _TILEC = {
     "check-bounds": ("compiler.passes", "CheckBounds"),
     "lower-control": ("compiler.passes", "LowerControl"),
     "pipeline-loads": ("compiler.passes", "PipelineLoads"),
+    "tma-stores": ("compiler.passes", "TmaStores"),
     "strip-mine": ("compiler.passes", "StripMine"),
     "simt-to-ptx": ("backends.ptx", "SimtToPtx"),
     "schedule-wgmma": ("backends.ptx", "ScheduleWgmma"),

@@ -89,6 +89,7 @@ from dialects.tile.tma import (
     BarrierReleaseOp,
     BarrierWaitOp,
     TmaCopyOp,
+    TmaStoreOp,
 )
 from dialects.tile.types import (
     BlockedLayoutAttr,
@@ -111,7 +112,7 @@ Tile = Dialect(
      GatherOp, DotOp, MakeViewOp, CheckTileIndexOp,
      ViewLoadOp, ViewStoreOp, SharedAllocOp, AsyncCopyOp, AsyncCommitOp, AsyncWaitOp,
      SharedReadOp, AssumeFactsOp, BarrierOp, BarrierAllocOp, BarrierReleaseOp, BarrierWaitOp,
-     TmaCopyOp],
+     TmaCopyOp, TmaStoreOp],
     [PtrType, ArrayType, BlockedLayoutAttr, SliceLayoutAttr, MmaLayoutAttr],
 )
 
@@ -173,6 +174,7 @@ __all__ = [
     "StoreOp",
     "Tile",
     "TmaCopyOp",
+    "TmaStoreOp",
     "TransOp",
     "UMulHiOp",
     "ViewLoadOp",

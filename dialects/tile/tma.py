@@ -7,11 +7,14 @@ that feed a warpgroup dot: one thread copies a whole tile into a 128-byte-swizzl
 of a ``tile.shared_alloc`` with a few bulk copies, and every thread waits on the stage's
 barrier rather than on its own copies. A barrier completes a phase once every copy that
 arrived on it has landed; phases alternate in parity, which is what a wait names.
+
+``tma-stores`` writes ``tile.tma_store`` for an array-view store on sm_90: every thread
+puts its part of the tile into a swizzled buffer and one thread has TMA copy it out.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import I1, I32, IntegerAttr, MemRefType, i32, i64
+from xdsl.dialects.builtin import I1, I32, IntegerAttr, MemRefType, TensorType, i32, i64
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -116,6 +119,35 @@ class TmaCopyOp(IRDLOperation):
 
 
 @irdl_op_definition
+class TmaStoreOp(IRDLOperation):
+    """Write the 2-D tile ``value`` into the array at ``base`` (``sizes`` and ``strides``
+    in elements) from element ``starts``; the parts outside the array are dropped."""
+
+    name = "tile.tma_store"
+    base = operand_def(PtrType)
+    sizes = var_operand_def(I32)
+    strides = var_operand_def(I32)
+    starts = var_operand_def(I32)
+    value = operand_def(TensorType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$value `to` $base `sizes` `[` $sizes `]` `strides` `[` $strides `]` `at` `[` $starts"
+        " `]` attr-dict `:` type($value) `,` type($base)")
+
+    def __init__(self, value: SSAValue, base: SSAValue, sizes: list[SSAValue],
+                 strides: list[SSAValue], starts: list[SSAValue]):
+        super().__init__(operands=[base, sizes, strides, starts, value])
+
+    def verify_(self) -> None:
+        t = self.value.type
+        assert isinstance(t, TensorType)
+        if not len(self.sizes) == len(self.strides) == len(self.starts) == len(t.get_shape()) == 2:
+            raise VerifyException("tile.tma_store stores 2-D tiles")
+        if self.base.type.pointee != t.element_type:  # pyright: ignore
+            raise VerifyException("tile.tma_store: the array must hold the tile's type")
+
+
+@irdl_op_definition
 class BarrierWaitOp(IRDLOperation):
     """Wait until barrier ``stage`` has completed its phase of parity ``phase``, then
     until every thread of the program gets here."""
@@ -134,4 +166,5 @@ class BarrierWaitOp(IRDLOperation):
 
 
 __all__ = ["BarrierAllocOp", "BarrierReleaseOp", "BarrierWaitOp", "OnBarriers", "TmaCopyOp",
+           "TmaStoreOp",
            "check_barriers"]

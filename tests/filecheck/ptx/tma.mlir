@@ -30,3 +30,23 @@ func.func @copy(%a: !tile.ptr<f16>, %m: i32, %k: i32, %row: i32, %col: i32, %go:
 // CHECK: ptx.asm "@{0} cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{1}], [{2}, {{[{]}}{4}, {5}{{[}]}}], [{3}]" %{{.*}}, %{{.*}}, %[[MAP]], %{{.*}}, %[[COL:.*]], %[[ROW:.*]] :
 // CHECK: ptx.asm "{label}:;mbarrier.try_wait.parity.shared::cta.b64 {p}, [{0}], {1};@!{p} bra {label}"
 // CHECK: ptx.asm "setp.eq.u32 {p}, {0}, 0;@{p} mbarrier.inval.shared::cta.b64 [{1}+0];@{p} mbarrier.inval.shared::cta.b64 [{1}+8];"
+
+// A TMA store: a bulk copy of the buffer from shared memory to the box (coordinates
+// innermost first), in the thread's bulk group, which the wait closes and waits on until
+// the copies have read the buffer.
+func.func @store(%c: !tile.ptr<f16>, %m: i32, %n: i32, %row: i32, %col: i32, %go: i1) attributes {simt.num_warps = 4 : i32} {
+  %one = arith.constant 1 : i32
+  %c0 = arith.constant 0 : i32
+  %map = nvgpu.tensor_map %c sizes [%m, %n] strides [%n, %one] box [64, 64] swizzle 128 : !tile.ptr<f16>
+  %buf = simt.shared_alloc {align = 1024 : i32} : memref<4096xf16, 3 : i32>
+  nvgpu.tma_store %buf[%c0] to %map[%row, %col] if %go : memref<4096xf16, 3 : i32>
+  nvgpu.tma_store_wait if %go
+  func.return
+}
+// ROUND: nvgpu.tma_store %{{.*}}[%c0] to %map[%row, %col] if %go : memref<4096xf16, 3 : i32>
+// ROUND: nvgpu.tma_store_wait if %go
+
+// CHECK-LABEL: @store
+// CHECK: %[[MAP:.*]] = ptx.tensor_map_param 0 {base = 0 : i32, dtype = "f16", swizzle = 128 : i32
+// CHECK: ptx.asm "@{0} cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [{2}, {{[{]}}{3}, {4}{{[}]}}], [{1}]" %{{.*}}, %{{.*}}, %[[MAP]], %[[COL:.*]], %[[ROW:.*]] :
+// CHECK: ptx.asm "@{0} cp.async.bulk.commit_group;@{0} cp.async.bulk.wait_group.read 0"
