@@ -8,12 +8,16 @@ cuBLAS speed; its operands move 3 * 32 MiB, far under a millisecond of bandwidth
 compute bound. f32 IEEE runs on the CUDA cores (~60 TFLOP/s of FMA), tf32 on tensor cores.
 Attention (batch 4, 32 heads, 4096 tokens, head dim D) does 4 * B * H * S^2 * D flops
 (half for causal).
-Timing: triton.testing.do_bench (CUDA events, warm-up, L2 flushed, median).
+Timing: triton.testing.do_bench (CUDA events, warm-up, L2 flushed, median), the
+contenders of a table measured in turn for ``ROUNDS`` rounds and each given the median of
+its rounds: the H200's clocks drift as it heats (cuBLAS 4096^3 f16 measured 183 us, then
+204 us, in one process), and whoever went first alone would have the cool GPU.
 
     python benchmarks/matmul.py [--quick]    # on a CUDA machine; appends to RESULTS.md
 """
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
 
@@ -100,6 +104,18 @@ def tflops(flops: float, ms: float) -> str:
     return f"{flops / ms / 1e9:.1f}"
 
 
+ROUNDS = 5
+
+
+def in_turn(runs: dict, rep: int) -> dict[str, float]:
+    """Each run's median milliseconds over ``ROUNDS`` rounds of all of them in turn."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(ROUNDS):
+        for name, fn in runs.items():
+            times[name].append(do_bench(fn, warmup=5, rep=rep, return_mode="median"))
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 def _check(got: torch.Tensor, want: torch.Tensor, what: str) -> None:
     err = (got.float() - want.float()).norm() / want.float().norm()
     assert err < 2e-2, f"{what}: relative error {err:.2e}"
@@ -138,11 +154,10 @@ def _half_rows(size: int, flops: float, dtype, tilec_config: dict) -> list[list[
         "tilec ptx persistent (1 program per SM)": lambda: tc_persistent.launch(
             a, b, c, sms, "ptx", **tilec_config),
     }
-    times = {}
     for name, fn in runs.items():
         fn()
         _check(c, want, name)
-        times[name] = do_bench(fn, warmup=25, rep=200, return_mode="median")
+    times = in_turn(runs, rep=40)
     kind = {torch.float16: "f16", torch.bfloat16: "bf16"}[dtype]
     return [[f"matmul {size}^3 {kind}, {name}", f"{ms * 1e3:.0f} us", tflops(flops, ms),
              f"{times['cuBLAS (torch.matmul)'] / ms:.1%}"] for name, ms in times.items()]
@@ -204,12 +219,11 @@ def _attention_case(batch: int, heads: int, seq: int, d: int, causal: bool,
         "tilec ptx TMA, BN 128": lambda: tc_attention.launch_descriptor(
             q, k, v, out, causal, "ptx", **{**config, "BN": 128}),
     }
-    times = {}
     for name, fn in runs.items():
         out.fill_(float("nan"))
         got = fn()  # sdpa returns its result; the kernels write ``out``
         _check(got if isinstance(got, torch.Tensor) else out, want, f"attention {name}")
-        times[name] = do_bench(fn, warmup=10, rep=100, return_mode="median")
+    times = in_turn(runs, rep=20)
     kind = "causal" if causal else "full"
     best = min(times["triton"], times["triton BN 128"])  # Triton at its better block
     return [[f"attention B{batch} H{heads} S{seq} D{d} {kind}, {name}", f"{ms * 1e3:.0f} us",

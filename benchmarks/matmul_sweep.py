@@ -6,7 +6,7 @@ RESULTS.md and a plot (``matmul_sweep.png``, with the ``plot`` extra).
 Floors: 2 N^3 flops at the GPU's dense f16 rate (~990 TFLOP/s on an H100/H200 datasheet,
 ~750-790 reached by cuBLAS); small sizes are bound by launch and by too few tiles for the
 132 SMs (512^3 with 128 x 256 tiles is 8 programs).
-Timing: triton.testing.do_bench (CUDA events, warm-up, L2 flushed, median).
+Timing: ``benchmarks.matmul.in_turn`` (do_bench medians, contenders in turn, 5 rounds).
 
     python benchmarks/matmul_sweep.py [--out DIR]
 """
@@ -19,10 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import torch
 import triton
-from triton.testing import do_bench
 
 from benchmarks.common import report
-from benchmarks.matmul import tflops, triton_matmul
+from benchmarks.matmul import in_turn, tflops, triton_matmul
 from examples import matmul as tc_matmul
 
 SIZES = (512, 1024, 2048, 3072, 4096, 6144, 8192)
@@ -41,11 +40,10 @@ def measure(size: int) -> dict[str, float]:
         "tilec": lambda: tc_matmul.launch(a, b, c, "ptx", **CONFIG),
         "tilec TMA": lambda: tc_matmul.launch_descriptor(a, b, c, "ptx", **CONFIG),
     }
-    out = {}
-    for name, fn in runs.items():
+    for fn in runs.values():
         fn()
-        out[name] = float(tflops(2.0 * size**3, do_bench(fn, return_mode="median")))
-    return out
+    return {name: float(tflops(2.0 * size**3, ms))
+            for name, ms in in_turn(runs, rep=40).items()}
 
 
 def plot(results: dict[int, dict[str, float]], path: Path, device: str) -> None:
