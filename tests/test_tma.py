@@ -205,15 +205,19 @@ def test_attention_descriptor_copies_k_and_v_by_tma():
     assert "cp.async.bulk.tensor.2d" in ptx
     wgmmas = [line.rstrip(";") for line in ptx.splitlines() if "wgmma.mma_async" in line]
     assert {w.rsplit(", ", 1)[1] for w in wgmmas} == {"0", "1"}
-    assert [m["box"] for m in ck.metadata.extra["tensor_maps"]] == [[64, 64], [64, 64]]
+    # K, V; and O, whose tiles are whole (256 % BM == 0), stored by TMA
+    assert [m["box"] for m in ck.metadata.extra["tensor_maps"]] == [[64, 64], [64, 64],
+                                                                    [128, 64]]
+    assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") == 1
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("shape", [(1, 2, 200, 64), (2, 3, 333, 128), (1, 1, 64, 64)])
+@pytest.mark.parametrize("shape", [(1, 2, 200, 64), (2, 3, 333, 128), (1, 1, 64, 64),
+                                   (2, 3, 256, 64), (1, 2, 384, 128)])
 def test_attention_descriptor_on_gpu(ptx_device, shape, causal):
     """Blocks past a head's keys read the next head's rows (or zeros at the end): the
-    scores' mask drops them."""
+    scores' mask drops them. Sequences of whole tiles store O by TMA."""
     rng = np.random.default_rng(3)
     q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
     out = np.full(shape, np.nan, np.float16)
