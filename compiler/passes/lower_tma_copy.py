@@ -193,6 +193,7 @@ def _store(lo: Lowering, op: tile.TmaStoreOp) -> None:
     index = swizzled_index(lo, op, t, rows, 0, bits)
     ids = element_ids(t.encoding, t.get_shape(), [cols, 1])
     lo.insert(simt.BarrierOp(), op)
+    # a vector stays within one 16-byte chunk: the swizzle moves chunks, not elements
     lo.insert(simt.SharedStoreOp(buf, index, op.value,
                                  vec=min(shared_vec(ids, [0], bits), 128 // bits)), op)
     lo.insert(simt.FenceProxyAsyncOp(), op)
@@ -200,18 +201,18 @@ def _store(lo: Lowering, op: tile.TmaStoreOp) -> None:
     pred = lo.emit(tile.CmpIOp("eq", lo.thread_id(op), lo.const(0, op)), op)
     tensor_map = _tensor_map(lo, op, list(op.sizes), list(op.strides), (rows, atom))
     (row0, col0), issue = op.starts, []
-    for a in range(cols // atom):
-        col = _add(issue, arith.AddiOp(col0, _add(issue, arith.ConstantOp(
-            IntegerAttr(a * atom, i32)), op)), op) if a else col0
-        at = _add(issue, arith.ConstantOp(IntegerAttr(a * rows * atom, i32)), op)
-        _add(issue, nvgpu.TmaStoreOp(tensor_map, [row0, col], buf, at, pred), op)
-    _add(issue, nvgpu.TmaStoreWaitOp(pred), op)
-    _add(issue, scf.YieldOp(), op)
+
+    def add(new: Operation) -> Operation:
+        new.location = op.location
+        issue.append(new)
+        return new
+
+    for a in range(cols // atom):  # box a: columns a * atom onwards, all the rows
+        col = add(arith.AddiOp(col0, add(arith.ConstantOp(IntegerAttr(a * atom, i32))).results[0]
+                               )).results[0] if a else col0
+        at = add(arith.ConstantOp(IntegerAttr(a * rows * atom, i32))).results[0]
+        add(nvgpu.TmaStoreOp(tensor_map, [row0, col], buf, at, pred))
+    add(nvgpu.TmaStoreWaitOp(pred))
+    add(scf.YieldOp())
     lo.insert(scf.IfOp(pred, [], issue), op)
     Rewriter.erase_op(op)
-
-
-def _add(ops: list[Operation], new: Operation, loc: Operation) -> SSAValue | None:
-    new.location = loc.location
-    ops.append(new)
-    return new.results[0] if new.results else None
