@@ -12,12 +12,13 @@ the dot's layout: elsewhere a thread's elements are neighbours, and stores of th
 vectorize) qualifies when TMA can write its tile (a 2-D tile of f16, bf16, f32 or i32,
 whole 128-byte atoms wide, at most 256 rows, of an array a tensor map describes:
 ``pipeline_loads.tma_describes``) and nothing can tell the store is asynchronous: it is
-outside loops (one buffer, written once) and no read of memory follows it in the kernel
-(TMA's writes land after the issuing thread's wait for its reads of the buffer).
+outside loops (one buffer, written once) and no access to memory may follow it (TMA's
+writes land after the issuing thread's wait for its reads of the buffer).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -33,7 +34,8 @@ from dialects import tile
 from dialects.tile.async_copy import SWIZZLE_BYTES
 
 _ELEMENTS = (f16, bf16, f32, i32)  # what tensor maps are made for (``ptx.tensor_maps``)
-_READS = (tile.LoadOp, tile.ViewLoadOp, tile.AtomicRMWOp, tile.AtomicCASOp)
+_ACCESSES = (tile.LoadOp, tile.ViewLoadOp, tile.AtomicRMWOp, tile.AtomicCASOp, tile.StoreOp,
+             tile.ViewStoreOp, tile.TmaStoreOp)
 
 
 def _tma_writable(op: tile.ViewStoreOp, facts: AxisInfoAnalysis) -> bool:
@@ -67,19 +69,26 @@ def _from_dot(value: SSAValue) -> bool:
     return False
 
 
+def _later(op: Operation, kernel: func.FuncOp) -> Iterator[Operation]:
+    """The ops of ``kernel`` that may run after ``op``: those after it in its block and in
+    the blocks around it, with their regions (not the other branch of an ``if``)."""
+    while op is not kernel:
+        following = op.next_op
+        while following is not None:
+            yield from following.walk()
+            following = following.next_op
+        op = op.parent_op()  # pyright: ignore[reportAssignmentType]
+
+
 def _unobserved(op: tile.ViewStoreOp, kernel: func.FuncOp) -> bool:
-    """Outside loops, and no memory read after it."""
+    """Outside loops, and no access to memory after it (a load could miss what TMA has
+    not yet written; another store could land first)."""
     parent = op.parent_op()
     while parent is not kernel:
         if isinstance(parent, scf.ForOp | scf.WhileOp) or parent is None:
             return False
         parent = parent.parent_op()
-    after = False
-    for other in kernel.walk():
-        after = after or other is op
-        if after and isinstance(other, _READS):
-            return False
-    return True
+    return not any(isinstance(other, _ACCESSES) for other in _later(op, kernel))
 
 
 def _to_tma(op: tile.ViewStoreOp) -> None:

@@ -47,3 +47,23 @@ func.func @stays(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !tile.pt
   %again = tile.view_load %va[%pm, %pn] padding "zero" : !tile.array<f16, 2> -> tensor<64x64xf16>
   func.return
 }
+
+// Stored twice: the second store could land before the first one's TMA copy, so only
+// the last becomes a TMA store.
+// CHECK-LABEL: func.func @twice
+// CHECK: tile.view_store %{{.*}}, %h
+// CHECK-NOT: tile.view_store
+// CHECK: tile.tma_store %h
+func.func @twice(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %M: i32, %N: i32 {tile.divisibility = 16 : i32}) {
+  %one = arith.constant 1 : i32
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant 0.000000e+00 : f32
+  %acc = tile.splat %zero : f32 -> tensor<64x64xf32>
+  %va = tile.make_view %a shape [%M, %N] strides [%N, %one] : !tile.ptr<f16> -> !tile.array<f16, 2>
+  %x = tile.view_load %va[%c0, %c0] padding "zero" : !tile.array<f16, 2> -> tensor<64x64xf16>
+  %d = tile.dot %x, %x, %acc precision "ieee" : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+  %h = arith.truncf %d : tensor<64x64xf32> to tensor<64x64xf16>
+  tile.view_store %va[%c0, %c0], %h : !tile.array<f16, 2>, tensor<64x64xf16>
+  tile.view_store %va[%c0, %c0], %h : !tile.array<f16, 2>, tensor<64x64xf16>
+  func.return
+}
