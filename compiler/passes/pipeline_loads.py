@@ -573,9 +573,12 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
     wgmma = tma or wgmma and all(
         wgmma_ok(d, num_warps) and _in_registers(d, loads) <= MMA_STAGING_BYTES  # pyright: ignore
         for d in dots)
-    # a dot may run on into the next iteration only if it reads stages alone: an operand
-    # in registers is stored into the dot's buffer again in the next iteration
-    lag = int(wgmma and depth > 1 and all(loop_accumulator(d) is not None  # pyright: ignore
+    # a dot may run on into the next iteration only if it reads stages alone (an operand
+    # in registers is stored into the dot's buffer again in the next iteration), and only
+    # where the loads stay 2 iterations ahead: a 48 KiB TMA stage takes longer than one
+    # iteration to land (128x256x64 f16 on an H200: 3 stages 66% of cuBLAS running on,
+    # 79% waited for; 4 stages 99% running on, 80% waited for)
+    lag = int(wgmma and depth > 2 and all(loop_accumulator(d) is not None  # pyright: ignore
                                           and not _in_registers(d, loads) for d in dots))
     args[2] = depth - lag  # the same number of stages: one more is still being read
     for d in dots if lag else ():

@@ -5,14 +5,14 @@
 // for its stage's barrier in the phase the loop carries (it flips when the stage wraps
 // around). The view loads stay when lower-array-views runs with tma=1; without it (or on
 // sm_80) they become pointers and masks and cp.async copies, as before.
-// RUN: %opt %s -p 'lower-array-views{tma=1},pipeline-loads{num-stages=3 cp-async=90 num-warps=4},lower-array-views' | filecheck %s
+// RUN: %opt %s -p 'lower-array-views{tma=1},pipeline-loads{num-stages=4 cp-async=90 num-warps=4},lower-array-views' | filecheck %s
 // RUN: %opt %s -p 'lower-array-views{tma=1},pipeline-loads{num-stages=3 cp-async=80 num-warps=4},lower-array-views' | filecheck %s --check-prefix=AMPERE
-// RUN: %opt %s -p 'lower-array-views{tma=1},pipeline-loads{num-stages=3 cp-async=90 num-warps=4}' | %opt | filecheck %s --check-prefix=ROUND
+// RUN: %opt %s -p 'lower-array-views{tma=1},pipeline-loads{num-stages=4 cp-async=90 num-warps=4}' | %opt | filecheck %s --check-prefix=ROUND
 
 // CHECK-LABEL: func.func @matmul
-// CHECK: %[[A:.*]] = tile.shared_alloc {swizzle = 128 : i32, warps = 4 : i32} : memref<3x64x64xf16, 3 : i32>
-// CHECK: %[[B:.*]] = tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
-// CHECK: %[[BARS:.*]] = tile.barrier_alloc arrivals 2 : memref<3xi64, 3 : i32>
+// CHECK: %[[A:.*]] = tile.shared_alloc {swizzle = 128 : i32, warps = 4 : i32} : memref<4x64x64xf16, 3 : i32>
+// CHECK: %[[B:.*]] = tile.shared_alloc {swizzle = 128 : i32} : memref<4x64x64xf16, 3 : i32>
+// CHECK: %[[BARS:.*]] = tile.barrier_alloc arrivals 2 : memref<4xi64, 3 : i32>
 // CHECK: tile.tma_copy %a sizes[%M, %K] strides[%K, %{{.*}}] at[%{{.*}}, %{{.*}}] to %[[A]][%{{.*}}], %[[BARS]] if
 // CHECK: tile.tma_copy %b sizes[%K, %N] strides[%N, %{{.*}}] at[%{{.*}}, %{{.*}}] to %[[B]][%{{.*}}], %[[BARS]] if
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[S:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}) -> (tensor<64x64xf32>, i32, i32)
@@ -55,7 +55,7 @@ func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.p
 // staged as it is loaded, its rows not permuted (it is not an A); the dot reads it
 // K-major. Q, loaded before the loop, is not staged.
 // CHECK-LABEL: func.func @scores
-// CHECK: %[[K:.*]] = tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
+// CHECK: %[[K:.*]] = tile.shared_alloc {swizzle = 128 : i32} : memref<4x64x64xf16, 3 : i32>
 // CHECK: tile.tma_copy %k {{.*}} to %[[K]]
 // CHECK: scf.for
 // CHECK: %[[R:.*]] = tile.shared_read %[[K]]

@@ -1,27 +1,30 @@
 // Hopper's wgmma path: pipeline-loads{cp-async=90} stages a dot's operands 128-byte
 // swizzled when wgmma can do the dot (f16 into f32, 16 rows a warp in warpgroups, K and N
 // whole 128-byte atoms): A's rows permuted for the accumulator's 4 warps, B's not. The dot
-// only adds into the loop's accumulator, so it may run on while the next iteration starts:
-// 3 stages, copies 1 iteration ahead into the stage read 2 iterations ago. assign-layouts
-// then picks #tile.mma version 3 for it; a round trip of the swizzled buffer. For
-// mma.sync (cp-async=80) the stages are swizzled too, rows not permuted, and the dot
+// only adds into the loop's accumulator, so with 4 stages it may run on while the next
+// iteration starts: copies 2 iterations ahead into the stage read 2 iterations ago.
+// assign-layouts then picks #tile.mma version 3 for it. With 3 stages the copies stay 2
+// iterations ahead (one would land too late) and the dot is waited for in its iteration.
+// For mma.sync (cp-async=80) the stages are swizzled too, rows not permuted, and the dot
 // waits for its stage: 2 iterations ahead.
-// RUN: %opt %s -p 'pipeline-loads{num-stages=3 cp-async=90 num-warps=4}' | filecheck %s
-// RUN: %opt %s -p 'pipeline-loads{num-stages=3 cp-async=90 num-warps=4},assign-layouts{num-warps=4 mma=90}' | filecheck %s --check-prefix=LAYOUT
+// RUN: %opt %s -p 'pipeline-loads{num-stages=4 cp-async=90 num-warps=4}' | filecheck %s
+// RUN: %opt %s -p 'pipeline-loads{num-stages=4 cp-async=90 num-warps=4},assign-layouts{num-warps=4 mma=90}' | filecheck %s --check-prefix=LAYOUT
+// RUN: %opt %s -p 'pipeline-loads{num-stages=3 cp-async=90 num-warps=4}' | filecheck %s --check-prefix=THREE
 // RUN: %opt %s -p 'pipeline-loads{num-stages=3 cp-async=80 num-warps=4}' | filecheck %s --check-prefix=AMPERE
 
 // CHECK-LABEL: func.func @matmul
-// CHECK: %[[A:.*]] = tile.shared_alloc {swizzle = 128 : i32, warps = 4 : i32} : memref<3x64x64xf16, 3 : i32>
-// CHECK: %[[B:.*]] = tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
+// CHECK: %[[A:.*]] = tile.shared_alloc {swizzle = 128 : i32, warps = 4 : i32} : memref<4x64x64xf16, 3 : i32>
+// CHECK: %[[B:.*]] = tile.shared_alloc {swizzle = 128 : i32} : memref<4x64x64xf16, 3 : i32>
 // CHECK: tile.async_copy %{{.*}}, %[[A]][%{{.*}}] mask
 // CHECK: tile.async_copy %{{.*}}, %[[B]][%{{.*}}] mask
 // CHECK-NEXT: tile.async_commit
+// CHECK: tile.async_commit
 // CHECK-NOT: tile.async_commit
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[S:.*]] = %{{.*}}) -> (tensor<64x64xf32>, i32)
-// CHECK-NEXT: tile.async_wait 0
+// CHECK-NEXT: tile.async_wait 1
 // CHECK-NEXT: %[[X:.*]] = tile.shared_read %[[A]][%[[S]]]
 // CHECK-NEXT: %[[Y:.*]] = tile.shared_read %[[B]][%[[S]]]
-// CHECK: %[[TWO:.*]] = arith.constant 1 : i32
+// CHECK: %[[TWO:.*]] = arith.constant 2 : i32
 // CHECK: arith.addi %[[S]], %[[TWO]]
 // CHECK: tile.async_copy %{{.*}}, %[[A]][%[[W:.*]]] mask
 // CHECK: tile.async_copy %{{.*}}, %[[B]][%[[W]]] mask
@@ -29,6 +32,10 @@
 // CHECK: tile.dot %[[X]], %[[Y]]
 // CHECK-SAME: tile.async_dot
 // LAYOUT: tile.dot {{.*}} -> tensor<64x64xf32, #tile.mma<version = 3, warps = [4, 1]>>
+// THREE: tile.shared_alloc {swizzle = 128 : i32, warps = 4 : i32} : memref<3x64x64xf16, 3 : i32>
+// THREE: tile.async_wait 1
+// THREE: tile.dot
+// THREE-NOT: tile.async_dot
 // AMPERE: tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
 // AMPERE-NEXT: tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
 // AMPERE: tile.async_wait 1
