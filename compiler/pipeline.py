@@ -260,7 +260,7 @@ def _check_frontend(module: ModuleOp) -> None:
 @contextmanager
 def _reported(stage: str, origin: _Replay, module: ModuleOp):
     """Turn an exception that is not a ``TilecError`` into a bug report naming the
-    kernel's line: the IR the stage started from (the last recorded one) goes to a file."""
+    kernel's line: the IR the stage started from (made again by ``origin``) goes to a file."""
     try:
         yield
     except TilecError:

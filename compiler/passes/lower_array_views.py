@@ -51,7 +51,8 @@ class LowerArrayViews(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         accesses = [o for o in op.walk() if isinstance(o, tile.ViewLoadOp | tile.ViewStoreOp)
-                    and not (self.tma and (_dot_operand_in_loop(o) or _store_outside_loops(o)))]
+                    and not (self.tma and (_dot_operand_in_loop(o) or isinstance(o, tile.ViewStoreOp)
+                                       and outside_loops(o)))]
         for access in accesses:
             lower_view_access(access)
         for view in [o for o in op.walk() if isinstance(o, tile.MakeViewOp)]:
@@ -73,11 +74,18 @@ def _dot_operand_in_loop(op: Operation) -> bool:
             and isinstance(op.parent_op(), scf.ForOp))
 
 
-def _store_outside_loops(op: Operation) -> bool:
+def outside_loops(op: Operation) -> bool:
+    """Whether no ``scf.for`` or ``scf.while`` holds ``op``."""
     parent = op.parent_op()
     while parent is not None and not isinstance(parent, scf.ForOp | scf.WhileOp):
         parent = parent.parent_op()
-    return isinstance(op, tile.ViewStoreOp) and parent is None
+    return parent is None
+
+
+def element_starts(op: tile.ViewStoreOp) -> list[SSAValue]:
+    """The first element of ``op``'s tile along each dimension, computed in front of it."""
+    access = _Access(op)
+    return [access.start(d) for d in range(len(access.shape))]
 
 
 def lower_view_access(op: tile.ViewLoadOp | tile.ViewStoreOp) -> None:

@@ -91,8 +91,7 @@ class _Copy:
         self.bits = bits_of(buffer_t.element_type)
         self.atom = 8 * SWIZZLE_BYTES // self.bits  # elements of a row in one atom
         self.warps = lo.swizzled[op.buffer]
-        first = lo.emit(tile.CmpIOp("eq", lo.thread_id(op), lo.const(0, op)), op)
-        self.pred = lo.emit(arith.AndIOp(first, op.live), op)
+        self.pred = lo.emit(arith.AndIOp(_thread_zero(lo, op), op.live), op)
 
     def const(self, value: int) -> SSAValue:
         return self.lo.const(value, self.op)
@@ -178,6 +177,11 @@ class _Copy:
         Rewriter.erase_op(op)
 
 
+def _thread_zero(lo: Lowering, op: Operation) -> SSAValue:
+    """Whether this is thread 0, the one that issues a tile's bulk copies."""
+    return lo.emit(tile.CmpIOp("eq", lo.thread_id(op), lo.const(0, op)), op)
+
+
 @lowers(tile.TmaCopyOp)
 def _copy(lo: Lowering, op: tile.TmaCopyOp) -> None:
     _Copy(lo, op).lower()
@@ -198,7 +202,7 @@ def _store(lo: Lowering, op: tile.TmaStoreOp) -> None:
                                  vec=min(shared_vec(ids, [0], bits), 128 // bits)), op)
     lo.insert(simt.FenceProxyAsyncOp(), op)
     lo.insert(simt.BarrierOp(), op)
-    pred = lo.emit(tile.CmpIOp("eq", lo.thread_id(op), lo.const(0, op)), op)
+    pred = _thread_zero(lo, op)
     tensor_map = _tensor_map(lo, op, list(op.sizes), list(op.strides), (rows, atom))
     (row0, col0), issue = op.starts, []
 
@@ -208,10 +212,8 @@ def _store(lo: Lowering, op: tile.TmaStoreOp) -> None:
         return new
 
     for a in range(cols // atom):  # box a: columns a * atom onwards, all the rows
-        col = add(arith.AddiOp(col0, add(arith.ConstantOp(IntegerAttr(a * atom, i32))).results[0]
-                               )).results[0] if a else col0
-        at = add(arith.ConstantOp(IntegerAttr(a * rows * atom, i32))).results[0]
-        add(nvgpu.TmaStoreOp(tensor_map, [row0, col], buf, at, pred))
+        col = add(arith.AddiOp(col0, lo.const(a * atom, op))).results[0] if a else col0
+        add(nvgpu.TmaStoreOp(tensor_map, [row0, col], buf, lo.const(a * rows * atom, op), pred))
     add(nvgpu.TmaStoreWaitOp(pred))
     add(scf.YieldOp())
     lo.insert(scf.IfOp(pred, [], issue), op)

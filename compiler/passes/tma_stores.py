@@ -22,13 +22,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, bf16, f16, f32, i32
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import ModuleOp, TensorType, bf16, f16, f32, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
 
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
+from compiler.passes.lower_array_views import element_starts, outside_loops
 from compiler.passes.pipeline_loads import MAX_BOX, tma_describes
 from dialects import tile
 from dialects.tile.async_copy import SWIZZLE_BYTES
@@ -83,27 +84,15 @@ def _later(op: Operation, kernel: func.FuncOp) -> Iterator[Operation]:
 def _unobserved(op: tile.ViewStoreOp, kernel: func.FuncOp) -> bool:
     """Outside loops, and no access to memory after it (a load could miss what TMA has
     not yet written; another store could land first)."""
-    parent = op.parent_op()
-    while parent is not kernel:
-        if isinstance(parent, scf.ForOp | scf.WhileOp) or parent is None:
-            return False
-        parent = parent.parent_op()
-    return not any(isinstance(other, _ACCESSES) for other in _later(op, kernel))
+    return outside_loops(op) and not any(isinstance(other, _ACCESSES)
+                                         for other in _later(op, kernel))
 
 
 def _to_tma(op: tile.ViewStoreOp) -> None:
     view = op.view.owner
     assert isinstance(view, tile.MakeViewOp)
-    starts = list(op.index)
-    if op.elements is None:  # tile indices: times the tile
-        for d, n in enumerate(op.value.type.get_shape()):  # pyright: ignore
-            size = arith.ConstantOp(IntegerAttr(n, i32))
-            scaled = arith.MuliOp(starts[d], size)
-            for new in (size, scaled):
-                new.location = op.location
-                Rewriter.insert_op(new, InsertPoint.before(op))
-            starts[d] = scaled.result
-    store = tile.TmaStoreOp(op.value, view.base, list(view.shape), list(view.strides), starts)
+    store = tile.TmaStoreOp(op.value, view.base, list(view.shape), list(view.strides),
+                            element_starts(op))
     store.location = op.location
     Rewriter.replace_op(op, store)
 
