@@ -23,8 +23,9 @@ import numpy as np
 
 import compiler.language as tl
 from compiler.errors import LaunchError
-from compiler.jit import KernelFunction, arg_spec
+from compiler.jit import KernelFunction
 from compiler.kinfo import ArgSpec
+from compiler.specialize import arg_spec
 
 
 @dataclass(frozen=True)
@@ -223,15 +224,14 @@ class TileKernel(KernelFunction):
         return tuple(("c", repr(v)) if n in self.constexprs else _array_key(v)
                      for n, v in bound.items())
 
-    def _launch_key(self, args: Sequence[Any], kwargs: dict) -> tuple:
+    def _launch_key(self, opts: tuple, args: Sequence[Any], kwargs: dict) -> tuple:
         cpos = self._constexpr_positions
         key = [a if i in cpos else _array_key(a) for i, a in enumerate(args)]
         key += [(k, v if k in self.constexprs else _array_key(v)) for k, v in kwargs.items()]
-        return tuple(key)
+        return (opts, *key)
 
-    def runtime_args(self, args: Sequence[Any], kwargs: dict, sources: tuple) -> list:
-        return self.expand_args([args[i] if isinstance(i, int) else kwargs[i]
-                                 for i in sources])
+    def runtime_args(self, args: Sequence[Any], kwargs: dict, sources: tuple | None) -> list:
+        return self.expand_args(super().runtime_args(args, kwargs, sources))
 
     @staticmethod
     def expand_args(args: Sequence[Any]) -> list:

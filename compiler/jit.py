@@ -9,7 +9,9 @@ instead of this module.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
+import gc
 import importlib
 import inspect
 import operator
@@ -22,11 +24,12 @@ from typing import Any
 import numpy as np
 
 import compiler.language as tl
-from compiler import cache, device_arrays
+from compiler import cache
 from compiler import debug as debug_output
 from compiler.errors import BackendUnavailableError, LaunchError, TilecError
 from compiler.kinfo import ArgSpec, KernelInfo, Param
 from compiler.source import KernelSource, TileFunction
+from compiler.specialize import arg_spec, fast_spec, is_one
 
 BACKENDS = ("ptx", "wgsl", "numpy")
 _availability: dict[str, tuple[bool, str]] = {}
@@ -78,67 +81,6 @@ def resolve_backend(name: str | None) -> str:
     return name
 
 
-# ---------------------------------------------------------------- specialization
-
-def _scalar_spec(v: Any) -> tuple[str, str, bool]:
-    if isinstance(v, (bool, np.bool_)):
-        return ("scalar", "i1", False)
-    if isinstance(v, (int, np.integer)):
-        d = tl.dtype_from_numpy(v.dtype) if isinstance(v, np.integer) else \
-            tl.literal_int_dtype(int(v))
-        return ("scalar", d.short, int(v) % 16 == 0)
-    if isinstance(v, (float, np.floating)):
-        d = tl.dtype_from_numpy(v.dtype) if isinstance(v, np.floating) else tl.float32
-        return ("scalar", d.short, False)
-    raise LaunchError(f"unsupported argument of type {type(v).__name__}")
-
-
-def arg_spec(v: Any) -> tuple[str, str, bool]:
-    """(kind, dtype, divisible-by-16) of one runtime argument."""
-    if isinstance(v, np.ndarray):
-        if not v.flags.c_contiguous:
-            raise LaunchError("array arguments must be contiguous (use np.ascontiguousarray)")
-        d = tl.dtype_from_numpy(v.dtype)
-        if d is None:
-            raise LaunchError(f"arrays of dtype {v.dtype} are not supported")
-        return ("ptr", d.short, True)
-    cai = getattr(v, "__cuda_array_interface__", None)
-    if cai is not None:
-        d = _cai_dtype(v, cai["typestr"])
-        if not _cai_contiguous(cai):
-            raise LaunchError("array arguments must be contiguous (call .contiguous())")
-        if d is None:
-            raise LaunchError(f"arrays of dtype {cai['typestr']} are not supported")
-        return ("ptr", d.short, cai["data"][0] % 16 == 0)
-    if type(v).__name__ == "GPUBuffer":
-        return ("ptr", getattr(v, "tilec_dtype", "f32"), True)
-    if type(v).__name__ == "WgslArray":  # tc.wgsl_array: a buffer with its dtype
-        return ("ptr", v.dtype.short, True)
-    if hasattr(v, "__dlpack__"):  # PyTorch CPU tensors, JAX arrays, ... (device_arrays.py)
-        return device_arrays.arg_spec(v)
-    return _scalar_spec(v)
-
-
-def _cai_dtype(v: Any, typestr: str) -> tl.dtype | None:
-    """The element type of a device array: NumPy's, or bfloat16 where the interface can only
-    say "2 bytes" (``<V2``) and the array's own dtype says bfloat16 (PyTorch)."""
-    if np.dtype(typestr).kind == "V" and str(getattr(v, "dtype", "")).endswith("bfloat16"):
-        return tl.bfloat16
-    return tl.dtype_from_numpy(np.dtype(typestr))
-
-
-def _cai_contiguous(cai: dict) -> bool:
-    strides = cai.get("strides")
-    if strides is None:
-        return True
-    expect = np.dtype(cai["typestr"]).itemsize
-    for dim, stride in zip(reversed(cai["shape"]), reversed(strides)):
-        if dim > 1 and stride != expect:
-            return False
-        expect *= dim
-    return True
-
-
 def normalize_grid(grid: Any, meta: dict) -> tuple[int, int, int]:
     if callable(grid):
         grid = grid(meta)
@@ -170,6 +112,9 @@ class CompiledKernel:
         self.live = None  # ``Generated.live`` of a compilation in this process
         self.restage: Callable[[], list[tuple[str, str]]] | None = None  # stages not kept
         self.expand_args: Callable[[Sequence[Any]], list] | None = None  # ct: arrays' parts
+        # ``(grid, args)`` of a plain launch (no debug buffer, not verified) once the
+        # launcher is made: the launcher's fastest entry, called by ``kernel[grid](...)``
+        self.direct: Callable[[tuple[int, int, int], Sequence[Any]], None] | None = None
 
     @property
     def stages(self) -> list[tuple[str, str]]:
@@ -219,7 +164,9 @@ class CompiledKernel:
             from compiler.verify import verified_launch
             verified_launch(self, grid, args)
         else:
-            self.launcher(grid, args)
+            launcher = self.launcher
+            launcher(grid, args)
+            self.direct = getattr(launcher, "direct", launcher)
 
 
 DEFAULT_STAGES = 2  # k-loop loads feeding a dot are prefetched one iteration ahead
@@ -248,15 +195,16 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
             ck = CompiledKernel(hit.info, hit.artifact, hit.asm, hit.stages or None)
             ck.restage = functools.partial(_stages, fn, specs, *options)
             return ck
-    from compiler import frontend, pipeline, timing
-    with timing.compilation(f"{fn.__name__} on {backend} ({num_warps} warps)"):
-        with timing.phase("frontend"):
-            module, params = frontend.generate(KernelSource.of(fn), specs, language)
-        # No stage is kept: a third of a compilation went to printing or copying them,
-        # for the few callers that read them (``ck.stages`` compiles again).
-        compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
-                                arch=arch or pipeline.DEFAULT_ARCH, num_stages=num_stages,
-                                keep_stages=False)
+    with collector_paused():
+        from compiler import frontend, pipeline, timing
+        with timing.compilation(f"{fn.__name__} on {backend} ({num_warps} warps)"):
+            with timing.phase("frontend"):
+                module, params = frontend.generate(KernelSource.of(fn), specs, language)
+            # No stage is kept: a third of a compilation went to printing or copying them,
+            # for the few callers that read them (``ck.stages`` compiles again).
+            compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
+                                    arch=arch or pipeline.DEFAULT_ARCH, num_stages=num_stages,
+                                    keep_stages=False)
     target = compiled.extra.get("arch", backend)
     if compiled.extra.get("debug"):  # check-bounds' extents, strip-debug's buffer
         params = params + [Param(debug_output.EXTENT + params[i].name, "i32", False)
@@ -272,13 +220,30 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
     return ck
 
 
+@contextlib.contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off while compiling. A compilation (with the first
+    one's imports) allocates a few hundred thousand objects, so the collector ran often,
+    and each of its full passes walked the whole heap of the process: torch's alone is
+    200,000 objects. 80 of the 640 ms of a first launch beside torch on an H200. The
+    cycles a compilation leaves are collected after it, on the next allocations."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 def _stages(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
             arch: str | None, num_stages: int, language: str) -> list[tuple[str, str]]:
     """Every stage's IR, from a compilation that keeps them (``ck.stages``)."""
     from compiler import frontend, pipeline
-    module, _ = frontend.generate(KernelSource.of(fn), specs, language)
-    compiled = pipeline.run(module, backend, num_warps, debug=debug, num_stages=num_stages,
-                            arch=arch or pipeline.DEFAULT_ARCH, eager_stages=True)
+    with collector_paused():
+        module, _ = frontend.generate(KernelSource.of(fn), specs, language)
+        compiled = pipeline.run(module, backend, num_warps, debug=debug, num_stages=num_stages,
+                                arch=arch or pipeline.DEFAULT_ARCH, eager_stages=True)
     return list(compiled.stages)
 
 
@@ -314,6 +279,8 @@ class KernelFunction:
         self._launches: dict[tuple, tuple] = {}
         self._constexpr_positions = frozenset(
             i for i, n in enumerate(self.arg_names) if n in self.constexprs)
+        self._first_constexpr_position = min(self._constexpr_positions,
+                                             default=len(self.arg_names))
         self._source: str | None = None
         self._tile_function: TileFunction | None = None
 
@@ -365,12 +332,12 @@ class KernelFunction:
                 specs.append(ArgSpec(name, "constexpr", value=v))
             else:
                 kind, d, div16 = arg_spec(v)
-                specs.append(ArgSpec(name, kind, tl.dtype_from_str(d), div16, one=_is_one(v)))
+                specs.append(ArgSpec(name, kind, tl.dtype_from_str(d), div16, one=is_one(v)))
         return specs
 
     def _spec_key(self, bound: dict[str, Any]) -> tuple:
         return tuple(("c", repr(v)) if n in self.constexprs or v is None
-                     else (*arg_spec(v), _is_one(v)) for n, v in bound.items())
+                     else (*arg_spec(v), is_one(v)) for n, v in bound.items())
 
     def compile_for(self, bound: dict[str, Any], backend: str, num_warps: int,
                     debug: bool = False, dump: Any = None,
@@ -385,26 +352,35 @@ class KernelFunction:
             self._cache[key] = ck
         return ck
 
-    @_public
     def run(self, grid, args, kwargs) -> None:
-        backend = resolve_backend(kwargs.pop("backend", None))
-        opts = (backend, kwargs.pop("num_warps", 4),
-                bool(kwargs.pop("debug", False)) or CHECK_BOUNDS,
-                kwargs.pop("num_stages", DEFAULT_STAGES))
-        verify = bool(kwargs.pop("verify", False))
-        key = (opts, self._launch_key(args, kwargs))
+        """One launch. Its hot path, a launch like an earlier one, is a key of cheap facts
+        about the arguments, a dict lookup and the launcher's call (CPU time per launch
+        is what a small kernel costs); a new key compiles, or explains what is wrong."""
         try:
-            prepared = self._launches.get(key)
-        except TypeError:  # an unhashable constexpr (a list, say) cannot specialize
-            raise LaunchError(self._unhashable(args, kwargs)) from None
-        if prepared is None:
-            prepared = self._prepare(opts, args, kwargs)
-            self._launches[key] = prepared
-        ck, sources = prepared
-        runtime = self.runtime_args(args, kwargs, sources)
-        if callable(grid):
-            grid = grid(self.bind(args, kwargs))
-        ck.launch(_fast_grid(grid) or normalize_grid(grid, {}), runtime, verify)
+            backend = resolve_backend(kwargs.pop("backend", None))
+            opts = (backend, kwargs.pop("num_warps", 4),
+                    bool(kwargs.pop("debug", False)) or CHECK_BOUNDS,
+                    kwargs.pop("num_stages", DEFAULT_STAGES))
+            verify = bool(kwargs.pop("verify", False))
+            key = self._launch_key(opts, args, kwargs)
+            try:
+                prepared = self._launches.get(key)
+            except TypeError:  # an unhashable constexpr (a list, say) cannot specialize
+                raise LaunchError(self._unhashable(args, kwargs)) from None
+            if prepared is None:
+                prepared = self._launches[key] = self._prepare(opts, args, kwargs)
+            ck, sources = prepared
+            runtime = self.runtime_args(args, kwargs, sources)
+            if callable(grid):
+                grid = grid(self.bind(args, kwargs))
+            grid = _fast_grid(grid) or normalize_grid(grid, {})
+            direct = ck.direct
+            if direct is not None and not verify:
+                direct(grid, runtime)
+            else:
+                ck.launch(grid, list(runtime), verify)
+        except TilecError as e:
+            raise e.with_traceback(None) from None
 
     def _unhashable(self, args: Sequence[Any], kwargs: dict) -> str:
         for name, v in self.bind(args, kwargs).items():
@@ -417,17 +393,27 @@ class KernelFunction:
                         f"dtype or tuple), got {type(v).__name__} {v!r}")
         return f"{self.__name__}(): unhashable launch arguments"
 
-    def runtime_args(self, args: Sequence[Any], kwargs: dict, sources: tuple) -> list:
-        """The launcher's arguments: the runtime ones, each from its position or keyword."""
+    def runtime_args(self, args: Sequence[Any], kwargs: dict,
+                     sources: tuple | None) -> Sequence[Any]:
+        """The launcher's arguments: the runtime ones, each from its position or keyword
+        (None: exactly the positional ones)."""
+        if sources is None:
+            return args
         return [args[i] if isinstance(i, int) else kwargs[i] for i in sources]
 
-    def _launch_key(self, args: Sequence[Any], kwargs: dict) -> tuple:
-        """What decides the compiled kernel, cheaply: constexpr values, and for runtime
-        arguments their type, dtype and alignment/divisibility (never their values)."""
-        cpos = self._constexpr_positions
-        key = [a if i in cpos else _fast_spec(a) for i, a in enumerate(args)]
-        key += [(k, v if k in self.constexprs else _fast_spec(v)) for k, v in kwargs.items()]
-        return tuple(key)
+    def _launch_key(self, opts: tuple, args: Sequence[Any], kwargs: dict) -> tuple:
+        """What decides the compiled kernel, cheaply: the options, constexpr values, and
+        for runtime arguments their type, dtype and alignment/divisibility (never their
+        values)."""
+        if len(args) > self._first_constexpr_position:
+            cpos = self._constexpr_positions
+            key = [a if i in cpos else fast_spec(a) for i, a in enumerate(args)]
+        else:
+            key = list(map(fast_spec, args))
+        if kwargs.keys() <= self.constexprs:
+            return (opts, *key, *kwargs.items())
+        return (opts, *key, *[(k, v if k in self.constexprs else fast_spec(v))
+                              for k, v in kwargs.items()])
 
     def _prepare(self, opts: tuple, args: Sequence[Any], kwargs: dict):
         """Compile for a new launch key; returns the kernel and where each runtime
@@ -443,37 +429,21 @@ class KernelFunction:
         ck = self.compile_for(bound, backend, num_warps, debug, num_stages=num_stages)
         sources = tuple(i if i < len(args) else n for i, n in enumerate(self.arg_names)
                         if n not in self.constexprs and bound[n] is not None)
-        return ck, sources
+        return ck, None if sources == tuple(range(len(args))) else sources
 
 
-def _is_one(v: Any) -> bool:
-    """Whether an integer argument is 1, which compiles as the constant, as Triton
-    specializes it: a unit stride then tells the axis analysis that accesses are
-    contiguous (a block pointer's, say), so they vectorize."""
-    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_) and v == 1
-
-
-def _fast_spec(v: Any) -> Any:
-    """A cheap stand-in for ``arg_spec`` in launch-cache keys."""
-    t = type(v)
-    if t is int:
-        return (int, v % 16 == 0, -2**31 <= v < 2**31, v == 1)
-    if v is None:
-        return None
-    if t is float or t is bool:
-        return t
-    if t is np.ndarray:
-        return (t, v.dtype, v.flags.c_contiguous)
-    if t.__module__.startswith("torch"):
-        return (t, v.dtype, v.data_ptr() % 16 == 0)
-    return (t, arg_spec(v))
+_PADDING = {1: (1, 1), 2: (1,), 3: ()}
 
 
 def _fast_grid(grid: Any) -> tuple[int, int, int] | None:
     """A grid of one to three positive ints, as a 3-tuple (None: take the slow path)."""
-    if type(grid) is tuple and 0 < len(grid) <= 3 and all(
-            type(g) is int and g > 0 for g in grid):
-        return grid + (1,) * (3 - len(grid))
+    if type(grid) is tuple:
+        padding = _PADDING.get(len(grid))
+        if padding is not None:
+            for g in grid:
+                if type(g) is not int or g <= 0:
+                    return None
+            return grid + padding
     return None
 
 

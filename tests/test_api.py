@@ -1,5 +1,6 @@
 """The compiler API, the launch path, caches, dumps and the command line."""
 
+import gc
 import os
 import subprocess
 import sys
@@ -40,6 +41,30 @@ def test_compile_api(backend):
         assert "ld.global.v4.f32" in aligned.asm["ptx"] and "st.global.v4.f32" in aligned.asm["ptx"]
     if backend == "wgsl":
         assert "@compute" in ck.asm["wgsl"]
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_compiling_pauses_the_garbage_collector_and_restores_it(monkeypatch, tmp_path,
+                                                                collecting):
+    from compiler import frontend
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))  # compile, not a disk-cache hit
+    generate, seen = frontend.generate, []
+    monkeypatch.setattr(frontend, "generate",
+                        lambda *a: seen.append(gc.isenabled()) or generate(*a))
+
+    @tc.kernel
+    def bad(x, BLOCK: tl.constexpr):
+        tl.store(x + tl.arange(0, BLOCK), undefined)  # noqa: F821
+
+    (gc.enable if collecting else gc.disable)()
+    try:
+        tc.compile(add, signature=SIG, constants={"BLOCK": 64}, backend="numpy")
+        assert seen == [False] and gc.isenabled() == collecting
+        with pytest.raises(tc.CompileError):
+            tc.compile(bad, signature={"x": "*f32"}, constants={"BLOCK": 64}, backend="numpy")
+        assert seen == [False, False] and gc.isenabled() == collecting
+    finally:
+        gc.enable()
 
 
 def test_signature_string_and_triton_spellings():

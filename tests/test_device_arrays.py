@@ -7,7 +7,8 @@ import pytest
 import compiler as tc
 import compiler.language as tl
 from compiler import device_arrays
-from compiler.jit import arg_spec, availability
+from compiler.jit import availability
+from compiler.specialize import arg_spec
 from examples.vector_add import add
 
 

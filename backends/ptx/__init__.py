@@ -14,7 +14,7 @@ import math
 import sys
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,9 @@ _HOST = "numpy"  # an argument that must be staged through device memory
 STATIC_SHARED_LIMIT = 48 * 1024
 _MAX_GRID = (2**31 - 1, 65535, 65535)
 
-Put = Callable[[Any], "str | None"]  # stores an argument in its slot; returns its library
+# stores an argument in its slot; returns its library's current stream (``ordinal ->
+# stream``), ``_HOST`` for an array to stage through device memory, or None
+Put = Callable[[Any], Any]
 
 
 def _driver() -> Any:
@@ -158,6 +160,7 @@ class Launcher:
         self._default = first
         count = _check(_driver().cuDeviceGetCount(), "cuDeviceGetCount")
         self._single = count < 2
+        self.direct = first if self._single else self  # the call for ``(grid, args)``
 
     def __call__(self, grid: tuple[int, int, int], args: list) -> None:
         if self._single:
@@ -249,7 +252,7 @@ class DeviceLauncher:
     def make_current(self) -> None:
         self._device.set_current()
 
-    def __call__(self, grid: tuple[int, int, int], args: list) -> None:
+    def __call__(self, grid: tuple[int, int, int], args: Sequence) -> None:
         dims = _check_grid(grid)
         if len(args) != len(self._puts):
             raise LaunchError(f"{self.info.name} takes {len(self._puts)} arguments "
@@ -262,7 +265,7 @@ class DeviceLauncher:
                     staged = True
                 elif source is None:
                     source = kind
-            stream = _current_stream(source, self._ordinal)
+            stream = 0 if source is None else source(self._ordinal)
             if staged:
                 self._launch_staged(dims, stream, [
                     (i, a) for i, (p, a) in enumerate(zip(self.info.params, args))
@@ -353,14 +356,24 @@ def _check_grid(grid: tuple) -> tuple[int, int, int]:
 
 
 def _current_stream(source: str | None, ordinal: int) -> int:
-    """The stream to launch on: the current one of the library whose arrays were passed."""
+    """The stream to launch on: the current one of the library whose arrays were passed
+    (``"torch"`` or ``"cupy"``), else the legacy default stream, ordered with every
+    blocking stream."""
     if source == "torch":
-        torch = sys.modules["torch"]
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # cheaper, as Triton does
-        return raw(ordinal) if raw else torch.cuda.current_stream(ordinal).cuda_stream
+        return _torch_stream(sys.modules["torch"])(ordinal)
     if source == "cupy":
-        return sys.modules["cupy"].cuda.get_current_stream().ptr
-    return 0  # the legacy default stream, ordered with every blocking stream
+        return _cupy_stream(ordinal)
+    return 0
+
+
+def _torch_stream(torch: Any) -> Callable[[int], int]:
+    """``ordinal -> `` torch's current stream there."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # cheaper, as Triton does
+    return raw or (lambda ordinal: torch.cuda.current_stream(ordinal).cuda_stream)
+
+
+def _cupy_stream(_ordinal: int) -> int:
+    return sys.modules["cupy"].cuda.get_current_stream().ptr
 
 
 def _fail(p: Param, why: str) -> LaunchError:
@@ -398,7 +411,7 @@ def _scalar_put(p: Param, slot: Any, _ordinal: int, t: type) -> Put:
 
 def _pointer_put(p: Param, slot: Any, ordinal: int, t: type) -> Put:
     """Stores the device address of arrays of type ``t`` into ``slot``; the put returns
-    the array's library (it picks the stream) or ``_HOST`` for a NumPy array to stage."""
+    the array's library's current stream or ``_HOST`` for a NumPy array to stage."""
     if issubclass(t, np.ndarray):
         return functools.partial(_numpy, p, dtype_from_str(p.dtype).numpy)
     torch = sys.modules.get("torch")
@@ -427,12 +440,13 @@ def _numpy(p: Param, dtype: np.dtype | None, a: np.ndarray) -> str:
 def _torch_put(p: Param, slot: Any, ordinal: int, torch: Any) -> Put:
     name = dtype_from_str(p.dtype).name
     dtype = getattr(torch, {"int1": "bool"}.get(name, name), None)
+    stream = _torch_stream(torch)
 
-    def put(t: Any) -> str:
+    def put(t: Any) -> Callable[[int], int]:
         if t.dtype is not dtype or t.get_device() != ordinal or not t.is_contiguous():
             raise _torch_error(p, t, dtype, ordinal)
         slot.value = t.data_ptr()
-        return "torch"
+        return stream
     return put
 
 
@@ -448,7 +462,7 @@ def _torch_error(p: Param, t: Any, dtype: Any, ordinal: int) -> LaunchError:
 def _cupy_put(p: Param, slot: Any, ordinal: int) -> Put:
     dtype = dtype_from_str(p.dtype).numpy
 
-    def put(a: Any) -> str:
+    def put(a: Any) -> Callable[[int], int]:
         if a.dtype != dtype:
             raise _fail(p, f"got a CuPy array of {a.dtype}")
         if a.device.id != ordinal:
@@ -456,7 +470,7 @@ def _cupy_put(p: Param, slot: Any, ordinal: int) -> Put:
         if not a.flags.c_contiguous:
             raise _fail(p, "is not contiguous")
         slot.value = a.data.ptr
-        return "cupy"
+        return _cupy_stream
     return put
 
 
