@@ -8,6 +8,7 @@ import pytest
 import compiler as tc
 import compiler.language as tl
 from tests.conftest import launch
+from tests.shape_kernels import transpose
 
 
 @tc.kernel
@@ -56,3 +57,27 @@ def test_code_size_does_not_grow_with_the_tile(backend_name):
         assert "scf.for" in dict(ck.stages)["strip-mine"]
     assert abs(sizes[1 << 20] - sizes[1 << 14]) < 64, sizes
     assert sizes[1 << 20] < 20_000
+
+
+@pytest.mark.parametrize("how", ["T", "pointers"])
+def test_large_transpose_matches_numpy(backend, how):
+    """128x128 at 4 warps, 128 elements a thread: chunks of 64 rows, each transposed."""
+    m, n = 200, 300  # masked edges in both directions
+    x = np.random.default_rng(1).standard_normal((m, n)).astype(np.float32)
+    y = np.full((n, m), np.nan, np.float32)
+    if launch(transpose, (tc.cdiv(m, 128), tc.cdiv(n, 128)), x, y, m, n, backend=backend,
+              HOW=how, BM=128, BN=128):
+        np.testing.assert_array_equal(y, x.T)
+
+
+@pytest.mark.parametrize("backend_name", ["wgsl", "ptx"])
+def test_transpose_code_size_does_not_grow_with_the_tile(backend_name):
+    """4 warps: 128x128 is 128 elements a thread, 512x512 2,048: loops of the same chunk
+    body, chunks of 64 and 16 rows (the unrolled 128x128 was 226 KB of WGSL)."""
+    sizes = {}
+    for block in (128, 512):
+        ck = tc.compile(transpose, signature="*f32,*f32,i32,i32",
+                        constants={"HOW": "T", "BM": block, "BN": block}, backend=backend_name)
+        sizes[block] = len(ck.asm[backend_name])
+        assert "tile.trans" in dict(ck.stages)["strip-mine"].split("scf.for")[1]
+    assert sizes[512] < 1.25 * sizes[128] and sizes[512] < 100_000, sizes  # 16x the tile

@@ -84,3 +84,52 @@ func.func @outside(%x: !tile.ptr<f32>, %n: i32) {
   }
   func.return
 }
+
+// A 128x128 transpose at 4 warps (128 elements a thread): chunks of 64 rows. The row
+// offsets are cut with the rows; the column offsets, their mask and the output's row
+// pointers are computed whole before the loop and broadcast into each chunk; the
+// transposed chunk is cut along its columns. The one tile.range CSE left for both offset
+// vectors is given to each its own copy.
+// FOUR:       %[[COLS:.*]] = tile.expand_dims %{{.*}}, 0 : tensor<128xi32> -> tensor<1x128xi32>
+// FOUR:       %[[ROWPTR:.*]] = tile.addptr %{{.*}} : tensor<128x1x!tile.ptr<f32>>, tensor<128x1xi32>
+// FOUR:       %[[STEP:.*]] = arith.constant 64 : i32
+// FOUR-NEXT:  scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %[[STEP]] : i32 {
+// FOUR-NEXT:    %[[R:.*]] = tile.range 0, 64 : tensor<64xi32>
+// FOUR-NEXT:    %[[AT:.*]] = tile.splat %[[I]] : i32 -> tensor<64xi32>
+// FOUR-NEXT:    arith.addi %[[R]], %[[AT]] : tensor<64xi32>
+// FOUR:         tile.broadcast %[[COLS]] : tensor<1x128xi32> -> tensor<64x128xi32>
+// FOUR:         %[[V:.*]] = tile.load {{.*}} -> tensor<64x128xf32>
+// FOUR:         tile.broadcast %[[ROWPTR]] : tensor<128x1x!tile.ptr<f32>> -> tensor<128x64x!tile.ptr<f32>>
+// FOUR:         %[[T:.*]] = tile.trans %[[V]], [1, 0] : tensor<64x128xf32> -> tensor<128x64xf32>
+// FOUR:         tile.store %{{.*}}, %[[T]] : tensor<128x64x!tile.ptr<f32>>, tensor<128x64xf32>
+// FOUR-NEXT:  }
+// FOUR-NEXT:  func.return
+// RUN: %opt %s -p 'strip-mine{num-warps=4}' | filecheck %s --check-prefix=FOUR
+func.func @transpose(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %m0: i32, %n0: i32) {
+  %r = tile.range 0, 128 : tensor<128xi32>
+  %ms = tile.splat %m0 : i32 -> tensor<128xi32>
+  %rows = arith.addi %ms, %r : tensor<128xi32>
+  %ns = tile.splat %n0 : i32 -> tensor<128xi32>
+  %cols = arith.addi %ns, %r : tensor<128xi32>
+  %rows2 = tile.expand_dims %rows, 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %stride = arith.constant dense<4096> : tensor<128x1xi32>
+  %roff = arith.muli %rows2, %stride : tensor<128x1xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<128x1x!tile.ptr<f32>>
+  %xrow = tile.addptr %xs, %roff : tensor<128x1x!tile.ptr<f32>>, tensor<128x1xi32>
+  %xrows = tile.broadcast %xrow : tensor<128x1x!tile.ptr<f32>> -> tensor<128x128x!tile.ptr<f32>>
+  %cols2 = tile.expand_dims %cols, 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %colsb = tile.broadcast %cols2 : tensor<1x128xi32> -> tensor<128x128xi32>
+  %xp = tile.addptr %xrows, %colsb : tensor<128x128x!tile.ptr<f32>>, tensor<128x128xi32>
+  %v = tile.load %xp : tensor<128x128x!tile.ptr<f32>> -> tensor<128x128xf32>
+  %cols3 = tile.expand_dims %cols, 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %coff = arith.muli %cols3, %stride : tensor<128x1xi32>
+  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<128x1x!tile.ptr<f32>>
+  %yrow = tile.addptr %ys, %coff : tensor<128x1x!tile.ptr<f32>>, tensor<128x1xi32>
+  %yrows = tile.broadcast %yrow : tensor<128x1x!tile.ptr<f32>> -> tensor<128x128x!tile.ptr<f32>>
+  %rows3 = tile.expand_dims %rows, 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %rowsb = tile.broadcast %rows3 : tensor<1x128xi32> -> tensor<128x128xi32>
+  %yp = tile.addptr %yrows, %rowsb : tensor<128x128x!tile.ptr<f32>>, tensor<128x128xi32>
+  %t = tile.trans %v, [1, 0] : tensor<128x128xf32> -> tensor<128x128xf32>
+  tile.store %yp, %t : tensor<128x128x!tile.ptr<f32>>, tensor<128x128xf32>
+  func.return
+}
