@@ -12,10 +12,18 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import AnyFloatConstr, IntegerType, TensorType, VectorType
-from xdsl.ir import Attribute, Dialect, Operation
-from xdsl.irdl import irdl_op_definition, operand_def, result_def
+from xdsl.dialects.builtin import AnyFloatConstr, IntegerType, StringAttr, TensorType, VectorType
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.irdl.constraints import AnyOf
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from dialects.tile import element_type
@@ -64,8 +72,40 @@ ExtSIOp = _cast(arith.ExtSIOp, _INT, _INT, ">")
 ExtUIOp = _cast(arith.ExtUIOp, _INT, _INT, ">")
 TruncIOp = _cast(arith.TruncIOp, _INT, _INT, "<")
 
+
+
+@irdl_op_definition
+class TruncFOp(arith.TruncFOp):
+    """``arith.truncf`` with MLIR's optional rounding mode: none (to nearest, ties to
+    even) or ``"toward_zero"`` (Triton's ``x.to(f16, fp_downcast_rounding="rtz")``)."""
+
+    name = "arith.truncf"
+    input = operand_def(arith.floatingPointLike)
+    result = result_def(arith.floatingPointLike)
+    roundingmode = opt_prop_def(StringAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$input ($roundingmode^)? attr-dict `:` type($input) `to` type($result)"
+    parse = classmethod(Operation.parse.__func__)  # regenerated from the format above
+    print = Operation.print
+
+    def __init__(self, op: SSAValue | Operation, target_type: Attribute,
+                 roundingmode: str | None = None):
+        props = {} if roundingmode is None else {"roundingmode": StringAttr(roundingmode)}
+        IRDLOperation.__init__(self, operands=[op], result_types=[target_type],
+                               properties=props)
+
+    @property
+    def toward_zero(self) -> bool:
+        return self.roundingmode is not None and self.roundingmode.data == "toward_zero"
+
+    def verify_(self) -> None:
+        if self.roundingmode is not None and not self.toward_zero:
+            raise VerifyException(f"arith.truncf rounds to nearest even (no rounding mode) "
+                                  f"or \"toward_zero\", not {self.roundingmode}")
+
+
 _REPLACED = {op.name: op for op in (SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp, ExtSIOp,
-                                    ExtUIOp, TruncIOp)}
+                                    ExtUIOp, TruncIOp, TruncFOp)}
 
 ShapedArith = Dialect(
     "arith",

@@ -270,6 +270,79 @@ def test_float16_round_trip_rounds_to_nearest_even_without_memory_between(backen
         np.testing.assert_array_equal(out, want)
 
 
+@tc.kernel
+def _narrow_toward_zero(x, out, kept, BLOCK: tl.constexpr):
+    """``x`` narrowed toward zero to ``out``'s type, stored, and (in ``kept``) widened
+    again in registers, with no memory between."""
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x + offs)
+    t = v.to(out.dtype.element_ty, fp_downcast_rounding="rtz")
+    tl.store(out + offs, t)
+    tl.store(kept + offs, t.to(v.dtype) * 2.0)
+
+
+def _toward_zero_reference(x: np.ndarray, dtype) -> np.ndarray:
+    """Rounded to nearest by NumPy, then one step toward zero wherever that went away."""
+    with np.errstate(over="ignore"):
+        near = x.astype(dtype)
+    away = np.abs(near.astype(np.float64)) > np.abs(x.astype(np.float64))
+    return np.where(away, np.nextafter(near, np.zeros_like(near)), near)
+
+
+_EDGES = [1 + 2**-11, 1 + 3 * 2**-11, 1 - 2**-12, 2**-24 * 2.5, 2**-24 * 0.9, 2**-14 * 0.999,
+          65504 + 16, 65519.0, 1e6, 3.4e38, np.inf, 0.0, 1e-30, 1e-45, np.nan]
+
+
+@pytest.mark.parametrize("src,dst", [(np.float32, np.float16), (np.float64, np.float32)])
+def test_fp_downcast_rounding_toward_zero(backend, src, dst):
+    if backend == "wgsl" and src == np.float64:
+        pytest.skip("WGSL has no float64 (an UnsupportedError)")
+    rng = np.random.default_rng(11)
+    spread = rng.standard_normal(34) * np.exp2(rng.integers(-30, 18, 34))
+    x = np.concatenate([_EDGES, np.negative(_EDGES), spread]).astype(src)
+    out, kept = np.zeros(64, dst), np.zeros(64, src)
+    if launch(_narrow_toward_zero, (1,), x, out, kept, backend=backend, BLOCK=64):
+        want = _toward_zero_reference(x, dst)
+        np.testing.assert_array_equal(out, want)
+        with np.errstate(over="ignore"):  # 3.4e38 doubled: infinity on every backend
+            np.testing.assert_array_equal(kept, want.astype(src) * 2)
+        assert (np.abs(out.astype(np.float64)) <= np.abs(x.astype(np.float64)))[~np.isnan(x)].all()
+
+
+def test_fp_downcast_rounding_toward_zero_to_bfloat16(backend):
+    bf16 = pytest.importorskip("ml_dtypes").bfloat16
+    if backend == "wgsl":
+        pytest.skip("WGSL has no bfloat16 (an UnsupportedError)")
+    x = np.concatenate([_EDGES, np.negative(_EDGES), np.linspace(-3, 3, 34)]).astype(np.float32)
+    out, kept = np.zeros(64, bf16), np.zeros(64, np.float32)
+    if launch(_narrow_toward_zero, (1,), x, out, kept, backend=backend, BLOCK=64):
+        bits = x.view(np.uint32)  # bfloat16 is f32's top half: toward zero drops the rest
+        want = np.where(np.isnan(x), np.nan, (bits & 0xFFFF0000).view(np.float32))
+        np.testing.assert_array_equal(out.astype(np.float32), want)
+        np.testing.assert_array_equal(kept, want * 2)
+
+
+@tc.kernel
+def _misrounded(p, HOW: tl.constexpr):
+    x = tl.load(p)
+    if HOW == "int":
+        y = x.to(tl.int16, fp_downcast_rounding="rtz")
+    elif HOW == "wider":
+        y = x.to(tl.float64, fp_downcast_rounding="rtz")
+    else:
+        y = x.to(tl.int32, bitcast=True, fp_downcast_rounding="rtz")
+    tl.store(p, y)
+
+
+@pytest.mark.parametrize("how,match", [("int", "for a float cast to a narrower float"),
+                                       ("wider", "not float32 to float64"),
+                                       ("bitcast", "takes no fp_downcast_rounding")])
+def test_fp_downcast_rounding_errors(how, match):
+    with pytest.raises(tc.CompileError, match=match):
+        tc.compile(_misrounded, signature={"p": "*f32"}, constants={"HOW": how},
+                   backend="numpy")
+
+
 # -- reductions and scans ------------------------------------------------------------------
 
 
@@ -941,8 +1014,8 @@ def test_fp_downcast_rounding(backend):
     out = np.zeros(16, np.float16)
     if launch(_downcast, (1,), x, out, backend=backend, HOW="rtne", BLOCK=16):
         np.testing.assert_array_equal(out, x.astype(np.float16))
-    with pytest.raises(tc.CompileError, match="fp_downcast_rounding='rtz' is not supported"):
-        launch(_downcast, (1,), x, out, backend=backend, HOW="rtz", BLOCK=16)
+    with pytest.raises(tc.CompileError, match="must be 'rtne' .* or 'rtz'"):
+        launch(_downcast, (1,), x, out, backend=backend, HOW="rd", BLOCK=16)
 
 
 @tc.kernel

@@ -302,6 +302,24 @@ _CASTS: dict[str, Callable[[np.ndarray, np.dtype], np.ndarray]] = {
 }
 
 
+def _toward_zero(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """``a`` narrowed to the float type ``dt``, rounded toward zero: rounded to nearest,
+    then, where that moved away from zero (to infinity too), one step back (the bits of
+    the magnitude less one: the next value toward zero in every IEEE format)."""
+    with np.errstate(over="ignore"):
+        r = np.asarray(a.astype(dt))
+    wide = np.abs(a.astype(np.float64))
+    away = np.abs(r.astype(np.float64)) > wide  # false for NaN and infinity in
+    bits = r.view(np.dtype(f"u{r.itemsize}"))
+    return np.where(away, (bits - away.astype(bits.dtype)).view(dt), r)
+
+
+def _truncf(op: Operation) -> Impl:
+    dt = np_dtype(op.results[0].type)
+    fn = _toward_zero if getattr(op, "toward_zero", False) else _CASTS["arith.truncf"]
+    return lambda _, a: (fn(a, dt),)
+
+
 def _cast(fn: Callable[[np.ndarray, np.dtype], np.ndarray]) -> Builder:
     def build(op: Operation) -> Impl:
         dt = np_dtype(op.results[0].type)
@@ -444,7 +462,7 @@ BUILDERS.update({
     **{name: _int_binary(fn, read) for name, (fn, read) in _INT_BINARY.items()},
     **{name: _elementwise(fn) for name, fn in _FLOAT_BINARY.items()},
     **{name: _elementwise(fn) for name, fn in _UNARY.items()},
-    **{name: _cast(fn) for name, fn in _CASTS.items()},
+    **{name: _cast(fn) for name, fn in _CASTS.items()}, "arith.truncf": _truncf,
     "math.fma": _elementwise(_fma), "tile.umulhi": _elementwise(_umulhi),
     "tile.cmpi": _cmpi, "tile.cmpf": _cmpf, "tile.select": _select,
     "arith.constant": _constant, "tile.range": _range, "tile.splat": _splat,

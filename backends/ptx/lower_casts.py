@@ -53,7 +53,7 @@ def _numeric_cast(lo: Lowering, op: Operation, src: SSAValue, s: str, d: str) ->
     if "bf16" not in (s, d) or "f32" in (s, d):
         return _convert(lo, op, src, s, d)
     if d == "bf16":  # sm_80 converts bf16 only to and from f32
-        return lo.from_f32(_convert(lo, op, src, s, "f32"), d)
+        return lo.from_f32(_convert(lo, op, src, s, "f32"), d, _narrowing(op))
     return _convert(lo, op, lo.to_f32(src), "f32", d)
 
 
@@ -69,5 +69,12 @@ def _convert(lo: Lowering, op: Operation, src: SSAValue, s: str, d: str) -> SSAV
     if s[0] in "fb" and d[0] == "i":
         rounding = ".rzi"
     elif d[0] in "fb" and (s[0] == "i" or BYTES[d] < BYTES[s]):
-        rounding = ".rn"
+        rounding = f".{_narrowing(op)}"
     return lo.cvt(src, f"cvt{rounding}.{_ptx_type(d, signed)}.{_ptx_type(s, signed)}", d)
+
+
+def _narrowing(op: Operation) -> str:
+    """How a cast to a narrower float rounds: to nearest even, or toward zero for a
+    ``truncf`` that says so (truncating twice, through f32 to bf16, truncates once)."""
+    return "rz" if isinstance(op, arith.TruncFOp) and getattr(op, "toward_zero", False) \
+        else "rn"

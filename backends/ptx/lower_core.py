@@ -168,8 +168,8 @@ class Lowering:
     def to_f32(self, v: SSAValue) -> SSAValue:
         return self.cvt(v, f"cvt.f32.{dtype(v.type)}", "f32")
 
-    def from_f32(self, v: SSAValue, dt: str) -> SSAValue:
-        return self.cvt(v, f"cvt.rn.{dt}.f32", dt)
+    def from_f32(self, v: SSAValue, dt: str, rounding: str = "rn") -> SSAValue:
+        return self.cvt(v, f"cvt.{rounding}.{dt}.f32", dt)
 
     def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         """``cond ? a : b`` per lane; any of the three may be a scalar."""

@@ -328,6 +328,8 @@ class WGSLEmitter:
                                                 narrow_bits(op.results[0].type)):
             raise self.error("bitcasts of 8- and 16-bit integers are not supported by the "
                              "wgsl backend (they are held in 32 bits)")
+        if isinstance(op, arith.TruncFOp) and getattr(op, "toward_zero", False):
+            return "{T}({truncf16}({a}))"  # f32 -> f16 toward zero: the f16() is exact
         is_bool = bool(op.operands) and self.vals[op.operands[0]].elem == "bool"
         is_half = bool(op.operands) and self.vals[op.operands[0]].elem == "f16"
         template = _narrow_template(op) or (_lookup(_BOOL, op) if is_bool else None) or \

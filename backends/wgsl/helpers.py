@@ -79,6 +79,18 @@ HELPERS = {
   let r = select(big, tiny, mag < {U}(0x38800000u));
   return bitcast<{T}>(select(r, mag, mag >= {U}(0x7f800000u)) | (b & {U}(0x80000000u)));
 }}""",
+    # f32 -> the f16 toward zero, as an f32: 13 mantissa bits dropped, at most 65504 unless
+    # infinite; under 2^-14 whole multiples of 2^-24 (a subnormal f16)
+    "truncf16": """fn {name}(x: {T}) -> {T} {{
+  let b = bitcast<{U}>(x);
+  let mag = b & {U}(0x7fffffffu);
+  let normal = min(mag & {U}(0xffffe000u), {U}(0x477fe000u));
+  let s = min({U}(126u) - min(mag >> {U}(23u), {U}(126u)), {U}(31u));
+  let m = (mag & {U}(0x7fffffu)) | {U}(0x800000u);
+  let tiny = bitcast<{U}>({T}(m >> s) * {T}(5.9604644775390625e-8));
+  let r = select(normal, tiny, mag < {U}(0x38800000u));
+  return bitcast<{T}>(select(r, mag, mag >= {U}(0x7f800000u)) | (b & {U}(0x80000000u)));
+}}""",
     # the NumPy backend's convention: saturate, NaN -> 0 (WGSL's i32() leaves both open)
     "fptosi": """fn {name}(v: {T}) -> {I} {{
   let x = {F}(v);

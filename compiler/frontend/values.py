@@ -189,7 +189,8 @@ def literal_dtype(py: object) -> tl.dtype:
     raise CompileError(f"cannot use {type(py).__name__} value {py!r} in a kernel expression")
 
 
-def cast(b: Builder, v: Value, to: tl.dtype) -> Value:
+def cast(b: Builder, v: Value, to: tl.dtype, toward_zero: bool = False) -> Value:
+    """``v`` as ``to``; a float narrowed rounds to nearest even, or toward zero."""
     if v.is_ptr:
         raise CompileError(f"cannot cast a {v.describe()} to {to}")
     src = v.dtype
@@ -202,7 +203,8 @@ def cast(b: Builder, v: Value, to: tl.dtype) -> Value:
             tile.CmpIOp("ne", v.ssa, zero.ssa)
         return b.value(op, to, v.shape)
     if src.is_float and to.is_float:
-        op = arith.ExtFOp(v.ssa, rt) if to.bits > src.bits else arith.TruncFOp(v.ssa, rt)
+        op = arith.ExtFOp(v.ssa, rt) if to.bits > src.bits else casts.TruncFOp(
+            v.ssa, rt, "toward_zero" if toward_zero else None)
     elif src.is_int and to.is_float:
         op = casts.SIToFPOp(v.ssa, rt) if src.is_signed else casts.UIToFPOp(v.ssa, rt)
     elif src.is_float:

@@ -123,14 +123,31 @@ def cdiv(cg: CodeGenerator, x: Any, y: Any) -> Any:
 def cast_(cg: CodeGenerator, x: Any, dtype: Any, bitcast: bool = False,
           fp_downcast_rounding: Any = None) -> Value:
     d = dtype_arg(cg, dtype)
-    if fp_downcast_rounding not in (None, "rtne"):
-        cg.fail(f"fp_downcast_rounding={fp_downcast_rounding!r} is not supported: casts "
-                "round to nearest even ('rtne', the default) on every backend")
+    if fp_downcast_rounding not in (None, "rtne", "rtz"):
+        cg.fail(f"fp_downcast_rounding must be 'rtne' (to nearest, ties to even: the "
+                f"default) or 'rtz' (toward zero), got {fp_downcast_rounding!r}")
     if bitcast:
+        if fp_downcast_rounding is not None:
+            cg.fail("a bitcast moves bits: it takes no fp_downcast_rounding")
         return _bitcast(cg, x, d)
+    if fp_downcast_rounding == "rtz":
+        return _toward_zero(cg, x, d)
     if not isinstance(x, Value):
         return constant(cg.b, x, d)
     return cast(cg.b, x, d)
+
+
+def _toward_zero(cg: CodeGenerator, x: Any, d: tl.dtype) -> Value:
+    """``x`` narrowed to the float type ``d``, rounded toward zero (a Python float is an
+    f32 first, as in any expression)."""
+    if isinstance(x, float):
+        x = constant(cg.b, x, tl.float32)
+    if not (isinstance(x, Value) and x.dtype.is_float and d.is_float
+            and d.bits < x.dtype.bits):
+        src = x.dtype if isinstance(x, Value) else type(x).__name__
+        cg.fail(f"fp_downcast_rounding='rtz' is for a float cast to a narrower float, "
+                f"not {src} to {d}")
+    return cast(cg.b, x, d, toward_zero=True)
 
 
 def _bitcast(cg: CodeGenerator, x: Any, d: tl.dtype) -> Value:

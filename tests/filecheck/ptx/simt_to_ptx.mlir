@@ -83,3 +83,17 @@ func.func @bools(%x: !tile.ptr<i1>, %i: i32, %f: i1) attributes {simt.num_warps 
 // CHECK-NEXT:    %[[C:.*]] = ptx.inst "xor.pred" %[[B]], %[[F]] : (i1, i1) -> i1
 // CHECK:         %[[BYTE:.*]] = ptx.inst "selp.b16" %{{.*}}, %[[ZERO]], %[[C]] : (i8, i8, i1) -> i8
 // CHECK:         ptx.st_global %{{.*}}, %[[BYTE]] {vec = 1 : i32} : i64, i8
+
+// A truncf toward zero (fp_downcast_rounding="rtz") is cvt.rz, to bf16 too (through f32
+// from f64: truncating twice truncates once); the default rounds to nearest even.
+func.func @narrow(%a: vector<2xf32>, %d: f64) attributes {simt.num_warps = 1 : i32} {
+  %z = arith.truncf %a "toward_zero" : vector<2xf32> to vector<2xf16>
+  %n = arith.truncf %a : vector<2xf32> to vector<2xf16>
+  %b = arith.truncf %d "toward_zero" : f64 to bf16
+  func.return
+}
+// CHECK-LABEL: func.func @narrow
+// CHECK:         ptx.inst "cvt.rz.f16.f32" %{{.*}} : (vector<2xf32>) -> vector<2xf16>
+// CHECK:         ptx.inst "cvt.rn.f16.f32" %{{.*}} : (vector<2xf32>) -> vector<2xf16>
+// CHECK:         %[[F:.*]] = ptx.inst "cvt.rz.f32.f64" %{{.*}} : (f64) -> f32
+// CHECK-NEXT:    ptx.inst "cvt.rz.bf16.f32" %[[F]] : (f32) -> bf16
