@@ -567,3 +567,23 @@ def test_wgsl_subgroup_variant_builds():
         source = source.replace(emulated, native)
     assert "subgroupShuffle" in source and "workgroupBarrier" in source
     runtime.build_pipeline(device, source, facts, frozenset())
+
+
+def test_wgsl_shuffles_of_many_lanes_go_in_groups():
+    """A 2048-element scan at one warp shuffles 64 lanes a thread: one helper call (two
+    barriers) for all 16 chunks, not one per chunk; its subgroup version builds too."""
+    from backends.wgsl import unpack_artifact
+    a = np.zeros(16, np.int32)
+    bound = recurrence_scan.bind((a, a, a, 16), {"REVERSE": False, "BLOCK": 2048})
+    source, facts = unpack_artifact(recurrence_scan.compile_for(bound, "wgsl", 1)._artifact)
+    assert "fn shfl_16xvec4i32(v: array<vec4<i32>, 16>" in source
+    assert "shfl_vec4i32(" not in source and source.count("workgroupBarrier") == 3
+    for emulated, native in facts["subgroup"].items():
+        source = source.replace(emulated, native)
+    assert "subgroupShuffle(v[i], src & 31u)" in source
+    from compiler.jit import availability
+    if availability("wgsl")[0]:
+        from backends.wgsl import runtime
+        device = runtime.wgsl_device()
+        if "subgroup" in device.features:
+            runtime.build_pipeline(device, source, facts, frozenset())

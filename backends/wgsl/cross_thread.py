@@ -7,7 +7,11 @@
 - ``simt.shuffle_xor``/``shuffle_up``/``shuffle_down``: WGSL's subgroups need not be 32
   invocations wide (lavapipe's are not), so a shuffle goes through workgroup memory: each
   thread writes its value, and after a barrier reads the source lane's (a second barrier
-  lets the next shuffle reuse the buffer). One helper function per value type does it.
+  lets the next shuffle reuse the buffer). One helper function per value type does it;
+  a thread's value of many 4-lane chunks goes in groups (a buffer of ``GROUP_BUFFER``
+  bytes at most: all 64 lanes of one warp's threads at once), one helper call (two
+  barriers) a group: lavapipe makes every barrier a coroutine
+  suspension, and a 64-lane scan's 384 of them took it 30 s to compile.
   For i32/f32 the facts carry ``subgroup``: each such helper's text and a
   ``subgroupShuffle`` replacement, which the runtime swaps in where subgroups of exactly
   32 invocations are guaranteed (``runtime.subgroups_of_32``).
@@ -43,6 +47,30 @@ _SUBGROUP = """fn {name}(v: {T}, src: u32, lid: u32) -> {T} {{
   return subgroupShuffle(v, src & 31u);
 }}"""
 
+_EMULATED_GROUP = """var<workgroup> {name}_buf: array<{T}, {size}>;
+
+fn {name}(v: array<{T}, {k}>, src: u32, lid: u32) -> array<{T}, {k}> {{
+  for (var i = 0u; i < {k}u; i++) {{
+    {name}_buf[i * {threads}u + lid] = v[i];
+  }}
+  workgroupBarrier();
+  var r: array<{T}, {k}>;
+  for (var i = 0u; i < {k}u; i++) {{
+    r[i] = {name}_buf[i * {threads}u + src];
+  }}
+  workgroupBarrier();
+  return r;
+}}"""
+
+_SUBGROUP_GROUP = """fn {name}(v: array<{T}, {k}>, src: u32, lid: u32) -> array<{T}, {k}> {{
+  var r: array<{T}, {k}>;
+  for (var i = 0u; i < {k}u; i++) {{
+    r[i] = subgroupShuffle(v[i], src & 31u);
+  }}
+  return r;
+}}"""
+
+GROUP_BUFFER = 8192  # bytes of workgroup memory a grouped shuffle's buffer may take
 _SUBGROUP_TYPES = ("i32", "f32")
 _BYTES = {"bool": 4, "i32": 4, "f32": 4, "f16": 2}  # bool has no subgroup ops; f16 would need subgroups_f16
 
@@ -58,8 +86,23 @@ def shuffle(em: WGSLEmitter, op: Operation) -> None:
     em.line(f"let {src} = {_SOURCE[type(op)].format(n=n)};")
     value = em.vals[op.operands[0]]
     out = em.define(op.results[0])
+    whole = [c for c, w in enumerate(out.widths) if w == 4 and len(value.names) > 1]
+    k = min(16, GROUP_BUFFER // (em.threads() * 4 * _BYTES[out.elem]))  # chunks a group
+    if k < 2:
+        whole = []
+    for g in range(0, len(whole) if len(whole) > 1 else 0, k):
+        chunks = whole[g:g + k]
+        group = em.fresh(op.results[0])
+        em.line(f"let {group} = {_group_helper(em, out.elem, len(chunks))}("
+                f"array<{ty(out.elem, 4)}, {len(chunks)}>("
+                f"{', '.join(value.chunk(c) for c in chunks)}), {src}, lid);")
+        for i, c in enumerate(chunks):
+            em.line(f"let {out.names[c]} = {group}[{i}];")
+    grouped = set(whole) if len(whole) > 1 else set()
     for c, w in enumerate(out.widths):
-        em.line(f"let {out.names[c]} = {_helper(em, out.elem, w)}({value.chunk(c)}, {src}, lid);")
+        if c not in grouped:
+            em.line(f"let {out.names[c]} = {_helper(em, out.elem, w)}({value.chunk(c)}, "
+                    f"{src}, lid);")
 
 
 def _helper(em: WGSLEmitter, elem: str, width: int) -> str:
@@ -70,6 +113,20 @@ def _helper(em: WGSLEmitter, elem: str, width: int) -> str:
         em.shared += em.threads() * width * _BYTES[elem]
         if elem in _SUBGROUP_TYPES:
             em.subgroup[em.helpers[name]] = _SUBGROUP.format(name=name, T=t)
+    return name
+
+
+def _group_helper(em: WGSLEmitter, elem: str, k: int) -> str:
+    """The helper shuffling ``k`` 4-lane chunks of ``elem`` at once."""
+    t = ty(elem, 4)
+    name = f"shfl_{k}x{t.replace('<', '').replace('>', '')}"
+    if name not in em.helpers:
+        threads = em.threads()
+        em.helpers[name] = _EMULATED_GROUP.format(name=name, T=t, k=k, threads=threads,
+                                                  size=k * threads)
+        em.shared += k * threads * 4 * _BYTES[elem]
+        if elem in _SUBGROUP_TYPES:
+            em.subgroup[em.helpers[name]] = _SUBGROUP_GROUP.format(name=name, T=t, k=k)
     return name
 
 
