@@ -21,14 +21,14 @@ import compiler.language as tl
 def online_step(qt, kb, vt, n0, rm, m_i, l_i, acc, scale, seq_len, MASK: tl.constexpr):
     """Keys ``kb`` and values ``vt`` (rows ``n0`` on) into each query's running max
     ``m_i``, sum ``l_i`` of exp(score - m_i) and output ``acc``. ``MASK``: "causal" masks
-    keys past the end or after a query (the diagonal band); "end" those past the end, in
-    the block that has any; "none": every key is seen (blocks before the diagonal)."""
+    keys past the end or after a query (the diagonal band); "end" those past the end (the
+    last block, where the keys do not fill it); "none": every key is seen."""
     keys = n0 + tl.arange(0, kb.shape[0])
     s = tl.dot(qt, tl.trans(kb)) * scale
     if MASK == "causal":
         s = tl.where((keys[None, :] < seq_len) & (keys[None, :] <= rm[:, None]), s,
                      -float("inf"))
-    elif MASK == "end" and n0 + kb.shape[0] > seq_len:
+    elif MASK == "end":
         s = tl.where(keys[None, :] < seq_len, s, -float("inf"))
     m_new = tl.maximum(m_i, tl.max(s, axis=1))
     p = tl.exp(s - m_new[:, None])
@@ -58,16 +58,17 @@ def attention(q, k, v, out, scale, seq_len, CAUSAL: tl.constexpr, BM: tl.constex
     m_i = tl.full((BM,), -float("inf"), tl.float32)
     l_i = tl.zeros((BM,), tl.float32)
     acc = tl.zeros((BM, D), tl.float32)
-    band = start // BN * BN  # causal: the blocks before it are seen whole, the rest masked
-    for n0 in range(0, band if CAUSAL else seq_len, BN):
+    # causal: the blocks before the diagonal band are seen whole, the band masked; else
+    # every whole block, then the last, partial one (if any) masked: no test in the loop
+    band = start // BN * BN if CAUSAL else seq_len // BN * BN
+    for n0 in range(0, band, BN):
         m_i, l_i, acc = block_step(qt, k, v, base, n0, rm, m_i, l_i, acc, scale, seq_len,
-                                   "none" if CAUSAL else "end", BN, D)
-    if CAUSAL:
-        for n0 in range(band, tl.minimum(start + BM, seq_len), BN):
-            m_i, l_i, acc = block_step(qt, k, v, base, n0, rm, m_i, l_i, acc, scale,
-                                       seq_len, "causal", BN, D)
-    tl.store(out + base + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(out.dtype),
-             mask=rm[:, None] < seq_len)
+                                   "none", BN, D)
+    for n0 in range(band, tl.minimum(start + BM, seq_len) if CAUSAL else seq_len, BN):
+        m_i, l_i, acc = block_step(qt, k, v, base, n0, rm, m_i, l_i, acc, scale, seq_len,
+                                   "causal" if CAUSAL else "end", BN, D)
+    o = (acc * (1.0 / l_i)[:, None]).to(out.dtype)  # a division a row, not an element
+    tl.store(out + base + rm[:, None] * D + rd[None, :], o, mask=rm[:, None] < seq_len)
 
 
 @tc.kernel
@@ -85,17 +86,15 @@ def attention_descriptor(q, k, v, out, scale, seq_len, rows, CAUSAL: tl.constexp
     m_i = tl.full((BM,), -float("inf"), tl.float32)
     l_i = tl.zeros((BM,), tl.float32)
     acc = tl.zeros((BM, D), tl.float32)
-    band = start // BN * BN
-    for n0 in range(0, band if CAUSAL else seq_len, BN):
+    band = start // BN * BN if CAUSAL else seq_len // BN * BN
+    for n0 in range(0, band, BN):
+        m_i, l_i, acc = online_step(qt, dk.load([first + n0, 0]), dv.load([first + n0, 0]),
+                                    n0, rm, m_i, l_i, acc, scale, seq_len, "none")
+    for n0 in range(band, tl.minimum(start + BM, seq_len) if CAUSAL else seq_len, BN):
         m_i, l_i, acc = online_step(qt, dk.load([first + n0, 0]), dv.load([first + n0, 0]),
                                     n0, rm, m_i, l_i, acc, scale, seq_len,
-                                    "none" if CAUSAL else "end")
-    if CAUSAL:
-        for n0 in range(band, tl.minimum(start + BM, seq_len), BN):
-            m_i, l_i, acc = online_step(qt, dk.load([first + n0, 0]),
-                                        dv.load([first + n0, 0]), n0, rm, m_i, l_i, acc,
-                                        scale, seq_len, "causal")
-    o = (acc / l_i[:, None]).to(out.dtype)
+                                    "causal" if CAUSAL else "end")
+    o = (acc * (1.0 / l_i)[:, None]).to(out.dtype)  # a division a row, not an element
     if seq_len % BM == 0:  # no tile reaches into the next head's rows: by TMA on Hopper
         do = tl.make_tensor_descriptor(out, shape=[rows, D], strides=[D, 1],
                                        block_shape=[BM, D])

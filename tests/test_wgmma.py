@@ -247,8 +247,9 @@ def test_attention_on_wgmma_simulated(causal):
     """Operands in registers (Q, K^T, P, V) stored swizzled into the dots' own buffers:
     both dots of the online softmax on wgmma, the scores' layout meeting row reductions."""
     text = simulate_attention(causal, "sm_90", WgmmaProgram)
-    loops = 2 if causal else 1  # causal: blocks before the diagonal, then the diagonal
-    assert text.count("simt.wgmma ") == 8 * loops and "simt.mma" not in text  # 2 dots x 4
+    # two loops: the blocks before the diagonal then the diagonal (causal), or the whole
+    # blocks then the partial last one
+    assert text.count("simt.wgmma ") == 8 * 2 and "simt.mma" not in text  # 2 dots x 4
 
 
 def test_wgmma_ptx_for_sm_90a_and_mma_sync_for_sm_80():
@@ -277,23 +278,25 @@ def test_attention_wgmma_groups_issue_back_to_back():
                     constants={"CAUSAL": False, "BM": 128, "BN": 64, "D": 64})
     lines = [line.strip() for line in ck.asm["ptx"].splitlines()]
     fences = [i for i, line in enumerate(lines) if line == "wgmma.fence.sync.aligned;"]
-    assert len(fences) == 2
+    assert len(fences) == 4  # two dots in each loop: the whole blocks, the partial last
     for i in fences:
         group = lines[i + 1:i + 5]
         assert all(line.startswith("wgmma.mma_async") for line in group)
         assert lines[i + 5] == "wgmma.commit_group.sync.aligned;"
-    scores, pv = (re.sub(r"\{%f[^}]*\}, ", "", lines[i + 1]) for i in fences)
-    assert re.search(r"f16 %rd\d+, %rd\d+, 0, 1, 1, 0, 0;$", scores)  # A, B descriptors
-    assert re.search(r"f16 \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, 1, 1, 1, 1;$", pv)
-    assert "mov.f32" not in "\n".join(lines[fences[1] - 32:fences[1]])  # acc taken in place
+    for first, second in (fences[:2], fences[2:]):
+        scores, pv = (re.sub(r"\{%f[^}]*\}, ", "", lines[i + 1]) for i in (first, second))
+        assert re.search(r"f16 %rd\d+, %rd\d+, 0, 1, 1, 0, 0;$", scores)  # A, B descriptors
+        assert re.search(r"f16 \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, 1, 1, 1, 1;$", pv)
+        assert "mov.f32" not in "\n".join(lines[second - 32:second])  # acc taken in place
     tile_ir = next(ir for name, ir in ck.stages if name == "cse")
     pv_dot = [line for line in tile_ir.splitlines() if "tile.dot" in line][1]
     assert f"{pv_dot.split(', ')[2].split()[0]} = arith.mulf" in tile_ir
 
 
 def test_two_pipelined_loops_share_their_stages():
-    """Causal attention pipelines two loops (before the diagonal, then the diagonal):
-    place-shared puts the second loop's stages and barriers over the first's."""
+    """Attention pipelines two loops (before the diagonal, then the diagonal; or the whole
+    blocks, then the partial last one): place-shared puts the second loop's stages and
+    barriers over the first's."""
     shared = [tc.compile(attention.attention_descriptor, backend="ptx", target="sm_90",
                          num_warps=8, num_stages=3,
                          signature="*f16,*f16,*f16,*f16,fp32,i32,i32",
