@@ -31,8 +31,8 @@ from dialects import tile
 # Pass names (with options), after the frontend: every backend runs the tile passes; a
 # SIMT target also drops debugging ops (unless debug=True), turns pointers in scf values
 # into offsets, prefetches the loads feeding dots in loops (into shared memory where the
-# target copies asynchronously), loops over chunks of 1-D elementwise tiles too large for
-# the threads, picks layouts (for its access width and tensor cores, if it has them) and
+# target copies asynchronously), loops over chunks of elementwise tiles (transposes too)
+# too large for the threads, picks layouts (for its access width and tensor cores, if it has them) and
 # lowers to per-thread code, then runs its own passes.
 _TILE = ["canonicalize", "cse"]
 _TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads{{cp-async={mma}}}", "strip-mine",
