@@ -154,16 +154,46 @@ def bits_of_half(x, out, BLOCK: tl.constexpr):
     tl.store(out + offs, tl.load(x + offs).to(tl.int16, bitcast=True))
 
 
+@tc.kernel
+def narrow_bits_round_trip(x, bits, back, BLOCK: tl.constexpr):
+    """f16 -> its bits -> f16, with no memory between (WGSL holds int16 in 32 bits)."""
+    offs = tl.arange(0, BLOCK)
+    b = tl.load(x + offs).to(tl.int16, bitcast=True)
+    tl.store(bits + offs, b)
+    tl.store(back + offs, (b + 0).to(tl.float16, bitcast=True) * 2.0)
+
+
+@tc.kernel
+def byte_bits(x, out, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs).to(tl.uint8, bitcast=True) >> 1)
+
+
+_HALVES = np.array([1.0, -2.5, 65504.0, 0.0, -0.0, np.inf, -np.inf, 6e-8, -6e-8, 0.1, -1e4,
+                    2**-14, 1.5, -1.5, 3.0, -0.25], np.float16)
+
+
 def test_half_bitcast(backend):
-    """f16 bits as int16: WGSL holds int16 in 32 bits and refuses, naming the line."""
     x = np.array([1.0, -2.5, 65504.0, 0.0], np.float16)
     out = np.zeros(4, np.int16)
-    if backend == "wgsl":
-        with pytest.raises(tc.UnsupportedError, match="bitcasts of 8- and 16-bit"):
-            launch(bits_of_half, (1,), x, out, backend=backend, BLOCK=4)
-        return
     if launch(bits_of_half, (1,), x, out, backend=backend, BLOCK=4):
         np.testing.assert_array_equal(out, x.view(np.int16))
+
+
+def test_half_bitcasts_both_ways(backend):
+    """Sign bits set and clear, infinities, subnormals: every bit survives both ways."""
+    bits, back = np.zeros(16, np.int16), np.zeros(16, np.float16)
+    if launch(narrow_bits_round_trip, (1,), _HALVES, bits, back, backend=backend, BLOCK=16):
+        np.testing.assert_array_equal(bits, _HALVES.view(np.int16))
+        with np.errstate(over="ignore"):
+            np.testing.assert_array_equal(back, _HALVES * np.float16(2))
+
+
+def test_byte_bitcast(backend):
+    x = np.array([-128, -1, 0, 1, 127, -77, 5, -2], np.int8)
+    out = np.zeros(8, np.uint8)
+    if launch(byte_bits, (1,), x, out, backend=backend, BLOCK=8):
+        np.testing.assert_array_equal(out, x.view(np.uint8) >> 1)
 
 
 @tc.kernel

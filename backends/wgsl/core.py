@@ -324,10 +324,6 @@ class WGSLEmitter:
                 self.elementwise(op, self.template(op))
 
     def template(self, op: Operation) -> str:
-        if isinstance(op, arith.BitcastOp) and (narrow_bits(op.operands[0].type) or
-                                                narrow_bits(op.results[0].type)):
-            raise self.error("bitcasts of 8- and 16-bit integers are not supported by the "
-                             "wgsl backend (they are held in 32 bits)")
         if isinstance(op, arith.TruncFOp) and getattr(op, "toward_zero", False):
             return "{T}({truncf16}({a}))"  # f32 -> f16 toward zero: the f16() is exact
         is_bool = bool(op.operands) and self.vals[op.operands[0]].elem == "bool"

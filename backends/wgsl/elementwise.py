@@ -2,7 +2,8 @@
 
 - ``arith.constant``: literals, a splat spelled inline where used;
 - ``vector.broadcast``: a scalar repeated in every chunk;
-- ``tile.cmpi``/``tile.cmpf``: a template per predicate.
+- ``tile.cmpi``/``tile.cmpf``: a template per predicate;
+- ``arith.bitcast`` to or from an 8- or 16-bit integer, lane by lane.
 """
 
 from __future__ import annotations
@@ -85,3 +86,29 @@ def broadcast(em: WGSLEmitter, op: vector.BroadcastOp) -> None:
     elem = em.elem(op.vector.type)
     em.define(op.vector, [s if w == 1 else f"{ty(elem, w)}({s})"
                           for w in widths(op.vector.type)])
+
+
+@handles(arith.BitcastOp)
+def bitcast(em: WGSLEmitter, op: arith.BitcastOp) -> None:
+    """8- and 16-bit integers are held sign-extended in an i32: between two of one width
+    the held value stays; between a 16-bit integer and f16 the 16 bits go through the low
+    half of a u32, lane by lane, by ``pack2x16float``/``unpack2x16float`` of the f16 as an
+    f32 (exact both ways; Naga does not bitcast between vectors of other lengths)."""
+    narrow_in, narrow_out = narrow_bits(op.input.type), narrow_bits(op.result.type)
+    if narrow_in is None and narrow_out is None:
+        em.elementwise(op, em.template(op))
+        return
+    src = em.vals[op.input]
+    if narrow_in is not None and narrow_out is not None:
+        em.define(op.result, list(src.names))
+        return
+    out = em.define(op.result)
+    for c, w in enumerate(out.widths):
+        lanes = [src.lane(4 * c + j) for j in range(w)]
+        if narrow_out is not None:  # f16 -> its bits, sign-extended from bit 15
+            bits = ", ".join(f"i32(pack2x16float(vec2<f32>(f32({x}), 0.0)))" for x in lanes)
+            expr = f"extractBits({ty('i32', w)}({bits}), 0u, 16u)"
+        else:  # the low 16 bits as an f16
+            halves = ", ".join(f"f16(unpack2x16float(bitcast<u32>({x})).x)" for x in lanes)
+            expr = f"{ty('f16', w)}({halves})"
+        em.line(f"let {out.names[c]} = {expr};")
