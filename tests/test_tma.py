@@ -226,6 +226,17 @@ def test_attention_descriptor_on_gpu(ptx_device, shape, causal):
                                ex_attention.reference(q, k, v, causal), atol=2e-2)
 
 
+@pytest.mark.gpu
+def test_too_much_shared_memory_is_a_clear_launch_error(ptx_device):
+    """D128 at BN 128 with 4 stages needs about 290 KB; an H100/H200 block gets 227 KiB."""
+    q = np.zeros((1, 1, 128, 128), np.float16)
+    with pytest.raises(tc.LaunchError, match=r"needs [\d,]+ bytes of shared memory, this GPU "
+                                             r"gives a block at most [\d,]+: fewer num_stages"):
+        ex_attention.attention_descriptor[(1, 1)](
+            q, q, q, q.copy(), 0.1, 128, 128, CAUSAL=False, BM=128, BN=128, D=128,
+            backend="ptx", num_warps=8, num_stages=4)
+
+
 @tc.kernel
 def block_ptr_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
                      BK: tl.constexpr):

@@ -81,6 +81,12 @@ class Device:
         raw = _check(_driver().cuDeviceGetName(256, self._handle), "cuDeviceGetName")
         return raw.split(b"\0", 1)[0].decode()
 
+    @property
+    def shared_per_block(self) -> int:
+        """Bytes of shared memory one block may opt in to."""
+        attr = _driver().CUdevice_attribute
+        return self._attribute(attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+
     def _attribute(self, attr: Any) -> int:
         return int(_check(_driver().cuDeviceGetAttribute(attr, self._handle),
                           "cuDeviceGetAttribute"))
@@ -233,6 +239,11 @@ class DeviceLauncher:
         self._threads = 32 * info.num_warps
         self._dynamic_shared = info.shared if info.shared > STATIC_SHARED_LIMIT else 0
         if self._dynamic_shared:  # the printer declared it .extern: opt in to that much
+            most = self._device.shared_per_block
+            if self._dynamic_shared > most:
+                raise LaunchError(
+                    f"{info.name} needs {self._dynamic_shared:,} bytes of shared memory, this "
+                    f"GPU gives a block at most {most:,}: fewer num_stages or smaller tiles")
             attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
             _check(driver.cuFuncSetAttribute(self._function, attr, self._dynamic_shared),
                    f"allowing {info.name} {self._dynamic_shared} bytes of shared memory")
