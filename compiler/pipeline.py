@@ -32,8 +32,8 @@ from dialects import tile
 # SIMT target also drops debugging ops (unless debug=True), turns pointers in scf values
 # into offsets, prefetches the loads feeding dots in loops (into shared memory where the
 # target copies asynchronously), loops over chunks of elementwise tiles (transposes too)
-# too large for the threads, picks layouts (for its access width and tensor cores, if it has them) and
-# lowers to per-thread code, then runs its own passes.
+# too large for the threads, picks layouts (for its access width and tensor cores, if it
+# has them) and lowers to per-thread code, then runs its own passes.
 _TILE = ["canonicalize", "cse"]
 _TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads{{cp-async={mma}}}", "strip-mine",
             "assign-layouts{{vector-bits={bits} mma={mma}}}",

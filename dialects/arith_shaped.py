@@ -73,7 +73,6 @@ ExtUIOp = _cast(arith.ExtUIOp, _INT, _INT, ">")
 TruncIOp = _cast(arith.TruncIOp, _INT, _INT, "<")
 
 
-
 @irdl_op_definition
 class TruncFOp(arith.TruncFOp):
     """``arith.truncf`` with MLIR's optional rounding mode: none (to nearest, ties to
@@ -102,6 +101,11 @@ class TruncFOp(arith.TruncFOp):
         if self.roundingmode is not None and not self.toward_zero:
             raise VerifyException(f"arith.truncf rounds to nearest even (no rounding mode) "
                                   f"or \"toward_zero\", not {self.roundingmode}")
+
+
+def rounds_toward_zero(op: Operation) -> bool:
+    """Whether ``op`` is a ``truncf`` rounding toward zero (xDSL's own class never does)."""
+    return isinstance(op, TruncFOp) and op.toward_zero
 
 
 _REPLACED = {op.name: op for op in (SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp, ExtSIOp,

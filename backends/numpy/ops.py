@@ -36,6 +36,7 @@ from xdsl.ir import Operation
 from backends.numpy.kernel import BUILDERS, Builder, Impl, Ptr, np_dtype, run_start, shape
 from backends.numpy.rows import row_starts
 from compiler.errors import UnsupportedError
+from dialects.arith_shaped import rounds_toward_zero
 
 # -- types ------------------------------------------------------------------------------
 
@@ -316,7 +317,7 @@ def _toward_zero(a: np.ndarray, dt: np.dtype) -> np.ndarray:
 
 def _truncf(op: Operation) -> Impl:
     dt = np_dtype(op.results[0].type)
-    fn = _toward_zero if getattr(op, "toward_zero", False) else _CASTS["arith.truncf"]
+    fn = _toward_zero if rounds_toward_zero(op) else _CASTS["arith.truncf"]
     return lambda _, a: (fn(a, dt),)
 
 

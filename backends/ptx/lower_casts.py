@@ -12,6 +12,7 @@ from xdsl.dialects import arith
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from backends.ptx.lower_core import BITS, BYTES, INTS, Lowering, dtype, int_type, lowers
+from dialects.arith_shaped import rounds_toward_zero
 
 _CASTS = (arith.ExtFOp, arith.TruncFOp, arith.SIToFPOp, arith.UIToFPOp, arith.FPToSIOp,
           arith.FPToUIOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, arith.BitcastOp)
@@ -76,5 +77,4 @@ def _convert(lo: Lowering, op: Operation, src: SSAValue, s: str, d: str) -> SSAV
 def _narrowing(op: Operation) -> str:
     """How a cast to a narrower float rounds: to nearest even, or toward zero for a
     ``truncf`` that says so (truncating twice, through f32 to bf16, truncates once)."""
-    return "rz" if isinstance(op, arith.TruncFOp) and getattr(op, "toward_zero", False) \
-        else "rn"
+    return "rz" if rounds_toward_zero(op) else "rn"

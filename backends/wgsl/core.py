@@ -36,6 +36,7 @@ from backends.wgsl.helpers import HELPERS
 from compiler.context import source_loc
 from compiler.errors import UnsupportedError
 from dialects import tile
+from dialects.arith_shaped import rounds_toward_zero
 from dialects.tile import element_type
 
 # ---------------------------------------------------------------- expression tables
@@ -324,7 +325,7 @@ class WGSLEmitter:
                 self.elementwise(op, self.template(op))
 
     def template(self, op: Operation) -> str:
-        if isinstance(op, arith.TruncFOp) and getattr(op, "toward_zero", False):
+        if rounds_toward_zero(op):
             return "{T}({truncf16}({a}))"  # f32 -> f16 toward zero: the f16() is exact
         is_bool = bool(op.operands) and self.vals[op.operands[0]].elem == "bool"
         is_half = bool(op.operands) and self.vals[op.operands[0]].elem == "f16"

@@ -10,8 +10,8 @@
   lets the next shuffle reuse the buffer). One helper function per value type does it;
   a thread's value of many 4-lane chunks goes in groups (a buffer of ``GROUP_BUFFER``
   bytes at most: all 64 lanes of one warp's threads at once), one helper call (two
-  barriers) a group: lavapipe makes every barrier a coroutine
-  suspension, and a 64-lane scan's 384 of them took it 30 s to compile.
+  barriers) a group: lavapipe makes every barrier a coroutine suspension, and a 64-lane
+  scan's 384 of them took it 30 s to compile.
   For i32/f32 the facts carry ``subgroup``: each such helper's text and a
   ``subgroupShuffle`` replacement, which the runtime swaps in where subgroups of exactly
   32 invocations are guaranteed (``runtime.subgroups_of_32``).
@@ -86,19 +86,17 @@ def shuffle(em: WGSLEmitter, op: Operation) -> None:
     em.line(f"let {src} = {_SOURCE[type(op)].format(n=n)};")
     value = em.vals[op.operands[0]]
     out = em.define(op.results[0])
-    whole = [c for c, w in enumerate(out.widths) if w == 4 and len(value.names) > 1]
     k = min(16, GROUP_BUFFER // (em.threads() * 4 * _BYTES[out.elem]))  # chunks a group
-    if k < 2:
-        whole = []
-    for g in range(0, len(whole) if len(whole) > 1 else 0, k):
-        chunks = whole[g:g + k]
+    whole = [c for c, w in enumerate(out.widths) if w == 4] if len(value.names) > 1 else []
+    grouped = whole if k > 1 and len(whole) > 1 else []
+    for g in range(0, len(grouped), k):
+        chunks = grouped[g:g + k]
         group = em.fresh(op.results[0])
         em.line(f"let {group} = {_group_helper(em, out.elem, len(chunks))}("
                 f"array<{ty(out.elem, 4)}, {len(chunks)}>("
                 f"{', '.join(value.chunk(c) for c in chunks)}), {src}, lid);")
         for i, c in enumerate(chunks):
             em.line(f"let {out.names[c]} = {group}[{i}];")
-    grouped = set(whole) if len(whole) > 1 else set()
     for c, w in enumerate(out.widths):
         if c not in grouped:
             em.line(f"let {out.names[c]} = {_helper(em, out.elem, w)}({value.chunk(c)}, "

@@ -51,8 +51,7 @@ class LowerArrayViews(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         accesses = [o for o in op.walk() if isinstance(o, tile.ViewLoadOp | tile.ViewStoreOp)
-                    and not (self.tma and (_dot_operand_in_loop(o) or isinstance(o, tile.ViewStoreOp)
-                                       and outside_loops(o)))]
+                    and not (self.tma and _left_for_tma(o))]
         for access in accesses:
             lower_view_access(access)
         for view in [o for o in op.walk() if isinstance(o, tile.MakeViewOp)]:
@@ -72,6 +71,14 @@ def _dot_operand_in_loop(op: Operation) -> bool:
     return (len(uses) == 1 and isinstance(uses[0].operation, tile.DotOp) and uses[0].index < 2
             and uses[0].operation.parent is op.parent
             and isinstance(op.parent_op(), scf.ForOp))
+
+
+def _left_for_tma(op: tile.ViewLoadOp | tile.ViewStoreOp) -> bool:
+    """A load feeding a dot in a loop (``pipeline-loads``), a store outside loops
+    (``tma-stores``)."""
+    if isinstance(op, tile.ViewStoreOp):
+        return outside_loops(op)
+    return _dot_operand_in_loop(op)
 
 
 def outside_loops(op: Operation) -> bool:

@@ -423,6 +423,12 @@ def _put(op: Operation, point: InsertPoint, loc: Operation) -> None:
     Rewriter.insert_op(op, point)
 
 
+def tma_box(rows: int, cols: int, bits: int) -> bool:
+    """Whether TMA moves a ``rows`` x ``cols`` tile of ``bits``-bit elements in swizzled
+    boxes: whole 128-byte atoms wide, rows in eights and at most a box."""
+    return rows % 8 == 0 and rows <= MAX_BOX and cols * bits % (8 * SWIZZLE_BYTES) == 0
+
+
 def _swizzles(rows: int, cols: int, bits: int) -> bool:
     """Whether an ``ldmatrix``-read stage of ``rows`` x ``cols`` ``bits``-bit elements is
     128-byte swizzled rather than padded: 16-bit rows of whole 128-byte atoms. A padded row
@@ -478,7 +484,7 @@ def _tma_view(load: tile.ViewLoadOp, facts: AxisInfoAnalysis) -> bool:
     if not isinstance(view, tile.MakeViewOp) or load.padding.data not in ("zero", "undetermined"):
         return False
     (rows, cols), bits = t.get_shape(), bits_of(t.element_type)  # pyright: ignore
-    if bits != 16 or rows % 8 or rows > MAX_BOX or cols * bits % (8 * SWIZZLE_BYTES):
+    if bits != 16 or not tma_box(rows, cols, bits):
         return False
     return tma_describes(view, bits, facts)
 

@@ -30,9 +30,8 @@ from xdsl.rewriter import Rewriter
 
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
 from compiler.passes.lower_array_views import element_starts, outside_loops
-from compiler.passes.pipeline_loads import MAX_BOX, tma_describes
+from compiler.passes.pipeline_loads import tma_box, tma_describes
 from dialects import tile
-from dialects.tile.async_copy import SWIZZLE_BYTES
 
 _ELEMENTS = (f16, bf16, f32, i32)  # what tensor maps are made for (``ptx.tensor_maps``)
 _ACCESSES = (tile.LoadOp, tile.ViewLoadOp, tile.AtomicRMWOp, tile.AtomicCASOp, tile.StoreOp,
@@ -45,8 +44,7 @@ def _tma_writable(op: tile.ViewStoreOp, facts: AxisInfoAnalysis) -> bool:
             or len(t.get_shape()) != 2:
         return False
     (rows, cols), bits = t.get_shape(), bits_of(t.element_type)
-    if t.element_type not in _ELEMENTS or rows % 8 or rows > MAX_BOX \
-            or cols * bits % (8 * SWIZZLE_BYTES):
+    if t.element_type not in _ELEMENTS or not tma_box(rows, cols, bits):
         return False
     return tma_describes(view, bits, facts)
 
