@@ -37,7 +37,7 @@ from dialects import tile
 _TILE = ["canonicalize", "cse"]
 _TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads{{cp-async={mma}}}", "strip-mine",
             "assign-layouts{{vector-bits={bits} mma={mma}}}",
-            "tile-to-simt{{shared-trip-bytes={trip}}}", "canonicalize", "cse"]
+            "tile-to-simt{{shared-trip-bytes={trip}}}", "canonicalize", "cse", "rematerialize"]
 # debug=True: bounds checks go in front of the accesses once lower-control has made every
 # pointer traceable to its argument; strip-debug then lowers them with print/assert.
 _DEBUG_START = ["lower-control", "check-bounds", "strip-debug"]

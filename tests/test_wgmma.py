@@ -347,3 +347,70 @@ def test_bf16_torch_matmul_on_wgmma_gpu():
     example.launch(a, b, c, backend="ptx", BM=128, BN=128, BK=64, num_warps=4, num_stages=3)
     want = a.double() @ b.double()
     assert ((c.double() - want).abs().max() / want.abs().max()).item() < 2.0**-7
+
+
+@tc.kernel
+def dot_and_divide(a, b, c, x, y, q, K, N, BLOCK: tl.constexpr):
+    """A wgmma dot (64 x 64, k in a loop) and an elementwise division, in one kernel."""
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), tl.float32)
+    for k0 in range(0, K, 64):
+        at = tl.load(a + r[:, None] * K + k0 + r[None, :])
+        bt = tl.load(b + (k0 + r[:, None]) * 64 + r[None, :])
+        acc = tl.dot(at, bt, acc)
+    tl.store(c + r[:, None] * 64 + r[None, :], acc)
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < N
+    tl.store(q + i, tl.load(x + i, mask=m, other=1.0) / tl.load(y + i, mask=m, other=1.0),
+             mask=m)
+
+
+DIVIDE_SIGNATURE = "*fp16,*fp16,*fp32,*fp32,*fp32,*fp32,i32,i32"
+
+
+def test_a_division_beside_wgmma_is_inline():
+    """ptxas calls a slow path for ``div.rn.f32`` and then serializes every wgmma of the
+    kernel: beside a wgmma the division is inline (f64 Newton steps), in no other kernel."""
+    ptx = tc.compile(dot_and_divide, backend="ptx", target="sm_90", num_warps=4,
+                     signature=DIVIDE_SIGNATURE, constants={"BLOCK": 1024}).asm["ptx"]
+    assert "wgmma.mma_async" in ptx and "div.rn.f32" not in ptx
+    assert "rcp.approx.ftz.f64" in ptx and "cvt.rn.f32.f64" in ptx
+    ampere = tc.compile(dot_and_divide, backend="ptx", target="sm_80", num_warps=4,
+                        signature=DIVIDE_SIGNATURE, constants={"BLOCK": 1024}).asm["ptx"]
+    assert "div.rn.f32" in ampere and "rcp.approx.ftz.f64" not in ampere
+
+
+def _division_cases() -> tuple[np.ndarray, np.ndarray]:
+    """Random bit patterns (every exponent, subnormals, infinities, NaNs), the special
+    values against each other, and quotients exactly halfway between two subnormals."""
+    rng = np.random.default_rng(11)
+    x, y = (rng.integers(0, 2**32, 60_000, dtype=np.uint64).astype(np.uint32)
+            .view(np.float32) for _ in range(2))
+    tiny = np.float32(2.0**-149)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -3.0, tiny, -tiny,
+                        np.finfo(np.float32).max, np.finfo(np.float32).tiny, 0.5], np.float32)
+    sx, sy = (v.ravel() for v in np.meshgrid(special, special))
+    odd = (2 * np.arange(1, 2000) + 1).astype(np.float32) * tiny
+    halves = np.resize(np.array([2.0, -2.0, 4.0, 8.0], np.float32), odd.size)
+    return np.concatenate([x, sx, odd]), np.concatenate([y, sy, halves])
+
+
+@pytest.mark.gpu
+def test_a_division_beside_wgmma_is_correctly_rounded_gpu():
+    ok, why = availability("ptx")
+    if not ok:
+        pytest.skip(f"ptx: {why}")
+    x, y = _division_cases()
+    n, k = x.size, 128
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal(s).astype(np.float16) for s in ((64, k), (k, 64)))
+    c, q = np.zeros((64, 64), np.float32), np.zeros(n, np.float32)
+    dot_and_divide[(tc.cdiv(n, 1024),)](a, b, c, x, y, q, k, n, BLOCK=1024, backend="ptx")
+    with np.errstate(all="ignore"):
+        want = x / y
+    both_nan = np.isnan(q) & np.isnan(want)
+    wrong = ~both_nan & (q.view(np.uint32) != want.view(np.uint32))
+    assert not wrong.any(), (x[wrong][:5], y[wrong][:5], q[wrong][:5], want[wrong][:5])
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-3,
+                               atol=1e-3)
+

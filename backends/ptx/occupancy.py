@@ -3,9 +3,10 @@ register cap that would let it hold more.
 
 A memory-bound kernel hides latency with warps: layernorm at 16 warps takes 43 registers a
 thread, so two programs share an SM (32 warps); at 32 registers, four do (64 warps, twice
-the loads in flight); causal attention at BN 64 takes 133, one program of 8 warps, and
-128 fits two. ``generate`` asks ptxas for that occupancy (``.minnctapersm``) when a kernel
-is a little above a cap, and keeps the result only if it spills next to nothing.
+the loads in flight); a kernel of 8 warps a few registers over 128 holds one program,
+and a cap of 128 fits two. ``generate`` asks ptxas for that occupancy (``.minnctapersm``)
+when a kernel is a little above a cap, and keeps the result only if it spills next to
+nothing.
 """
 
 from __future__ import annotations

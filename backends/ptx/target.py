@@ -19,7 +19,7 @@ from dialects.ptx import TensorMapParamOp
 INPUT = "simt"
 VECTOR_BITS = 128  # ld/st.global.v4.b32
 SHARED_TRIP_BYTES = 48 * 1024  # a layout conversion's trip: the static shared-memory limit
-PASSES = ("place-shared", "simt-to-ptx", "schedule-wgmma", "spread-copies")
+PASSES = ("place-shared", "simt-to-ptx", "inline-slow-paths", "schedule-wgmma", "spread-copies")
 WGMMA_ARCHS = ("sm_90", "sm_90a")  # Hopper: wgmma exists only in the sm_90a ISA
 # A kernel of more PTX lines than this is not assembled again with a register cap: a cap
 # costs a second assembly, and ptxas' time grows with the PTX (a 128x64 one-warp transpose
