@@ -4,7 +4,7 @@ to a call in a kernel that has ``wgmma``.
 ptxas compiles a correctly rounded f32 division (``div.rn.f32``) to a fast path and a
 called slow path, and a call anywhere in a function makes it serialize every wgmma of
 that function (its C7509 note): each waits for the one before to finish, so a single
-``1 / l`` in attention's epilogue halves the rate of the tensor cores in its loop. Here
+``1 / l`` in attention's epilogue made every wgmma of its loops wait for the last. Here
 each such division becomes inline instructions that compute the same correctly rounded
 quotient: in f64, where an f32 quotient's operands are exact and far from the ends of
 the range, a reciprocal refined by Newton's method and one remainder correction give
@@ -12,7 +12,8 @@ the quotient within half an f64 ulp and a little more; rounding that to f32 is c
 because an f32 quotient is either a midpoint of two f32 values exactly (then the
 corrected f64 quotient is that midpoint) or at least 2^-49 of itself away from every
 midpoint. Zero, infinite and NaN operands take a product with the same IEEE special
-value and sign as the quotient (``special``).
+value and sign as the quotient (``special``). Other instructions ptxas calls for
+(``sqrt.rn``, f64 division, 64-bit integer division) are left as they are.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from dialects import ptx
 from dialects.tile import like
 
 INF = float("inf")
-NEWTON_STEPS = 2  # rcp.approx.ftz.f64 is good to ~2^-23: 2^-46, then f64's rounding
+NEWTON_STEPS = 2  # each squares rcp.approx's relative error: below f64's rounding
 
 
 class _Builder:
