@@ -379,7 +379,7 @@ class KernelFunction:
                 direct(grid, runtime)
             else:
                 ck.launch(grid, list(runtime), verify)
-        except TilecError as e:
+        except TilecError as e:  # ``_public``, written out: one call less a launch
             raise e.with_traceback(None) from None
 
     def _unhashable(self, args: Sequence[Any], kwargs: dict) -> str:

@@ -33,7 +33,8 @@ from dialects import tile
 # into offsets, prefetches the loads feeding dots in loops (into shared memory where the
 # target copies asynchronously), loops over chunks of elementwise tiles (transposes too)
 # too large for the threads, picks layouts (for its access width and tensor cores, if it
-# has them) and lowers to per-thread code, then runs its own passes.
+# has them), lowers to per-thread code and computes again after each loop the index
+# vectors used after it (``rematerialize``), then runs its own passes.
 _TILE = ["canonicalize", "cse"]
 _TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads{{cp-async={mma}}}", "strip-mine",
             "assign-layouts{{vector-bits={bits} mma={mma}}}",

@@ -87,8 +87,7 @@ def special(b: _Builder, a: SSAValue, d: SSAValue) -> SSAValue:
 
 
 def _has_wgmma(kernel: Operation) -> bool:
-    return any(isinstance(op, ptx.MmaOp) and op.opcode.data.startswith("wgmma.")
-               for op in kernel.walk())
+    return any(isinstance(op, ptx.MmaOp) and op.is_wgmma for op in kernel.walk())
 
 
 def inline_divisions(kernel: Operation) -> None:

@@ -32,7 +32,7 @@ def emit_ldmatrix(p: KernelPrinter, op: ptx.LdMatrixOp) -> None:
 
 @emits(ptx.MmaOp)
 def emit_mma(p: KernelPrinter, op: ptx.MmaOp) -> None:
-    if op.opcode.data.startswith("wgmma."):
+    if op.is_wgmma:
         _wgmma(p, op)
         return
     groups = ", ".join(_group(p, v) for v in (op.result, op.a, op.b, op.c))
@@ -51,7 +51,7 @@ def emit_repack(p: KernelPrinter, op: ptx.RepackOp) -> None:
 
 def _wgmma(p: KernelPrinter, op: ptx.MmaOp) -> None:
     c = op.c
-    chained = (isinstance(c.owner, ptx.MmaOp) and c.owner.opcode.data.startswith("wgmma.")
+    chained = (isinstance(c.owner, ptx.MmaOp) and c.owner.is_wgmma
                and len(list(c.uses)) == 1)
     zero = not chained and op.in_place is None and _is_zero(c)
     if chained or op.in_place is not None or _dies_here(c):

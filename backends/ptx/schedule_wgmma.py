@@ -24,7 +24,7 @@ from dialects import ptx
 
 
 def _is_wgmma(op: Operation) -> bool:
-    return isinstance(op, ptx.MmaOp) and op.opcode.data.startswith("wgmma.")
+    return isinstance(op, ptx.MmaOp) and op.is_wgmma
 
 
 def _group(first: Operation) -> list[Operation]:

@@ -80,6 +80,11 @@ class MmaOp(IRDLOperation):
                                               ("b_k_major", b_k_major)) if on}
         super().__init__(operands=[a, b, c], result_types=[c.type], properties=props)
 
+    @property
+    def is_wgmma(self) -> bool:
+        """A warpgroup MMA (Hopper's ``wgmma.mma_async``), not an ``mma.sync``."""
+        return self.opcode.data.startswith("wgmma.")
+
     def verify_(self) -> None:
         wgmma = self.opcode.data.startswith("wgmma.mma_async.")
         if not (wgmma or self.opcode.data.startswith("mma.sync.")):
