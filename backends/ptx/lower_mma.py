@@ -18,7 +18,8 @@ and packed again), f32 by ``cvt.rna.tf32.f32``.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import VectorType, i32, i64
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, VectorType, i32, i64
 from xdsl.ir import SSAValue
 
 from backends.ptx.lower_core import BYTES, Lowering, dtype, lowers
@@ -76,14 +77,42 @@ def wgmma(lo: Lowering, op: simt.WgmmaOp) -> SSAValue:
 
 def _descriptor(lo: Lowering, buffer: SSAValue, index: SSAValue, lbo: int, sbo: int
                 ) -> SSAValue:
-    """The matrix descriptor of the operand at element ``index`` of shared ``buffer``."""
+    """The matrix descriptor of the operand at element ``index`` of shared ``buffer``. An
+    index ``x + c`` whose constant ``c`` is a whole number of 16-byte units is ``x``'s start
+    field plus those units: the k steps of a dot (and the dots of one stage) share the
+    address arithmetic of ``x``. The field cannot carry into the next: shared addresses
+    are below 2**18, so every start field (address >> 4) fits its 14 bits."""
     size = BYTES[dtype(buffer.type.element_type)]  # pyright: ignore[reportAttributeAccessIssue]
-    addr = lo.inst("mad.lo.s32", [lo.values[index], lo.const(size, "i32"), lo.values[buffer]],
-                   i32)
-    start = lo.inst("bfe.u32", [addr, lo.const(4, "i32"), lo.const(14, "i32")], i32)
-    fixed = SWIZZLE_128B | (sbo >> 4) << 32 | (lbo >> 4) << 16
-    return lo.inst("or.b64", [lo.inst("cvt.u64.u32", [start], i64), lo.const(fixed, "i64")],
-                   i64)
+    base, units = _constant_part(index, size)
+    start_key, low_key = ("start", buffer, base), ("low", buffer, base, lbo)
+    if start_key not in lo.memo:
+        addr = lo.inst("mad.lo.s32", [lo.values[base], lo.const(size, "i32"),
+                                      lo.values[buffer]], i32)
+        lo.memo[start_key] = lo.inst("bfe.u32", [addr, lo.const(4, "i32"),
+                                                 lo.const(14, "i32")], i32)
+    if low_key not in lo.memo:  # start address and leading byte offset
+        lo.memo[low_key] = lo.inst("or.b32", [lo.memo[start_key],
+                                              lo.const((lbo >> 4) << 16, "i32")], i32)
+    low = lo.memo[low_key]
+    if units:
+        low = lo.inst("add.s32", [low, lo.const(units, "i32")], i32)
+    high = SWIZZLE_128B | (sbo >> 4) << 32
+    return lo.inst("or.b64", [lo.inst("cvt.u64.u32", [low], i64), lo.const(high, "i64")], i64)
+
+
+def _constant_part(index: SSAValue, size: int) -> tuple[SSAValue, int]:
+    """``(x, c * size / 16)`` for ``index = x + c`` (SIMT ``arith.addi``s of non-negative
+    constants) where ``c * size`` is a multiple of 16 bytes, else ``(index, 0)``."""
+    base, offset = index, 0
+    while isinstance(add := base.owner, arith.AddiOp):
+        const = add.rhs.owner
+        if not (isinstance(const, arith.ConstantOp) and isinstance(const.value, IntegerAttr)
+                and const.value.value.data >= 0):
+            break
+        base, offset = add.lhs, offset + const.value.value.data
+    if offset * size % 16:
+        return index, 0
+    return base, offset * size // 16
 
 
 _PLAIN = {simt.WgmmaCommitOp: "wgmma.commit_group.sync.aligned",

@@ -19,7 +19,11 @@ from dialects.ptx import MmaOp, TensorMapParamOp
 INPUT = "simt"
 VECTOR_BITS = 128  # ld/st.global.v4.b32
 SHARED_TRIP_BYTES = 48 * 1024  # a layout conversion's trip: the static shared-memory limit
-PASSES = ("place-shared", "simt-to-ptx", "inline-slow-paths", "schedule-wgmma", "spread-copies")
+# dce after simt-to-ptx: the SIMT indices of a dot's k steps are lowered where they stand,
+# and unread once each wgmma's descriptor adds its step to the first one's (lower_mma); left
+# between the wgmmas of a group, they would stop schedule-wgmma issuing it back to back
+PASSES = ("place-shared", "simt-to-ptx", "dce", "inline-slow-paths", "schedule-wgmma",
+          "spread-copies")
 WGMMA_ARCHS = ("sm_90", "sm_90a")  # Hopper: wgmma exists only in the sm_90a ISA
 # A kernel of more PTX lines than this is not assembled again with a register cap: a cap
 # costs a second assembly, and ptxas' time grows with the PTX (a 128x64 one-warp transpose
