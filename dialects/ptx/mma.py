@@ -83,10 +83,10 @@ class MmaOp(IRDLOperation):
     @property
     def is_wgmma(self) -> bool:
         """A warpgroup MMA (Hopper's ``wgmma.mma_async``), not an ``mma.sync``."""
-        return self.opcode.data.startswith("wgmma.")
+        return self.opcode.data.startswith("wgmma.mma_async.")
 
     def verify_(self) -> None:
-        wgmma = self.opcode.data.startswith("wgmma.mma_async.")
+        wgmma = self.is_wgmma
         if not (wgmma or self.opcode.data.startswith("mma.sync.")):
             raise VerifyException(f"ptx.mma: {self.opcode.data!r} is not an mma.sync or wgmma")
         for v in (self.c,) if wgmma else (self.a, self.b, self.c):
