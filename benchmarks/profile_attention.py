@@ -1,7 +1,7 @@
 """Profiling aid: one launch each of tilec's attention with K and V by TMA
-(``examples/attention.py``'s ``attention_descriptor``, BM 128, 8 warps) and of the Triton
-kernel of the same algorithm that ``benchmarks/matmul.py`` compares it with, on
-B4 H32 S4096 f16, for Nsight Compute to set side by side:
+(``examples/attention.py``'s ``attention_descriptor``, BM 128, 8 warps, 4 stages at BN 64)
+and of the Triton kernel of the same algorithm that ``benchmarks/matmul.py`` compares it
+with, on B4 H32 S4096 f16, for Nsight Compute to set side by side:
 
     ncu -k regex:attention --section SpeedOfLight --section WarpStateStats \\
         python benchmarks/profile_attention.py [D] [BN] [causal]
@@ -25,7 +25,8 @@ def main() -> None:
     q, k, v = (torch.randn(batch, heads, seq, d, device="cuda", dtype=torch.float16)
                for _ in range(3))
     out = torch.empty_like(q)
-    attention.launch_descriptor(q, k, v, out, causal, "ptx", BM=128, BN=bn, num_warps=8)
+    attention.launch_descriptor(q, k, v, out, causal, "ptx", BM=128, BN=bn, num_warps=8,
+                                num_stages=4 if bn == 64 else 2)
     triton_attention[(seq // 128, batch * heads)](q, k, v, out, 1 / d**0.5, seq,
                                                   CAUSAL=causal, BM=128, BN=bn, D=d,
                                                   num_warps=8, num_stages=3)

@@ -549,7 +549,9 @@ class WgmmaOp(IRDLOperation):
     ``w`` has rows ``16 w + l / 4 + {0, 8}`` and columns ``8 j + 2 (l % 4) + {0, 1}``
     (``mma.sync``'s m16n8 fragments along n). Asynchronous: D may be read only after a
     ``simt.wgmma_wait`` covers the group a ``simt.wgmma_commit`` closed. ``in_place``: C's
-    registers are dead after it (a loop-carried accumulator), so D may be them.
+    registers are dead after it (a loop-carried accumulator), so D may be them; C may be
+    the accumulator scaled (``acc * x``, nothing else reading ``acc``), then the product
+    may be written over ``acc``.
     ``b_k_major``: B is stored as A is (n x 16, K-major, rows of 8 ``b_sbo`` bytes apart)."""
 
     name = "simt.wgmma"

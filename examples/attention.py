@@ -104,21 +104,22 @@ def attention_descriptor(q, k, v, out, scale, seq_len, rows, CAUSAL: tl.constexp
 
 
 def launch(q, k, v, out, causal: bool = False, backend: str = "auto", BM: int = 64,
-           BN: int = 64, num_warps: int = 4) -> None:
+           BN: int = 64, num_warps: int = 4, num_stages: int = 2) -> None:
     batch, heads, seq_len, d = q.shape
     grid = (tc.cdiv(seq_len, BM), batch * heads)
     attention[grid](q, k, v, out, float(1 / np.sqrt(d)), seq_len, CAUSAL=causal, BM=BM,
-                    BN=BN, D=d, backend=backend, num_warps=num_warps)
+                    BN=BN, D=d, backend=backend, num_warps=num_warps, num_stages=num_stages)
 
 
 def launch_descriptor(q, k, v, out, causal: bool = False, backend: str = "auto",
-                      BM: int = 64, BN: int = 64, num_warps: int = 4) -> None:
+                      BM: int = 64, BN: int = 64, num_warps: int = 4,
+                      num_stages: int = 2) -> None:
     """``attention_descriptor`` on contiguous (batch, heads, seq_len, d) arrays."""
     batch, heads, seq_len, d = q.shape
     grid = (tc.cdiv(seq_len, BM), batch * heads)
     attention_descriptor[grid](q, k, v, out, float(1 / np.sqrt(d)), seq_len,
                                batch * heads * seq_len, CAUSAL=causal, BM=BM, BN=BN, D=d,
-                               backend=backend, num_warps=num_warps)
+                               backend=backend, num_warps=num_warps, num_stages=num_stages)
 
 
 def reference(q, k, v, causal: bool = False) -> np.ndarray:

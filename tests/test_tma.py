@@ -212,16 +212,34 @@ def test_attention_descriptor_copies_k_and_v_by_tma():
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("stages", [2, 4])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("shape", [(1, 2, 200, 64), (2, 3, 333, 128), (1, 1, 64, 64),
                                    (2, 3, 256, 64), (1, 2, 384, 128)])
-def test_attention_descriptor_on_gpu(ptx_device, shape, causal):
+def test_attention_descriptor_on_gpu(ptx_device, shape, causal, stages):
     """Blocks past a head's keys read the next head's rows (or zeros at the end): the
-    scores' mask drops them. Sequences of whole tiles store O by TMA."""
+    scores' mask drops them. Sequences of whole tiles store O by TMA. With 4 stages the
+    P V dot runs on into the next iteration."""
     rng = np.random.default_rng(3)
     q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
     out = np.full(shape, np.nan, np.float16)
-    ex_attention.launch_descriptor(q, k, v, out, causal, "ptx", BM=128, BN=64, num_warps=8)
+    ex_attention.launch_descriptor(q, k, v, out, causal, "ptx", BM=128, BN=64, num_warps=8,
+                                   num_stages=stages)
+    np.testing.assert_allclose(out.astype(np.float64),
+                               ex_attention.reference(q, k, v, causal), atol=2e-2)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("shape", [(1, 2, 200, 64), (2, 2, 384, 128)])
+def test_attention_by_cp_async_running_on_gpu(ptx_device, shape, causal):
+    """The pointer kernel, K and V copied by cp.async into 4 stages: its P V dot runs on
+    into the next iteration as with TMA."""
+    rng = np.random.default_rng(4)
+    q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
+    out = np.full(shape, np.nan, np.float16)
+    ex_attention.launch(q, k, v, out, causal, "ptx", BM=128, BN=64, num_warps=8,
+                        num_stages=4)
     np.testing.assert_allclose(out.astype(np.float64),
                                ex_attention.reference(q, k, v, causal), atol=2e-2)
 

@@ -293,6 +293,36 @@ def test_attention_wgmma_groups_issue_back_to_back():
     assert f"{pv_dot.split(', ')[2].split()[0]} = arith.mulf" in tile_ir
 
 
+@pytest.mark.parametrize("d", [64, 128])
+def test_attention_pv_dot_runs_on_into_the_next_iteration(d):
+    """With 4 stages the P V dot is not waited for in its iteration: the next one's scores
+    dot waits for both (wait_group 0, then again before the rescale, a no-op there). The
+    rescale ``acc * alpha`` writes the accumulator's registers in place, the wgmmas
+    write them too, and the loop hands them on with no copy (which would wait for the
+    wgmmas); the loop's end waits for the last group."""
+    ck = tc.compile(attention.attention_descriptor, backend="ptx", target="sm_90",
+                    num_warps=8, num_stages=4,
+                    signature="*f16,*f16,*f16,*f16,fp32,i32,i32",
+                    constants={"CAUSAL": False, "BM": 128, "BN": 64, "D": d})
+    lines = [line.strip().rstrip(";") for line in ck.asm["ptx"].splitlines()]
+    commits = [i for i, line in enumerate(lines) if line == "wgmma.commit_group.sync.aligned"]
+    assert len(commits) == 4  # the scores and the P V dot of each loop
+    for scores, pv in (commits[:2], commits[2:]):
+        assert lines[scores + 1] == "wgmma.wait_group.sync.aligned 0"
+        assert lines[pv + 1] == "wgmma.wait_group.sync.aligned 1"
+        acc = re.findall(r"%f\d+", lines[pv - 1].split("}")[0])
+        assert len(acc) == d // 2
+        rescale = [i for i, line in enumerate(lines[scores:pv]) if re.fullmatch(
+            r"mul\.rn\.f32 (%f\d+), \1, %f\d+", line)]
+        assert len(rescale) == d // 2 and {lines[scores + i].split()[1].rstrip(",")
+                                           for i in rescale} == set(acc)
+        assert lines[scores + rescale[0] - 1] == "wgmma.wait_group.sync.aligned 0"
+        back = next(i for i in range(pv, len(lines)) if lines[i].startswith("bra.uni"))
+        assert not any(line.split()[1].rstrip(",") in acc for line in lines[pv + 2:back]
+                       if line.startswith("mov"))
+        assert lines[back + 2] == "wgmma.wait_group.sync.aligned 0"
+
+
 def test_two_pipelined_loops_share_their_stages():
     """Attention pipelines two loops (before the diagonal, then the diagonal; or the whole
     blocks, then the partial last one): place-shared puts the second loop's stages and

@@ -71,8 +71,21 @@ def wgmma(lo: Lowering, op: simt.WgmmaOp) -> SSAValue:
     b = _descriptor(lo, op.b, op.b_index, op.b_lbo.value.data, op.b_sbo.value.data)
     elem = dtype(op.a.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
     opcode = f"wgmma.mma_async.sync.aligned.m64n{op.n}k16.f32.{elem}.{elem}"
-    return lo.value(ptx.MmaOp(opcode, a, b, lo.values[op.c], op.in_place is not None,
+    c = lo.values[op.c]
+    if op.in_place is not None:
+        _scale_in_place(c)
+    return lo.value(ptx.MmaOp(opcode, a, b, c, op.in_place is not None,
                               op.b_k_major is not None))
+
+
+def _scale_in_place(c: SSAValue) -> None:
+    """Where an in-place wgmma's C is a loop's accumulator scaled (``acc * alpha``, acc
+    first), the product is written over the accumulator's registers: the wgmma then
+    writes them too, and the loop hands them on without a copy that would wait for it."""
+    scale = ptx.register_source(c).owner
+    if (isinstance(scale, ptx.InstOp) and isinstance(scale.args[0].owner, ptx.RegOp)
+            and scale.args[0].type == scale.result.type):
+        scale.into = IntegerAttr(0, i32)
 
 
 def _descriptor(lo: Lowering, buffer: SSAValue, index: SSAValue, lbo: int, sbo: int

@@ -182,6 +182,8 @@ class KernelPrinter:
 
     @emits(ptx.InstOp)
     def _inst(self, op: ptx.InstOp) -> None:
+        if op.into is not None:
+            self.regs[op.result] = self.reg(op.args[op.into.value.data])
         for i, d in enumerate(self.reg(op.result)):
             self.line(f"{op.opcode.data} {', '.join([d] + [self.lane(a, i) for a in op.args])}")
 

@@ -22,10 +22,12 @@ attention, ``tl.trans(k)``) is not transposed: its source is stored as A is (K-m
 rows of k) and the wgmma reads it so (``b_k_major``).
 Every wgmma of the dot is one group. It is waited for at once, so the accumulator is ready
 and the stages are no longer read when the dot's value is used, unless the dot only adds
-into a loop's accumulator (``pipeline_loads.loop_accumulator``) and ``pipeline-loads``
+into a loop's accumulator (``running_dots.loop_accumulator``) and ``pipeline-loads``
 left the stages it reads alone for one more iteration (``ASYNC_DOT_ATTR``): then the group
 may run on into the next iteration (which waits for all but its own latest), the wgmmas
-write the loop's registers in place, and the wait for all of them follows the loop.
+write the loop's registers in place, and the wait for all of them follows the loop. An
+accumulator the loop rescales first (attention's ``acc * alpha``) is waited for before the
+rescale, which then writes the product over it (``simt.wgmma``'s ``in_place``).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from compiler.passes.layouts import element_ids
 from compiler.passes.lower_async_copy import SWIZZLED_ALIGN, swizzled_index
 from compiler.passes.lower_dot import DOT_LOWERINGS, At, add_offset, shared_vec
 from compiler.passes.lower_mma_dot import Geometry, _join, _lanes, _shuffle
-from compiler.passes.pipeline_loads import loop_accumulator
+from compiler.passes.running_dots import accumulator_scale, loop_accumulator
 from compiler.passes.simt_lowering import Lowering
 from dialects import simt, tile
 from dialects.tile import MmaLayoutAttr
@@ -69,7 +71,10 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
     (a_buf, a_start), (b_buf, b_start) = _operands(lo, op, at, (a_t, b_t), g.wm, fragments)
     if not fragments:
         a_start = _plus_warpgroup(lo, op, at, a_start, g, 64 * atom)
-    looping = ASYNC_DOT_ATTR in op.attributes and loop_accumulator(op) is not None
+    looping = (ASYNC_DOT_ATTR in op.attributes and loop_accumulator(op) is not None
+               and not _stored_in_loop(lo, op, loop, fragments))
+    if looping:
+        _wait_before_scale(op)
     a_of = _a_fragments(op, at, Geometry(m, k, k, 16, g.wm, 1)) if fragments else None
     accs = []
     for t in range(g.rows):  # one chain over k per m16 tile of every warp
@@ -92,6 +97,28 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
         assert loop is not None
         Rewriter.insert_op(simt.WgmmaWaitOp(0), InsertPoint.after(loop))
     lo.replace(op, _join(at, g, accs))
+
+
+def _stored_in_loop(lo: Lowering, op: tile.DotOp, loop: Operation | None,
+                    fragments: bool) -> bool:
+    """Whether an operand of ``op`` is stored into its buffer in every iteration of
+    ``loop`` (defined in it, neither a stage nor A's register fragments): a wgmma still
+    reading it could not run on into the next iteration."""
+    b = lo.transposed[op.b][0] if op.b in lo.transposed else op.b
+    known = {**lo.views, **lo.stored}
+    return any(v not in known and _inside(v, loop) for v in ((b,) if fragments else (op.a, b)))
+
+
+def _wait_before_scale(op: tile.DotOp) -> None:
+    """Before a running-on dot's accumulator is scaled (``acc * x``, its first operand
+    made ``acc``: the product is written over it), the last iteration's wgmmas are
+    waited for."""
+    scale = accumulator_scale(op)
+    if scale is None:
+        return
+    if not isinstance(scale.lhs, BlockArgument):
+        scale.operands = [scale.rhs, scale.lhs]  # exact: a float product commutes
+    Rewriter.insert_op(simt.WgmmaWaitOp(0), InsertPoint.before(scale))
 
 
 def _a_fragments(op: tile.DotOp, at: At, ga: Geometry):

@@ -64,6 +64,7 @@ from compiler.passes.assign_layouts import (
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
 from compiler.passes.layouts import padded_row
 from compiler.passes.lower_array_views import is_unit, lower_view_access
+from compiler.passes.running_dots import may_run_on
 from dialects import tile
 from dialects.tile.async_copy import ASYNC_DOT_ATTR, SWIZZLE_BYTES
 
@@ -580,32 +581,19 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
         wgmma_ok(d, num_warps) and _in_registers(d, loads) <= MMA_STAGING_BYTES  # pyright: ignore
         for d in dots)
     # a dot may run on into the next iteration only if it reads stages alone (an operand
-    # in registers is stored into the dot's buffer again in the next iteration), and only
-    # where the loads stay 2 iterations ahead: a 48 KiB TMA stage takes longer than one
-    # iteration to land (128x256x64 f16 on an H200: 3 stages 66% of cuBLAS running on,
-    # 79% waited for; 4 stages 99% running on, 80% waited for)
-    lag = int(wgmma and depth > 2 and all(loop_accumulator(d) is not None  # pyright: ignore
-                                          and not _in_registers(d, loads) for d in dots))
+    # in registers is stored into the dot's buffer again in the next iteration; attention's
+    # P, taken as register fragments, is not), and only where the loads stay 2 iterations
+    # ahead: a 48 KiB TMA stage takes longer than one iteration to land (128x256x64 f16 on
+    # an H200: 3 stages 66% of cuBLAS running on, 79% waited for; 4 stages 99% running on,
+    # 80% waited for)
+    running = [d for d in dots if may_run_on(d, loads)] if wgmma and depth > 2 else []  # pyright: ignore
+    lag = int(bool(running))
     args[2] = depth - lag  # the same number of stages: one more is still being read
-    for d in dots if lag else ():
+    for d in running:
         d.attributes[ASYNC_DOT_ATTR] = UnitAttr()
     pipeliner = _TmaPipeliner if tma else _AsyncPipeliner
     pipeliner(*args, wgmma_warps=num_warps if wgmma else 0, lag=lag).run()
     return True
-
-
-def loop_accumulator(dot: tile.DotOp) -> BlockArgument | None:
-    """The loop-carried accumulator ``dot`` adds into and only hands on (``acc =
-    tl.dot(a, b, acc)`` is all the loop does with ``acc``), else None: such a dot may
-    still be running when the next iteration's dot starts on the same registers."""
-    acc, body = dot.acc, dot.parent
-    if not (isinstance(acc, BlockArgument) and acc.block is body and body is not None
-            and isinstance(body.parent_op(), scf.ForOp) and len(list(acc.uses)) == 1):
-        return None
-    uses = list(dot.result.uses)
-    if len(uses) != 1 or uses[0].operation is not body.last_op or uses[0].index != acc.index - 1:
-        return None
-    return acc
 
 
 @dataclass(frozen=True)

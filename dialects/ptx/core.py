@@ -93,12 +93,16 @@ def param_register_type(t: Attribute) -> Attribute:
 
 @irdl_op_definition
 class InstOp(IRDLOperation):
-    """One PTX instruction ``opcode d, a, b, ...`` per lane; scalar operands broadcast."""
+    """One PTX instruction ``opcode d, a, b, ...`` per lane; scalar operands broadcast.
+    ``into``: ``d`` is the registers of that operand, which nothing reads after (a loop's
+    accumulator scaled in place while a wgmma that writes it may still be running)."""
 
     name = "ptx.inst"
     opcode = prop_def(StringAttr)
     args = var_operand_def()
     result = result_def()
+    into = opt_prop_def(IntegerAttr[I32])
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$opcode $args attr-dict `:` functional-type($args, $result)"
     traits = traits_def(Pure())
 
@@ -110,6 +114,10 @@ class InstOp(IRDLOperation):
         if not self.opcode.data or " " in self.opcode.data:
             raise VerifyException(f"ptx.inst: bad opcode {self.opcode.data!r}")
         check_register(self, self.result.type)
+        if self.into is not None and not (
+                0 <= self.into.value.data < len(self.args)
+                and self.args[self.into.value.data].type == self.result.type):
+            raise VerifyException("ptx.inst: into names an operand of the result's type")
         k = lanes(self.result.type)
         for a in self.args:
             check_register(self, a.type)

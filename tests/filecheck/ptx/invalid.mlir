@@ -17,6 +17,14 @@ func.func @inst_opcode(%a: i32) {
 
 // -----
 
+// CHECK: {{^}}ptx.inst: into names an operand of the result's type{{$}}
+func.func @inst_into(%a: vector<4xf32>, %s: f32) {
+  %r = ptx.inst "mul.rn.f32" %a, %s {into = 1 : i32} : (vector<4xf32>, f32) -> vector<4xf32>
+  func.return
+}
+
+// -----
+
 // CHECK: {{^}}ptx.inst: index is not a PTX register type{{$}}
 func.func @inst_type(%a: index) {
   %r = ptx.inst "mov.b64" %a : (index) -> index
