@@ -222,7 +222,8 @@ def test_cli_compile_backends_and_opt(tmp_path):
 EXAMPLES = ["vector_add", "fused_activation", "masked_shift", "histogram", "softmax",
             "layernorm", "cumsum", "matmul", "persistent_matmul", "attention", "tile/vector_add",
             "tile/layernorm", "tile/transpose", "tile/softmax", "tile/matmul",
-            "dropout", "rotary", "topk_routing", "triton_port", "quantize", "web/mandelbrot"]
+            "dropout", "rotary", "topk_routing", "triton_port", "quantize", "grouped_matmul",
+            "web/mandelbrot"]
 
 
 def test_cli_reports_compile_errors_without_traceback():
