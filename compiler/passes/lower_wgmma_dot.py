@@ -113,11 +113,12 @@ def _wait_before_scale(op: tile.DotOp) -> None:
     """Before a running-on dot's accumulator is scaled (``acc * x``, its first operand
     made ``acc``: the product is written over it), the last iteration's wgmmas are
     waited for."""
-    scale = accumulator_scale(op)
-    if scale is None:
+    found = accumulator_scale(op)
+    if found is None:
         return
-    if not isinstance(scale.lhs, BlockArgument):
-        scale.operands = [scale.rhs, scale.lhs]  # exact: a float product commutes
+    scale, acc = found
+    if scale.lhs is not acc:
+        scale.operands = [acc, scale.lhs]  # exact: a float product commutes
     Rewriter.insert_op(simt.WgmmaWaitOp(0), InsertPoint.before(scale))
 
 

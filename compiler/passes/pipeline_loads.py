@@ -64,7 +64,7 @@ from compiler.passes.assign_layouts import (
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
 from compiler.passes.layouts import padded_row
 from compiler.passes.lower_array_views import is_unit, lower_view_access
-from compiler.passes.running_dots import may_run_on
+from compiler.passes.running_dots import b_source, may_run_on
 from dialects import tile
 from dialects.tile.async_copy import ASYNC_DOT_ATTR, SWIZZLE_BYTES
 
@@ -519,9 +519,8 @@ def _dot_of(load: tile.LoadOp | tile.ViewLoadOp) -> tile.DotOp | None:
 def _in_registers(dot: tile.DotOp, loads: list) -> int:
     """The bytes of ``dot``'s operands that none of ``loads`` stages (B may be the
     transpose of one): wgmma reads them from a buffer every thread stores them to."""
-    b = dot.b.owner.src if isinstance(dot.b.owner, tile.TransOp) else dot.b
     return sum(prod(v.type.get_shape()) * bits_of(v.type.element_type) // 8  # pyright: ignore
-               for v in (dot.a, b) if v.owner not in loads)
+               for v in (dot.a, b_source(dot)) if v.owner not in loads)
 
 
 def _by_tma(loads: list, num_warps: int, facts: AxisInfoAnalysis) -> bool:

@@ -17,9 +17,14 @@ def may_run_on(dot: tile.DotOp, loads: list) -> bool:
     """Whether ``dot`` adds into a loop's accumulator and reads nothing that is stored for
     it in the loop: its operands are staged, or A is taken as register fragments from
     another dot's result (attention's P)."""
-    b = dot.b.owner.src if isinstance(dot.b.owner, tile.TransOp) else dot.b
-    return loop_accumulator(dot) is not None and b.owner in loads and (
+    return loop_accumulator(dot) is not None and b_source(dot).owner in loads and (
         dot.a.owner in loads or _from_dot(dot.a, dot.parent))
+
+
+def b_source(dot: tile.DotOp) -> SSAValue:
+    """What a stage would hold for ``dot``'s B: B, or the tile it is the transpose of
+    (read K-major)."""
+    return dot.b.owner.src if isinstance(dot.b.owner, tile.TransOp) else dot.b
 
 
 def _from_dot(v: SSAValue, body: Block | None) -> bool:
@@ -37,15 +42,16 @@ def _from_dot(v: SSAValue, body: Block | None) -> bool:
     return False
 
 
-def accumulator_scale(dot: tile.DotOp) -> arith.MulfOp | None:
+def accumulator_scale(dot: tile.DotOp) -> tuple[arith.MulfOp, BlockArgument] | None:
     """The ``acc * x`` that ``dot`` adds into and nothing else reads (attention's rescaled
-    output), with ``acc`` a block argument of ``dot``'s block, else None."""
+    output), and ``acc``, its one operand that is a block argument of ``dot``'s block;
+    else None."""
     mul = dot.acc.owner
     if not (isinstance(mul, arith.MulfOp) and dot.acc.has_one_use()
             and mul.parent is dot.parent):
         return None
     args = [x for x in mul.operands if isinstance(x, BlockArgument) and x.block is dot.parent]
-    return mul if len(args) == 1 else None
+    return (mul, args[0]) if len(args) == 1 else None
 
 
 def loop_accumulator(dot: tile.DotOp) -> BlockArgument | None:
@@ -53,11 +59,8 @@ def loop_accumulator(dot: tile.DotOp) -> BlockArgument | None:
     tl.dot(a, b, acc)``, or ``tl.dot(a, b, acc * x)`` (``accumulator_scale``), is all the
     loop does with ``acc``. Such a dot may still be running when the next iteration's dot
     starts on the same registers."""
-    acc, body = dot.acc, dot.parent
-    scale = accumulator_scale(dot)
-    if scale is not None:
-        acc = next(x for x in scale.operands if isinstance(x, BlockArgument)
-                   and x.block is body)
+    scale, body = accumulator_scale(dot), dot.parent
+    acc = dot.acc if scale is None else scale[1]
     if not (isinstance(acc, BlockArgument) and acc.block is body and body is not None
             and isinstance(body.parent_op(), scf.ForOp) and len(list(acc.uses)) == 1):
         return None
