@@ -86,10 +86,6 @@ def special(b: _Builder, a: SSAValue, d: SSAValue) -> SSAValue:
                                                                i1)], f64)], f64)
 
 
-def _has_wgmma(kernel: Operation) -> bool:
-    return any(isinstance(op, ptx.MmaOp) and op.is_wgmma for op in kernel.walk())
-
-
 def inline_divisions(kernel: Operation) -> None:
     for op in list(kernel.walk()):
         if isinstance(op, ptx.InstOp) and op.opcode.data == "div.rn.f32":
@@ -105,5 +101,5 @@ class InlineSlowPaths(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in op.body.block.ops:
-            if _has_wgmma(kernel):
+            if ptx.has_wgmma(kernel):
                 inline_divisions(kernel)

@@ -14,7 +14,7 @@ from backends.ptx.printer import print_ptx
 from compiler import timing
 from compiler.errors import CompileError
 from compiler.target import Generated
-from dialects.ptx import MmaOp, TensorMapParamOp
+from dialects.ptx import TensorMapParamOp, has_wgmma
 
 INPUT = "simt"
 VECTOR_BITS = 128  # ld/st.global.v4.b32
@@ -65,7 +65,7 @@ def _occupied(module: ModuleOp, arch: str, ptx: str, built: Assembled, shared: i
 
 
 def generate(module: ModuleOp, arch: str) -> Generated:
-    if any(isinstance(op, MmaOp) and op.is_wgmma for op in module.walk()):
+    if has_wgmma(module):
         arch = "sm_90a"
     with timing.phase("codegen: print PTX"):
         ptx = print_ptx(module, arch=arch)

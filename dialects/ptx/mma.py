@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I32, StringAttr, UnitAttr, VectorType, i32, i64
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -120,3 +120,8 @@ class RepackOp(IRDLOperation):
             raise VerifyException("ptx.repack moves K i32 registers to 2 K 16-bit ones or back")
 
 
+
+
+def has_wgmma(op: Operation) -> bool:
+    """Whether ``op`` (a kernel, a module) holds a warpgroup MMA."""
+    return any(isinstance(o, MmaOp) and o.is_wgmma for o in op.walk())
