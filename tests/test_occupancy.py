@@ -30,7 +30,10 @@ def test_programs_per_sm(registers, threads, shared, programs):
     (60, 512, 0, None),  # 32 is too far below 60
     (40, 256, 100 * 1024, None),  # shared memory, not registers, allows 2
     (70, 256, 0, (4, 64)),  # not 8 programs (32 registers: too far), but 4
-    (36, 256, 0, (8, 32)),
+    (36, 256, 0, None),  # 6 programs, 48 warps: enough overlap, a cap would take loads
+    (36, 512, 0, (4, 32)),  # 3 programs
+    (77, 128, 0, None),  # 4-warp softmax: 6 programs, 24 warps
+    (255, 32, 0, (11, 184)),  # 8 programs, but of one warp each: 8 warps
     (133, 256, 66 * 1024, (2, 128)),  # causal attention: shared memory allows 3, 85 is far
 ])
 def test_register_cap(registers, threads, shared, cap):

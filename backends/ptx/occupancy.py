@@ -7,6 +7,13 @@ the loads in flight); a kernel of 8 warps a few registers over 128 holds one pro
 and a cap of 128 fits two. ``generate`` asks ptxas for that occupancy (``.minnctapersm``)
 when a kernel is a little above a cap, and keeps the result only if it spills next to
 nothing.
+
+Where the SM already holds four programs and 16 warps, no cap: one program's reductions
+and barriers overlap the others' loads there, and a cap only takes the registers that
+keep a thread's loads in flight. Measured on an H200 (8192x4096 f32 rows), softmax at 4
+warps holds 6 programs with 77 registers, 9 capped to 56, and the cap cost 2% (71.6 us
+against 70.0); its ``e * (1 / sum)`` form at 8 warps lost 10% (77.3 against 70.4).
+Layernorm at 8 and 16 warps (3 and 2 programs) gains 5% and 20% from its cap.
 """
 
 from __future__ import annotations
@@ -20,6 +27,9 @@ REGISTER_GRANULE = 8  # a thread's registers are allocated 8 at a time (256 a wa
 MIN_CAP = 24  # below this a cap costs more in spills than occupancy gives
 CLOSE = 0.7  # cap only kernels that need at most 30% fewer registers
 SPILL_BUDGET = 64  # bytes of spill stores a capped kernel may have (they stay in L1)
+# An SM holding this many programs and warps already hides one program's barriers and
+# reductions behind the others' loads: there a cap only takes registers from its loads
+OVERLAPPED_PROGRAMS, OVERLAPPED_WARPS = 4, 16
 
 
 def programs_per_sm(registers: int, threads: int, shared: int) -> int:
@@ -40,6 +50,8 @@ def register_cap(registers: int, threads: int, shared: int) -> tuple[int, int] |
     registers close to ``registers`` reaches (threads and shared memory allowing), and
     that cap; None where registers do not stand in the way or no close cap gains one."""
     now = programs_per_sm(registers, threads, shared)
+    if now >= OVERLAPPED_PROGRAMS and now * threads >= OVERLAPPED_WARPS * 32:
+        return None
     for programs in range(_others(threads, shared), now, -1):
         cap = REGISTERS_PER_SM // (programs * threads) // REGISTER_GRANULE * REGISTER_GRANULE
         if cap >= max(MIN_CAP, CLOSE * registers):
