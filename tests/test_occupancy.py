@@ -35,6 +35,7 @@ def test_programs_per_sm(registers, threads, shared, programs):
     (36, 512, 0, (4, 32)),  # 3 programs
     (77, 128, 0, None),  # 4-warp softmax: 6 programs, 24 warps
     (255, 32, 0, (11, 184)),  # 8 programs, but of one warp each: 8 warps
+    (108, 32, 0, None),  # one-warp 64x64 transpose: 18 programs, 18 warps
     (133, 256, 66 * 1024, (2, 128)),  # causal attention: shared memory allows 3, 85 is far
 ])
 def test_register_cap(registers, threads, shared, cap):
