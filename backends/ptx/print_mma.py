@@ -51,8 +51,7 @@ def emit_repack(p: KernelPrinter, op: ptx.RepackOp) -> None:
 
 def _wgmma(p: KernelPrinter, op: ptx.MmaOp) -> None:
     c = op.c
-    chained = (isinstance(c.owner, ptx.MmaOp) and c.owner.is_wgmma
-               and len(list(c.uses)) == 1)
+    chained = ptx.is_wgmma(c.owner) and len(list(c.uses)) == 1
     zero = not chained and op.in_place is None and _is_zero(c)
     if chained or op.in_place is not None or _dies_here(c):
         p.regs[op.result] = p.reg(c)

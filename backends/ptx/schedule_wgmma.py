@@ -23,15 +23,11 @@ from xdsl.traits import is_side_effect_free
 from dialects import ptx
 
 
-def _is_wgmma(op: Operation) -> bool:
-    return isinstance(op, ptx.MmaOp) and op.is_wgmma
-
-
 def _group(first: Operation) -> list[Operation]:
     """The ops from the wgmma ``first`` up to its group's commit (or the first op with
     effects that is not a wgmma)."""
     ops, op = [first], first.next_op
-    while op is not None and (_is_wgmma(op) or is_side_effect_free(op)):
+    while op is not None and (ptx.is_wgmma(op) or is_side_effect_free(op)):
         ops.append(op)
         op = op.next_op
     return ops
@@ -42,7 +38,7 @@ def _hoistable(group: list[Operation]) -> list[Operation]:
     inside = set(group)
     feeding: set[Operation] = set()
     for op in reversed(group):
-        if _is_wgmma(op):
+        if ptx.is_wgmma(op):
             sources = (op.a, op.b)  # pyright: ignore[reportAttributeAccessIssue]
         elif op in feeding:
             sources = op.operands
@@ -51,7 +47,7 @@ def _hoistable(group: list[Operation]) -> list[Operation]:
         feeding.update(v.owner for v in sources if v.owner in inside)
     tied: set[Operation] = set()
     for op in group:
-        if _is_wgmma(op) or any(v.owner in tied for v in op.operands):
+        if ptx.is_wgmma(op) or any(v.owner in tied for v in op.operands):
             tied.add(op)
     return [op for op in group if op in feeding and op not in tied]
 
@@ -59,7 +55,7 @@ def _hoistable(group: list[Operation]) -> list[Operation]:
 def schedule_block(block: Block) -> None:
     op = block.first_op
     while op is not None:
-        if not _is_wgmma(op):
+        if not ptx.is_wgmma(op):
             op = op.next_op
             continue
         group = _group(op)
@@ -79,5 +75,5 @@ class ScheduleWgmma(ModulePass):
         for region_op in op.walk():
             for region in region_op.regions:
                 for block in region.blocks:
-                    if any(_is_wgmma(o) for o in block.ops):
+                    if any(ptx.is_wgmma(o) for o in block.ops):
                         schedule_block(block)

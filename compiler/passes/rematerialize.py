@@ -44,16 +44,6 @@ def _tree(v: SSAValue, ops: list[Operation]) -> bool:
     return True
 
 
-def _holder(op: Operation, block: Block) -> Operation | None:
-    """The op of ``block`` that is ``op`` or holds it."""
-    while op.parent_block() is not block:
-        parent = op.parent_op()
-        if parent is None:
-            return None
-        op = parent
-    return op
-
-
 def _copy(ops: list[Operation], before: Operation) -> dict[SSAValue, SSAValue]:
     mapping: dict[SSAValue, SSAValue] = {}
     for op in ops:
@@ -77,7 +67,7 @@ def rematerialize_block(block: Block) -> None:
             continue
         copies: dict[Operation, SSAValue] = {}
         for use in list(value.uses):
-            holder = _holder(use.operation, block)
+            holder = block.find_ancestor_op_in_block(use.operation)
             if holder is None or not any(order[op] < i < order.get(holder, -1) for i in loops):
                 continue
             if holder not in copies:

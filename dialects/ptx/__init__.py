@@ -42,7 +42,7 @@ from dialects.ptx.core import (
     param_register_type,
     register_source,
 )
-from dialects.ptx.mma import LdMatrixOp, MmaOp, RepackOp, has_wgmma
+from dialects.ptx.mma import LdMatrixOp, MmaOp, RepackOp, has_wgmma, is_wgmma
 from dialects.ptx.tma import TENSOR_MAP_ALIGN, TENSOR_MAP_BYTES, AsmOp, TensorMapParamOp
 
 PTX = Dialect("ptx", [LabelOp, BraOp, RegOp, AssignOp,
@@ -56,4 +56,4 @@ __all__ = ["PTX", "REGISTER_CLASSES", "SPECIAL_REGISTERS", "TENSOR_MAP_ALIGN",
            "ConcatOp", "CpAsyncOp", "InstOp", "LabelOp", "LanesOp", "LdGlobalOp", "LdMatrixOp",
            "LdParamOp", "LdSharedOp", "MmaOp", "MovImmOp", "PlainOp", "RegOp", "RepackOp",
            "SRegOp", "SharedOp", "StGlobalOp", "StSharedOp", "TensorMapParamOp",
-           "check_register", "has_wgmma", "lanes", "param_register_type", "register_source"]
+           "check_register", "has_wgmma", "is_wgmma", "lanes", "param_register_type", "register_source"]

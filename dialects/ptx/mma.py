@@ -120,8 +120,11 @@ class RepackOp(IRDLOperation):
             raise VerifyException("ptx.repack moves K i32 registers to 2 K 16-bit ones or back")
 
 
+def is_wgmma(op: Operation | None) -> bool:
+    """Whether ``op`` is a warpgroup MMA."""
+    return isinstance(op, MmaOp) and op.is_wgmma
 
 
 def has_wgmma(op: Operation) -> bool:
     """Whether ``op`` (a kernel, a module) holds a warpgroup MMA."""
-    return any(isinstance(o, MmaOp) and o.is_wgmma for o in op.walk())
+    return any(is_wgmma(o) for o in op.walk())
