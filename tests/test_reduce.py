@@ -570,11 +570,12 @@ def test_wgsl_subgroup_variant_builds():
 
 
 def test_wgsl_shuffles_of_many_lanes_go_in_groups():
-    """A 2048-element scan at one warp shuffles 64 lanes a thread: one helper call (two
-    barriers) for all 16 chunks, not one per chunk; its subgroup version builds too."""
+    """An 8192-element scan at one warp shuffles 64 lanes a thread (64 runs of four): one
+    helper call (two barriers) for all 16 chunks, not one per chunk; its subgroup version
+    builds too."""
     from backends.wgsl import unpack_artifact
     a = np.zeros(16, np.int32)
-    bound = recurrence_scan.bind((a, a, a, 16), {"REVERSE": False, "BLOCK": 2048})
+    bound = recurrence_scan.bind((a, a, a, 16), {"REVERSE": False, "BLOCK": 8192})
     source, facts = unpack_artifact(recurrence_scan.compile_for(bound, "wgsl", 1)._artifact)
     assert "fn shfl_16xvec4i32(v: array<vec4<i32>, 16>" in source
     assert "shfl_vec4i32(" not in source and source.count("workgroupBarrier") == 3

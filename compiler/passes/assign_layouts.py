@@ -24,7 +24,10 @@ they form groups. A group takes its layout from where its tiles go or come from:
    ``dot_layout``: each thread owns a 2-D block of the product, so it reuses every A value
    it reads along its row of the block and every B value down its column;
 4. otherwise the blocked layout of its shape, coalesced along the last dimension for the
-   widest element that shape is loaded or stored as (1-D kernels get exactly this).
+   widest element that shape is loaded or stored as (1-D kernels get exactly this). A
+   group that a ``tile.scan`` runs over gets runs of at least ``SCAN_RUN_BITS`` per
+   thread, also where the target's accesses are narrower (WGSL's 32 bits): a scan crosses
+   the lanes once for each run, so four f32 a run take a quarter of the shuffles of one.
 
 Leaves (``tile.range``, ``tile.splat``, dense constants) are copied per use first, so one
 ``arange`` shared by rows and columns does not tie them together. Where a rule still
@@ -71,6 +74,7 @@ from dialects.tile import (
 
 DEFAULT_ELEM_BITS = 32
 NUM_WARPS_ATTR = "simt.num_warps"
+SCAN_RUN_BITS = 128  # bits of a scan's elements a thread holds in a row, at least
 MMA_STAGING_BYTES = 64 * 1024  # a and b of an mma dot in shared memory, before padding
 __all__ = ["WARP_SIZE", "AssignLayouts", "blocked_layout", "dot_layout", "mma_layout"]
 
@@ -302,6 +306,7 @@ class _Groups:
         self.parent: dict[SSAValue, SSAValue] = {}
         self.rules: dict[SSAValue, list[_Rule]] = {}  # by group root
         self.dots: dict[SSAValue, tile.DotOp] = {}  # group root -> a dot giving it
+        self.scans: set[SSAValue] = set()  # roots of groups a scan runs over
         for op in f.walk():
             self._tie_op(op)
         for op in f.walk():
@@ -345,6 +350,8 @@ class _Groups:
             self._rule(op.outs[0], _Rule(op.srcs[0], op.axis.value.data, forward=True))
         elif isinstance(op, tile.DotOp):
             self.dots[self.find(op.result)] = op
+        elif isinstance(op, tile.ScanOp):
+            self.scans.add(self.find(op.srcs[0]))
 
     def _rule(self, v: SSAValue, rule: _Rule) -> None:
         self.rules.setdefault(self.find(v), []).append(rule)
@@ -390,7 +397,10 @@ class _Assigner:
     def default(self, v: SSAValue) -> BlockedLayoutAttr:
         shape = v.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
         bits = self.bits.get(shape, DEFAULT_ELEM_BITS)
-        return blocked_layout(shape, self.num_warps, bits, self.vector_bits)
+        vector_bits = self.vector_bits
+        if self.groups.find(v) in self.groups.scans:
+            vector_bits = max(vector_bits, SCAN_RUN_BITS)
+        return blocked_layout(shape, self.num_warps, bits, vector_bits)
 
     def run(self) -> None:
         facts = AxisInfoAnalysis(self.f)
