@@ -25,9 +25,10 @@ they form groups. A group takes its layout from where its tiles go or come from:
    it reads along its row of the block and every B value down its column;
 4. otherwise the blocked layout of its shape, coalesced along the last dimension for the
    widest element that shape is loaded or stored as (1-D kernels get exactly this). A
-   group that a ``tile.scan`` runs over gets runs of at least ``SCAN_RUN_BITS`` per
-   thread, also where the target's accesses are narrower (WGSL's 32 bits): a scan crosses
-   the lanes once for each run, so four f32 a run take a quarter of the shuffles of one.
+   group that a ``tile.scan`` runs over gets runs of ``SCAN_RUN_BITS`` per thread where
+   the target's accesses are narrower (WGSL's 32 bits) and a thread would hold many runs
+   (``_many_runs``): a scan crosses the lanes once for each run, so four f32 a run take
+   a quarter of the shuffles of one.
 
 Leaves (``tile.range``, ``tile.splat``, dense constants) are copied per use first, so one
 ``arange`` shared by rows and columns does not tie them together. Where a rule still
@@ -74,7 +75,8 @@ from dialects.tile import (
 
 DEFAULT_ELEM_BITS = 32
 NUM_WARPS_ATTR = "simt.num_warps"
-SCAN_RUN_BITS = 128  # bits of a scan's elements a thread holds in a row, at least
+SCAN_RUN_BITS = 128  # bits of a scan's elements a thread holds in a row, where it has many
+SCAN_LANE_RUNS, SCAN_EXCHANGE_RUNS = 64, 128  # many: runs a thread, runs times warps
 MMA_STAGING_BYTES = 64 * 1024  # a and b of an mma dot in shared memory, before padding
 __all__ = ["WARP_SIZE", "AssignLayouts", "blocked_layout", "dot_layout", "mma_layout"]
 
@@ -397,10 +399,10 @@ class _Assigner:
     def default(self, v: SSAValue) -> BlockedLayoutAttr:
         shape = v.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
         bits = self.bits.get(shape, DEFAULT_ELEM_BITS)
-        vector_bits = self.vector_bits
-        if self.groups.find(v) in self.groups.scans:
-            vector_bits = max(vector_bits, SCAN_RUN_BITS)
-        return blocked_layout(shape, self.num_warps, bits, vector_bits)
+        layout = blocked_layout(shape, self.num_warps, bits, self.vector_bits)
+        if self.groups.find(v) in self.groups.scans and _many_runs(layout, shape):
+            layout = blocked_layout(shape, self.num_warps, bits, SCAN_RUN_BITS)
+        return layout
 
     def run(self) -> None:
         facts = AxisInfoAnalysis(self.f)
@@ -420,6 +422,17 @@ class _Assigner:
         for op in list(self.f.walk()):
             _retype_constant(op)
             _convert_where_needed(op)
+
+
+def _many_runs(layout: BlockedLayoutAttr, shape: Sequence[int]) -> bool:
+    """Whether a scan over ``layout`` is better off with longer runs. It crosses the lanes
+    once for each run a thread holds and reads each warp's total of each run; longer runs
+    mean fewer of both, but on a target with narrow accesses they are strided loads. On
+    the H200 through Vulkan (f32 cumsum) longer runs won from 64 runs a thread, or from
+    128 runs times warps, and lost below (``benchmarks/RESULTS.md``, 2026-11-25)."""
+    warps = prod(layout.wpc)
+    runs = prod(shape) // (WARP_SIZE * warps * prod(layout.spt))
+    return runs >= SCAN_LANE_RUNS or runs * warps >= SCAN_EXCHANGE_RUNS
 
 
 def _tile_values(f: func.FuncOp) -> Iterator[SSAValue]:

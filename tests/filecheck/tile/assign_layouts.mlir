@@ -84,30 +84,42 @@ func.func @two_d(%v: f32, %c: i32) {
 // CHECK:         %k = arith.constant dense<2.000000e+00> : tensor<64x64xf32, #tile.blocked<spt = [1, 4], tpw = [2, 16], wpc = [4, 1]>>
 // CHECK:         %g = arith.mulf %f, %k : tensor<64x64xf32, #tile.blocked<spt = [1, 4], tpw = [2, 16], wpc = [4, 1]>>
 
-// A scan crosses the lanes once per run of a thread's elements, so its tiles keep runs of
-// 128 bits where the target's accesses are narrower (with 32-bit accesses, four f32 where
-// other tiles get one): the loaded tile is scanned, the other is not.
+// A scan crosses the lanes once per run of a thread's elements, so a scan where a thread
+// would hold many runs keeps runs of 128 bits even where the target's accesses are
+// narrower (with 32-bit accesses at 8 warps: four f32 a run for 8192 elements, 32 runs of
+// one; one f32 a run for 1024, only 4 runs of one). The unscanned tile keeps its layout.
 func.func @scan_runs(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
-  %r = tile.range 0, 2048 : tensor<2048xi32>
-  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<2048x!tile.ptr<f32>>
-  %xp = tile.addptr %xs, %r : tensor<2048x!tile.ptr<f32>>, tensor<2048xi32>
-  %a = tile.load %xp : tensor<2048x!tile.ptr<f32>> -> tensor<2048xf32>
-  %s = tile.scan %a axis 0 : tensor<2048xf32> -> tensor<2048xf32> {
-  ^bb0(%p: f32, %q: f32):
-    %c = arith.addf %p, %q : f32
+  %r = tile.range 0, 8192 : tensor<8192xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<8192x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<8192x!tile.ptr<f32>>, tensor<8192xi32>
+  %a = tile.load %xp : tensor<8192x!tile.ptr<f32>> -> tensor<8192xf32>
+  %s = tile.scan %a axis 0 : tensor<8192xf32> -> tensor<8192xf32> {
+  ^bb0(%e0: f32, %e1: f32):
+    %c = arith.addf %e0, %e1 : f32
     tile.yield %c : f32
   }
-  tile.store %xp, %s : tensor<2048x!tile.ptr<f32>>, tensor<2048xf32>
-  %q = tile.range 0, 512 : tensor<512xi32>
-  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
-  %yp = tile.addptr %ys, %q : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
-  %b = tile.load %yp : tensor<512x!tile.ptr<f32>> -> tensor<512xf32>
+  tile.store %xp, %s : tensor<8192x!tile.ptr<f32>>, tensor<8192xf32>
+  %k = tile.range 0, 1024 : tensor<1024xi32>
+  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %yp = tile.addptr %ys, %k : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %b = tile.load %yp : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+  %t = tile.scan %b axis 0 : tensor<1024xf32> -> tensor<1024xf32> {
+  ^bb0(%e0: f32, %e1: f32):
+    %c = arith.addf %e0, %e1 : f32
+    tile.yield %c : f32
+  }
+  %w = tile.range 0, 512 : tensor<512xi32>
+  %ws = tile.splat %y : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
+  %wp = tile.addptr %ws, %w : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  %u = tile.load %wp : tensor<512x!tile.ptr<f32>> -> tensor<512xf32>
   func.return
 }
 // CHECK-LABEL: func.func @scan_runs(
-// CHECK:         %a = tile.load %xp {vec = 4 : i32} : tensor<2048x!tile.ptr<f32>, #tile.blocked<spt = [4], tpw = [32], wpc = [4]>>
-// CHECK:         %b = tile.load %yp {vec = 4 : i32} : tensor<512x!tile.ptr<f32>, #tile.blocked<spt = [4], tpw = [32], wpc = [4]>>
+// CHECK:         %a = tile.load %xp {vec = 4 : i32} : tensor<8192x!tile.ptr<f32>, #tile.blocked<spt = [4], tpw = [32], wpc = [4]>>
+// CHECK:         %b = tile.load %yp {vec = 4 : i32} : tensor<1024x!tile.ptr<f32>, #tile.blocked<spt = [4], tpw = [32], wpc = [4]>>
 // W8-LABEL:    func.func @scan_runs(
-// W8:            %a = tile.load %xp {vec = 1 : i32} : tensor<2048x!tile.ptr<f32>, #tile.blocked<spt = [4], tpw = [32], wpc = [8]>>
-// W8:            %s = tile.scan %a axis 0 : tensor<2048xf32, #tile.blocked<spt = [4], tpw = [32], wpc = [8]>>
-// W8:            %b = tile.load %yp {vec = 1 : i32} : tensor<512x!tile.ptr<f32>, #tile.blocked<spt = [1], tpw = [32], wpc = [8]>>
+// W8:            %a = tile.load %xp {vec = 1 : i32} : tensor<8192x!tile.ptr<f32>, #tile.blocked<spt = [4], tpw = [32], wpc = [8]>>
+// W8:            %s = tile.scan %a axis 0 : tensor<8192xf32, #tile.blocked<spt = [4], tpw = [32], wpc = [8]>>
+// W8:            %b = tile.load %yp {vec = 1 : i32} : tensor<1024x!tile.ptr<f32>, #tile.blocked<spt = [1], tpw = [32], wpc = [8]>>
+// W8:            %t = tile.scan %b axis 0 : tensor<1024xf32, #tile.blocked<spt = [1], tpw = [32], wpc = [8]>>
+// W8:            %u = tile.load %wp {vec = 1 : i32} : tensor<512x!tile.ptr<f32>, #tile.blocked<spt = [1], tpw = [32], wpc = [8]>>
