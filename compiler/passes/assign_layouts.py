@@ -25,10 +25,10 @@ they form groups. A group takes its layout from where its tiles go or come from:
    it reads along its row of the block and every B value down its column;
 4. otherwise the blocked layout of its shape, coalesced along the last dimension for the
    widest element that shape is loaded or stored as (1-D kernels get exactly this). A
-   group that a ``tile.scan`` runs over gets runs of ``SCAN_RUN_BITS`` per thread where
-   the target's accesses are narrower (WGSL's 32 bits) and a thread would hold many runs
-   (``_many_runs``): a scan crosses the lanes once for each run, so four f32 a run take
-   a quarter of the shuffles of one.
+   group that a ``tile.scan`` runs over along the last dimension gets runs of
+   ``SCAN_RUN_BITS`` per thread where the target's accesses are narrower (WGSL's 32 bits)
+   and a thread would hold many runs (``_many_runs``): a scan crosses the lanes once for
+   each run, so four f32 a run take a quarter of the shuffles of one.
 
 Leaves (``tile.range``, ``tile.splat``, dense constants) are copied per use first, so one
 ``arange`` shared by rows and columns does not tie them together. Where a rule still
@@ -308,7 +308,7 @@ class _Groups:
         self.parent: dict[SSAValue, SSAValue] = {}
         self.rules: dict[SSAValue, list[_Rule]] = {}  # by group root
         self.dots: dict[SSAValue, tile.DotOp] = {}  # group root -> a dot giving it
-        self.scans: set[SSAValue] = set()  # roots of groups a scan runs over
+        self.scans: set[SSAValue] = set()  # roots of groups scanned along their last dim
         for op in f.walk():
             self._tie_op(op)
         for op in f.walk():
@@ -352,7 +352,7 @@ class _Groups:
             self._rule(op.outs[0], _Rule(op.srcs[0], op.axis.value.data, forward=True))
         elif isinstance(op, tile.DotOp):
             self.dots[self.find(op.result)] = op
-        elif isinstance(op, tile.ScanOp):
+        elif isinstance(op, tile.ScanOp) and _along_last_dim(op):
             self.scans.add(self.find(op.srcs[0]))
 
     def _rule(self, v: SSAValue, rule: _Rule) -> None:
@@ -422,6 +422,11 @@ class _Assigner:
         for op in list(self.f.walk()):
             _retype_constant(op)
             _convert_where_needed(op)
+
+
+def _along_last_dim(op: tile.ScanOp) -> bool:
+    """Whether ``op`` scans along the dimension whose runs the layout can lengthen."""
+    return op.axis.value.data == len(op.srcs[0].type.get_shape()) - 1  # pyright: ignore
 
 
 def _many_runs(layout: BlockedLayoutAttr, shape: Sequence[int]) -> bool:

@@ -123,3 +123,17 @@ func.func @scan_runs(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !til
 // W8:            %b = tile.load %yp {vec = 1 : i32} : tensor<1024x!tile.ptr<f32>, #tile.blocked<spt = [1], tpw = [32], wpc = [8]>>
 // W8:            %t = tile.scan %b axis 0 : tensor<1024xf32, #tile.blocked<spt = [1], tpw = [32], wpc = [8]>>
 // W8:            %u = tile.load %wp {vec = 1 : i32} : tensor<512x!tile.ptr<f32>, #tile.blocked<spt = [1], tpw = [32], wpc = [8]>>
+
+// A scan along dim 0 of a 2-D tile: the layout's runs lie along the last dim, so the
+// layout stays the default one (at 8 warps, 32-bit accesses: one element a run).
+func.func @scan_columns(%v: f32) {
+  %x = tile.splat %v : f32 -> tensor<64x128xf32>
+  %s = tile.scan %x axis 0 : tensor<64x128xf32> -> tensor<64x128xf32> {
+  ^bb0(%e0: f32, %e1: f32):
+    %c = arith.addf %e0, %e1 : f32
+    tile.yield %c : f32
+  }
+  func.return
+}
+// W8-LABEL:    func.func @scan_columns(
+// W8:            %s = tile.scan %x axis 0 : tensor<64x128xf32, #tile.blocked<spt = [1, 1], tpw = [1, 32], wpc = [8, 1]>>
