@@ -400,7 +400,8 @@ class _Assigner:
         shape = v.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
         bits = self.bits.get(shape, DEFAULT_ELEM_BITS)
         layout = blocked_layout(shape, self.num_warps, bits, self.vector_bits)
-        if self.groups.find(v) in self.groups.scans and _many_runs(layout, shape):
+        if (self.vector_bits < SCAN_RUN_BITS and self.groups.find(v) in self.groups.scans
+                and _many_runs(layout, shape)):
             layout = blocked_layout(shape, self.num_warps, bits, SCAN_RUN_BITS)
         return layout
 
