@@ -61,7 +61,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.errors import CompileError
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
-from compiler.passes.layouts import WARP_SIZE, contiguous_run, ilog2
+from compiler.passes.layouts import WARP_SIZE, contiguous_run, elements_per_thread, ilog2
 from dialects import tile
 from dialects.simt import MMA_ACCUMULATORS
 from dialects.tile import (
@@ -436,9 +436,8 @@ def _many_runs(layout: BlockedLayoutAttr, shape: Sequence[int]) -> bool:
     mean fewer of both, but on a target with narrow accesses they are strided loads. On
     the H200 through Vulkan (f32 cumsum) longer runs won from 64 runs a thread, or from
     128 runs times warps, and lost below (``benchmarks/RESULTS.md``, 2026-11-25)."""
-    warps = prod(layout.wpc)
-    runs = prod(shape) // (WARP_SIZE * warps * prod(layout.spt))
-    return runs >= SCAN_LANE_RUNS or runs * warps >= SCAN_EXCHANGE_RUNS
+    runs = elements_per_thread(layout, shape) // contiguous_run(layout, shape)
+    return runs >= SCAN_LANE_RUNS or runs * prod(layout.wpc) >= SCAN_EXCHANGE_RUNS
 
 
 def _tile_values(f: func.FuncOp) -> Iterator[SSAValue]:
