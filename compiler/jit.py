@@ -17,6 +17,7 @@ import inspect
 import operator
 import os
 import textwrap
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -34,6 +35,9 @@ from compiler.specialize import arg_spec, fast_spec, is_one
 BACKENDS = ("ptx", "wgsl", "numpy")
 _availability: dict[str, tuple[bool, str]] = {}
 _default_backend: str | None = None
+_COMPILING = threading.RLock()
+"""Held while a kernel is compiled or its launcher made: threads launching a new
+specialization at once compile it once (compiling holds the GIL anyway)."""
 
 
 # ---------------------------------------------------------------- backends
@@ -125,11 +129,13 @@ class CompiledKernel:
     @property
     def launcher(self):
         if self._launcher is None:
-            mod = backend_module(self.metadata.backend)
-            live = self.live
-            self._launcher = mod.Launcher(self._artifact if live is None else live,
-                                          self.metadata)
-            self.live = None  # the launcher holds what it needs
+            with _COMPILING:
+                if self._launcher is None:
+                    mod = backend_module(self.metadata.backend)
+                    live = self.live
+                    self._launcher = mod.Launcher(self._artifact if live is None else live,
+                                                  self.metadata)
+                    self.live = None  # the launcher holds what it needs
         return self._launcher
 
     def __getitem__(self, grid):
@@ -188,6 +194,14 @@ def _launch_arch(backend: str) -> str | None:
 def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
              dump: Any = None, key: str | None = None, arch: str | None = None,
              num_stages: int = DEFAULT_STAGES, language: str = "triton") -> CompiledKernel:
+    with _COMPILING:
+        return _compile_locked(fn, specs, backend, num_warps, debug, dump, key, arch,
+                               num_stages, language)
+
+
+def _compile_locked(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
+                    dump: Any, key: str | None, arch: str | None, num_stages: int,
+                    language: str) -> CompiledKernel:
     options = (backend, num_warps, debug, arch, num_stages, language)
     if key is not None and not dump:
         hit = cache.load(key)  # None also for a bad entry, which it deleted with a warning
@@ -240,7 +254,7 @@ def _stages(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool
             arch: str | None, num_stages: int, language: str) -> list[tuple[str, str]]:
     """Every stage's IR, from a compilation that keeps them (``ck.stages``)."""
     from compiler import frontend, pipeline
-    with collector_paused():
+    with _COMPILING, collector_paused():
         module, _ = frontend.generate(KernelSource.of(fn), specs, language)
         compiled = pipeline.run(module, backend, num_warps, debug=debug, num_stages=num_stages,
                                 arch=arch or pipeline.DEFAULT_ARCH, eager_stages=True)
@@ -346,10 +360,14 @@ class KernelFunction:
         key = (backend, num_warps, debug, num_stages, arch, self._spec_key(bound))
         ck = self._cache.get(key)
         if ck is None or dump:
-            disk_key = cache.make_key(self.source, key)
-            ck = _compile(self.fn, self.specialize(bound), backend, num_warps, debug,
-                          dump, disk_key, arch, num_stages=num_stages, language=self.language)
-            self._cache[key] = ck
+            with _COMPILING:
+                ck = self._cache.get(key)  # another thread may have compiled it meanwhile
+                if ck is None or dump:
+                    disk_key = cache.make_key(self.source, key)
+                    ck = _compile(self.fn, self.specialize(bound), backend, num_warps, debug,
+                                  dump, disk_key, arch, num_stages=num_stages,
+                                  language=self.language)
+                    self._cache[key] = ck
         return ck
 
     def run(self, grid, args, kwargs) -> None:

@@ -167,6 +167,7 @@ class Launcher:
         count = _check(_driver().cuDeviceGetCount(), "cuDeviceGetCount")
         self._single = count < 2
         self.direct = first if self._single else self  # the call for ``(grid, args)``
+        self._loading = threading.Lock()  # one module load per GPU
 
     def __call__(self, grid: tuple[int, int, int], args: list) -> None:
         if self._single:
@@ -175,8 +176,11 @@ class Launcher:
         ordinal = _device_of(args)
         launcher = self._launchers.get(self._default.ordinal if ordinal is None else ordinal)
         if launcher is None:
-            launcher = self._launchers[ordinal] = DeviceLauncher(self._artifact, self.info,
-                                                                 ordinal)
+            with self._loading:
+                launcher = self._launchers.get(ordinal)
+                if launcher is None:
+                    launcher = self._launchers[ordinal] = DeviceLauncher(
+                        self._artifact, self.info, ordinal)
         launcher.make_current()
         launcher(grid, args)
 

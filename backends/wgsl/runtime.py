@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +36,9 @@ _STORAGE = wgpu.BufferUsage.STORAGE
 
 _PIPELINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 """Per device: WGSL text hash -> (compute pipeline, bind group layout)."""
+_BUILDING = threading.Lock()
+"""Held while a pipeline is built and cached: threads launching a new kernel at once
+build it once."""
 
 
 @functools.cache
@@ -185,42 +189,49 @@ class Kernel:
     # ------------------------------------------------------------ running
 
     def pipeline(self, device: wgpu.GPUDevice, promoted: frozenset[int]) -> Dispatcher:
-        per_device = self.pipelines.setdefault(device, {})
-        if promoted not in per_device:
-            source = with_subgroups(device, self.source, self.facts)
-            for b in promoted:  # the runtime's half of aliasing: see ``promotions``
-                source = source.replace(f"@binding({b}) var<storage, read> ",
-                                        f"@binding({b}) var<storage, read_write> ")
-            pipe, layout = build_pipeline(device, source, self.facts, promoted)
-            per_device[promoted] = Dispatcher(device, pipe, layout, self.facts["uniform"]["size"])
-        return per_device[promoted]
+        found = self.pipelines.get(device, {}).get(promoted)
+        if found is not None:
+            return found
+        with _BUILDING:
+            per_device = self.pipelines.setdefault(device, {})
+            if promoted not in per_device:
+                source = with_subgroups(device, self.source, self.facts)
+                for b in promoted:  # the runtime's half of aliasing: see ``promotions``
+                    source = source.replace(f"@binding({b}) var<storage, read> ",
+                                            f"@binding({b}) var<storage, read_write> ")
+                pipe, layout = build_pipeline(device, source, self.facts, promoted)
+                per_device[promoted] = Dispatcher(device, pipe, layout,
+                                                  self.facts["uniform"]["size"])
+            return per_device[promoted]
 
 
-class PassTimestamps:
+class PassTimestamps(threading.local):
     """Where the compute passes of a call timed by ``timing.TimestampClock`` write GPU
     timestamps: the first pass its start, every pass its end, so the pair spans the call's
-    kernels and not the ~100 us the host takes to submit the first of them."""
+    kernels and not the ~100 us the host takes to submit the first of them. Per thread:
+    a launch from another thread is not part of the timed call."""
 
     current: dict | None = None  # the query set and indices of the call being timed
     started = False  # whether a pass of the current call wrote the start
 
-    @classmethod
-    def timed(cls, writes: dict, fn: Callable[[], Any]) -> bool:
+    def timed(self, writes: dict, fn: Callable[[], Any]) -> bool:
         """Call ``fn`` with its passes writing ``writes``; whether one of them did."""
-        cls.current, cls.started = writes, False
+        self.current, self.started = writes, False
         try:
             fn()
-            return cls.started
+            return self.started
         finally:
-            cls.current, cls.started = None, False
+            self.current, self.started = None, False
 
-    @classmethod
-    def next_pass(cls) -> dict | None:
-        writes = cls.current
-        if writes is None or not cls.started:
-            cls.started = writes is not None
+    def next_pass(self) -> dict | None:
+        writes = self.current
+        if writes is None or not self.started:
+            self.started = writes is not None
             return writes
         return {k: v for k, v in writes.items() if k != "beginning_of_pass_write_index"}
+
+
+PASS_TIMESTAMPS = PassTimestamps()
 
 
 class Dispatcher:
@@ -228,7 +239,11 @@ class Dispatcher:
     arguments, rewritten by each launch (``queue.write_buffer`` is ordered with the
     submissions, so every dispatch reads its own), and the bind groups of the last few
     sets of ``wgpu.GPUBuffer`` arguments. A new uniform buffer and bind group per launch
-    were half of a launch's 150-300 us on an H200's Vulkan driver."""
+    were half of a launch's 150-300 us on an H200's Vulkan driver.
+
+    A launch writes the uniform buffer and submits under ``lock``: launches from two
+    threads that both wrote before either submitted would both read the second's
+    arguments."""
 
     GROUPS = 8  # bind groups kept (each holds its buffers alive on the device)
 
@@ -238,6 +253,7 @@ class Dispatcher:
             size=uniform_size, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST)
         self.groups: dict[tuple[int, ...], tuple[list, object]] = {}
         self.words: bytes | None = None  # what the uniform buffer holds (or will, in order)
+        self.lock = threading.Lock()
 
     def group(self, bound: list, cache: bool):
         """The bind group of ``bound`` and the uniform buffer, reused where ``cache``."""
@@ -257,18 +273,19 @@ class Dispatcher:
 
     def run(self, bound: list, words: np.ndarray, dispatch, cache: bool) -> None:
         data = words.tobytes()
-        if data != self.words:  # a launch with the last one's arguments writes nothing
-            self.device.queue.write_buffer(self.uniform, 0, data)
-            self.words = data
-        encoder = self.device.create_command_encoder()
-        writes = PassTimestamps.next_pass()
-        compute = (encoder.begin_compute_pass(timestamp_writes=writes) if writes
-                   else encoder.begin_compute_pass())
-        compute.set_pipeline(self.pipe)
-        compute.set_bind_group(0, self.group(bound, cache))
-        compute.dispatch_workgroups(*dispatch)
-        compute.end()
-        self.device.queue.submit([encoder.finish()])
+        writes = PASS_TIMESTAMPS.next_pass()
+        with self.lock:
+            if data != self.words:  # a launch with the last one's arguments writes nothing
+                self.device.queue.write_buffer(self.uniform, 0, data)
+                self.words = data
+            encoder = self.device.create_command_encoder()
+            compute = (encoder.begin_compute_pass(timestamp_writes=writes) if writes
+                       else encoder.begin_compute_pass())
+            compute.set_pipeline(self.pipe)
+            compute.set_bind_group(0, self.group(bound, cache))
+            compute.dispatch_workgroups(*dispatch)
+            compute.end()
+            self.device.queue.submit([encoder.finish()])
 
 
 _NVIDIA = 0x10DE

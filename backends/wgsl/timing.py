@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import wgpu
 
-from backends.wgsl.runtime import PassTimestamps, wgsl_device
+from backends.wgsl.runtime import PASS_TIMESTAMPS, wgsl_device
 
 CHUNK = 1024  # calls timed per query set of 4 a call: WebGPU allows at most 4096 queries
 
@@ -54,7 +54,7 @@ class FencedClock:
 
 class TimestampClock(FencedClock):
     """GPU-clock milliseconds of each call: from the start of its first tilec kernel to
-    the end of its last, written by the kernels' own compute passes (``PassTimestamps``).
+    the end of its last, written by the kernels' own compute passes (``PASS_TIMESTAMPS``).
     A call that launches no tilec kernel is timed from a marker pass submitted before it
     to one after it (what CUDA events measure): there the host's time between them shows,
     and for a kernel it would be the ~100 us wgpu takes to submit it, not the kernel."""
@@ -73,7 +73,7 @@ class TimestampClock(FencedClock):
             kernels = []  # per call: whether its kernels wrote their own timestamps
             for i in range(count):
                 self.mark({"beginning_of_pass_write_index": 4 * i})
-                kernels.append(PassTimestamps.timed(
+                kernels.append(PASS_TIMESTAMPS.timed(
                     {"query_set": self.queries, "beginning_of_pass_write_index": 4 * i + 2,
                      "end_of_pass_write_index": 4 * i + 3}, fn))
                 self.mark({"end_of_pass_write_index": 4 * i + 1})
