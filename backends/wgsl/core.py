@@ -160,6 +160,18 @@ def ty(elem: str, width: int) -> str:
     return elem if width == 1 else f"vec{width}<{elem}>"
 
 
+def sign_extend(expr: str, bits: int, width: int = 1, offset: str = "0u") -> str:
+    """The ``bits``-bit field at ``offset`` of an i32 chunk, sign-extended, as a shift
+    left and an arithmetic shift right. Not ``extractBits``: NVIDIA's Vulkan driver
+    computes a wrong unsigned remainder of a signed ``extractBits`` of eight bits
+    (tests/regressions/test_wgsl_sign_extended_remainder.py)."""
+    right = f"{32 - bits}u"
+    left = right if offset == "0u" else f"({right} - {offset})"
+    if width > 1:
+        left, right = f"{ty('u32', width)}({left})", f"{ty('u32', width)}({right})"
+    return f"(({expr} << {left}) >> {right})"
+
+
 def widths(t: Attribute) -> list[int]:
     """The lane counts of the chunks of a value of type ``t``."""
     k = pymath.prod(t.get_shape()) if isinstance(t, VectorType) else 1
@@ -348,5 +360,5 @@ class WGSLEmitter:
             subst["Z"] = f"{ty('i32', w)}({(1 << mask) - 1}i)" if mask < 32 else ""
             expr = template.format_map(subst)
             if bits is not None:  # back to the type's range, sign-extended
-                expr = f"extractBits({expr}, 0u, {bits}u)"
+                expr = sign_extend(expr, bits, w)
             self.line(f"let {out.names[c]} = {expr};")

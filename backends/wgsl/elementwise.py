@@ -14,7 +14,7 @@ import numpy as np
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 
-from backends.wgsl.core import WGSLEmitter, handles, narrow_bits, ty, widths
+from backends.wgsl.core import WGSLEmitter, handles, narrow_bits, sign_extend, ty, widths
 from dialects import tile
 
 _CMPI = {"eq": "{a} == {b}", "ne": "{a} != {b}", "slt": "{a} < {b}", "sle": "{a} <= {b}",
@@ -107,7 +107,7 @@ def bitcast(em: WGSLEmitter, op: arith.BitcastOp) -> None:
         lanes = [src.lane(4 * c + j) for j in range(w)]
         if narrow_out is not None:  # f16 -> its bits, sign-extended from bit 15
             bits = ", ".join(f"i32(pack2x16float(vec2<f32>(f32({x}), 0.0)))" for x in lanes)
-            expr = f"extractBits({ty('i32', w)}({bits}), 0u, 16u)"
+            expr = sign_extend(f"{ty('i32', w)}({bits})", 16, w)
         else:  # the low 16 bits as an f16
             halves = ", ".join(f"f16(unpack2x16float(bitcast<u32>({x})).x)" for x in lanes)
             expr = f"{ty('f16', w)}({halves})"

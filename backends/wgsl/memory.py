@@ -15,7 +15,7 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from backends.wgsl import atomics
-from backends.wgsl.core import WGSLEmitter, handles, ty
+from backends.wgsl.core import WGSLEmitter, handles, sign_extend, ty
 from dialects import simt
 
 
@@ -46,7 +46,7 @@ def _read(em: WGSLEmitter, base: SSAValue, index: str, elem: str) -> str:
         word, shift = _word(index, bits)
         w = f"{buf}[{word}]"
         w = f"atomicLoad(&{w})" if base in em.written - em.whole_words else w
-        v = f"extractBits(bitcast<i32>({w}), {shift}, {bits}u)"  # sign-extended
+        v = sign_extend(f"bitcast<i32>({w})", bits, offset=shift)
         return f"({v} != 0i)" if elem == "bool" else v
     if base in em.atomic:
         return atomics.read(buf, em.atomic[base], elem, index)
