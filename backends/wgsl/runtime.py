@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import wgpu
 
+from backends.wgsl import set_runtime_dir
 from backends.wgsl.arrays import WgslArray
 from compiler.device_arrays import host_view
 from compiler.errors import BackendUnavailableError, LaunchError, UnsupportedError
@@ -43,6 +44,7 @@ build it once."""
 
 @functools.cache
 def adapter() -> wgpu.GPUAdapter:
+    set_runtime_dir()  # before the Vulkan loader lists the adapters
     try:
         found = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
     except Exception as e:  # noqa: BLE001 - no Vulkan/Metal/D3D12 driver or native library
