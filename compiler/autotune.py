@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from compiler import cache, testing
+from compiler import cache, progress, testing
 from compiler.errors import CompileError, LaunchError, TilecError, UnsupportedError
 from compiler.jit import (
     DEFAULT_STAGES,
@@ -214,8 +214,11 @@ class Autotuner(_Wrapper):
         saved = [_snapshot(named[n]) for n in self.restore_value]
         timings: dict[Config, float] = {}
         errors: list[TilecError] = []
-        for config in self.prune(named, kwargs):
-            timings[config] = self.bench(config, grid, args, kwargs, saved, errors)
+        configs = self.prune(named, kwargs)
+        with progress.step(f"autotuning {self.__name__}") as line:
+            for i, config in enumerate(configs):
+                line.update(f"autotuning {self.__name__}: {i + 1}/{len(configs)} configs")
+                timings[config] = self.bench(config, grid, args, kwargs, saved, errors)
         if all(t == float("inf") for t in timings.values()):
             raise errors[0] if errors else LaunchError(f"{self.__name__}: no config ran")
         self.configs_timings = timings

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 import compiler.language as tl
-from compiler import cache
+from compiler import cache, progress
 from compiler import debug as debug_output
 from compiler.errors import BackendUnavailableError, LaunchError, TilecError
 from compiler.kinfo import ArgSpec, KernelInfo, Param
@@ -209,7 +209,7 @@ def _compile_locked(fn: Callable, specs: list, backend: str, num_warps: int, deb
             ck = CompiledKernel(hit.info, hit.artifact, hit.asm, hit.stages or None)
             ck.restage = functools.partial(_stages, fn, specs, *options)
             return ck
-    with collector_paused():
+    with collector_paused(), progress.step(f"compiling {fn.__name__} for {backend}"):
         from compiler import frontend, pipeline, timing
         with timing.compilation(f"{fn.__name__} on {backend} ({num_warps} warps)"):
             with timing.phase("frontend"):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,8 +18,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
+from compiler import progress, timing
 from compiler import target as targets
-from compiler import timing
 from compiler.context import make_context, source_loc
 from compiler.errors import CompileError, TilecError, internal_error
 from compiler.passes.check_bounds import extent_params
@@ -306,7 +305,7 @@ def _dump(compiled: Compiled, dump: bool | str | None) -> None:
         return
     if dump is True or dump == "1":
         for i, (name, text) in enumerate(compiled.stages):
-            print(f"// -----// IR after {i:02d}-{name} //----- //\n{text}", file=sys.stderr)
+            progress.above(f"// -----// IR after {i:02d}-{name} //----- //\n{text}")
         return
     out = Path(dump)
     out.mkdir(parents=True, exist_ok=True)

@@ -4,18 +4,22 @@
 A compilation opens ``compilation(title)``; its steps (frontend, each pass, code
 generation) each time themselves with ``phase(name)``, which costs nothing when no timed
 compilation is open. Work done after every step (verifying, printing IR) is one
-``phase(name, summed=True)`` row, listed after the steps. Stdlib only: the pipeline and
-the backends' ``target`` modules share it.
+``phase(name, summed=True)`` row, listed after the steps. A kernel's first launch gets a
+table of its own, whose rows are the driver's work: loading the module on PTX; on WGSL
+creating the pipeline and running the first dispatch, where drivers compile the shader
+(seconds to minutes on lavapipe for a big kernel). Stdlib only: the pipeline and the
+backends' ``target`` modules share it.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from compiler import progress
 
 # The phases of this thread's open timed compilation (None: none is open), in order.
 _open = threading.local()
@@ -34,7 +38,7 @@ def compilation(title: str) -> Iterator[None]:
     _open.rows, start = {}, time.perf_counter()
     try:
         yield
-        print(table(title, _open.rows, time.perf_counter() - start), file=sys.stderr)
+        progress.above(table(title, _open.rows, time.perf_counter() - start))
     finally:
         _open.rows = None
 

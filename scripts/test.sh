@@ -19,7 +19,6 @@ if [ ! -x "$DENO" ]; then
   npm install --prefix .tools --no-fund --no-audit --silent deno@2.9.6
 fi
 export TILEC_DENO="$PWD/$DENO" TILEC_REQUIRE_DENO=1
-export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 .venv/bin/ruff check compiler dialects backends tests examples
 # One pytest worker per CPU (pytest-xdist); no test depends on another's order or state.
 # pytest exits 5 when it collects nothing: that fails this script too.

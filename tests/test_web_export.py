@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import compiler as tc
+from backends.wgsl import set_runtime_dir
 from compiler import cli
 from examples.histogram import histogram
 from examples.softmax import softmax
@@ -50,14 +51,15 @@ def run_js(deno: str, where: Path, script: str, **arrays: np.ndarray) -> str:
     for name, arr in arrays.items():
         arr.tofile(where / f"{name}.bin")
     (where / "main.js").write_text(script)
-    env = dict(os.environ, XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR", "/tmp"),
-               NO_COLOR="1", DENO_NO_UPDATE_CHECK="1")
+    env = dict(os.environ, NO_COLOR="1", DENO_NO_UPDATE_CHECK="1")
+    set_runtime_dir(env)  # Deno's wgpu meets Mesa's device-select layer as tilec's does
     done = subprocess.run([deno, "run", "--quiet", f"--allow-read={where}",
                            f"--allow-write={where}", "main.js"], check=False, cwd=where, env=env,
                           capture_output=True, text=True, timeout=120)
     if "no WebGPU adapter" in done.stderr and os.environ.get("TILEC_REQUIRE_DENO") != "1":
         pytest.skip("Deno found no WebGPU adapter")
     assert done.returncode == 0, done.stderr
+    assert "error:" not in done.stderr, done.stderr  # no stray lines from the Vulkan stack
     return done.stdout
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from backends.ptx.tensor_maps import TensorMaps
-from compiler import device_arrays
+from compiler import device_arrays, timing
 from compiler.errors import LaunchError
 from compiler.kinfo import KernelInfo, Param
 from compiler.language import dtype_from_str
@@ -227,11 +227,14 @@ class DeviceLauncher:
         driver = _driver()
         self.info = info
         self._device = Device(ordinal)
-        with _capture_relaxed(driver):  # the first launch may come inside a capture
+        title = f"{info.name}'s first launch on ptx"
+        # the first launch may come inside a capture
+        with _capture_relaxed(driver), timing.compilation(title):
             self._device.set_current()
             image = ctypes.create_string_buffer(artifact, len(artifact))
-            self._module = _check(driver.cuModuleLoadData(ctypes.addressof(image)),
-                                  f"loading {info.name}'s cubin")
+            with timing.phase("driver: load module (cuModuleLoadData)"):
+                self._module = _check(driver.cuModuleLoadData(ctypes.addressof(image)),
+                                      f"loading {info.name}'s cubin")
             self._function = _check(driver.cuModuleGetFunction(
                 self._module, info.name.encode()), f"finding {info.name} in its cubin")
         # the module lives as long as this launcher (the primary context outlives both)

@@ -10,6 +10,11 @@ comment line holding the layout facts as JSON (``make_artifact``/``unpack_artifa
 from __future__ import annotations
 
 import json
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import MutableMapping
 
 import numpy as np
 
@@ -28,6 +33,41 @@ def unpack_artifact(artifact: str) -> tuple[str, dict]:
     if not first.startswith(_HEADER):
         raise ValueError("not a tilec WGSL artifact (missing the facts line)")
     return source, json.loads(first[len(_HEADER):])
+
+
+def set_runtime_dir(env: MutableMapping[str, str] = os.environ) -> None:
+    """Give ``env`` a private ``XDG_RUNTIME_DIR`` where it has none, or one that is not an
+    existing directory. Mesa's device-select layer, an implicit Vulkan layer that is on by
+    default, looks for a Wayland display while the Vulkan loader lists the adapters, and
+    libwayland-client prints "error: XDG_RUNTIME_DIR is invalid or not set in the
+    environment." twice on stderr where the variable is unset or not an absolute path (a
+    root shell, CI, a container). tilec calls this before it asks wgpu for an adapter; the
+    Deno of the web tests gets it in its environment. The directory is
+    ``<tmp>/tilec-runtime-<uid>``, 0700 as the XDG spec requires; the Wayland lookup finds
+    no display there, as it would have found none without the variable."""
+    current = env.get("XDG_RUNTIME_DIR", "")
+    if sys.platform in ("win32", "darwin") or (os.path.isabs(current)
+                                               and os.path.isdir(current)):
+        return
+    try:
+        env["XDG_RUNTIME_DIR"] = private_dir(f"tilec-runtime-{os.getuid()}")
+    except OSError:  # no writable temporary directory: keep the environment as it is
+        pass
+
+
+def private_dir(name: str) -> str:
+    """The directory ``name`` in the temporary directory, made 0700 if new; a fresh one
+    where that name is taken by another user, a link or a file, or is open to others."""
+    path = os.path.join(tempfile.gettempdir(), name)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    found = os.lstat(path)
+    if stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid() \
+            and not found.st_mode & 0o077:
+        return path
+    return tempfile.mkdtemp(prefix=f"{name}-")
 
 
 def availability() -> tuple[bool, str]:

@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 import wgpu
 
+from backends.wgsl import set_runtime_dir
 from backends.wgsl.arrays import WgslArray
+from compiler import progress, timing
 from compiler.device_arrays import host_view
 from compiler.errors import BackendUnavailableError, LaunchError, UnsupportedError
 from compiler.kinfo import KernelInfo, Param
@@ -39,10 +41,13 @@ _PIPELINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _BUILDING = threading.Lock()
 """Held while a pipeline is built and cached: threads launching a new kernel at once
 build it once."""
+_FENCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Per device: the small buffer ``drain`` reads back."""
 
 
 @functools.cache
 def adapter() -> wgpu.GPUAdapter:
+    set_runtime_dir()  # before the Vulkan loader lists the adapters
     try:
         found = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
     except Exception as e:  # noqa: BLE001 - no Vulkan/Metal/D3D12 driver or native library
@@ -54,6 +59,11 @@ def adapter() -> wgpu.GPUAdapter:
 
 def describe(a: wgpu.GPUAdapter) -> str:
     return f"{a.info['device']} on {a.info['backend_type']}"
+
+
+def driver_name(device: wgpu.GPUDevice) -> str:
+    """The adapter's name without its details ("llvmpipe", "NVIDIA H200")."""
+    return device.adapter.info["device"].split(" (")[0]
 
 
 @functools.cache
@@ -122,8 +132,12 @@ class Kernel:
                 if p.written:
                     readback[id(arg)] = arr
                 bound.append(uploads[id(arg)])
-        dispatcher = self.pipeline(device, promotions(bound, self.facts["params"]))
-        dispatcher.run(bound, words, dispatch, cache=not uploads)
+        promoted = promotions(bound, self.facts["params"])
+        dispatcher = self.pipelines.get(device, {}).get(promoted)
+        if dispatcher is None:
+            self.first_launch(device, promoted, (bound, words, dispatch, not uploads))
+        else:
+            dispatcher.run(bound, words, dispatch, cache=not uploads)
         for key, arr in readback.items():
             download(device, uploads[key], arr)
 
@@ -188,10 +202,24 @@ class Kernel:
 
     # ------------------------------------------------------------ running
 
+    def first_launch(self, device: wgpu.GPUDevice, promoted: frozenset[int],
+                     launch: tuple) -> None:
+        """Build the pipeline, run ``launch`` on it and wait until it is done: the
+        driver compiles the shader in one of the two (most drivers when the pipeline is
+        made, lavapipe at the first dispatch), for seconds to minutes on a big kernel. Both
+        are rows of a ``TILEC_TIMING`` table and the wait shows on the progress line."""
+        name, driver = self.info.name, driver_name(device)
+        with timing.compilation(f"{name}'s first launch on wgsl ({driver})"), \
+                progress.step(f"wgsl: driver compiling {name} ({driver})"):
+            with timing.phase("driver: create pipeline"):
+                dispatcher = self.pipeline(device, promoted)
+            with timing.phase("driver: first dispatch, to completion"):
+                dispatcher.run(*launch)
+                drain(device)
+
     def pipeline(self, device: wgpu.GPUDevice, promoted: frozenset[int]) -> Dispatcher:
-        found = self.pipelines.get(device, {}).get(promoted)
-        if found is not None:
-            return found
+        """The dispatcher of this kernel on ``device`` with the ``promoted`` bindings
+        read_write, built by the first thread to ask."""
         with _BUILDING:
             per_device = self.pipelines.setdefault(device, {})
             if promoted not in per_device:
@@ -363,6 +391,17 @@ def check_device(device: wgpu.GPUDevice, facts: dict) -> None:
 def buffer_device(buf: wgpu.GPUBuffer) -> wgpu.GPUDevice:
     # wgpu-py keeps the owning device only as a private attribute (there is no public one)
     return buf._device
+
+
+def drain(device: wgpu.GPUDevice) -> None:
+    """Wait for all work submitted to ``device``: reading a buffer back copies it after
+    that work and waits for the copy (wgpu-py 0.32's ``on_submitted_work_done_sync`` is
+    broken)."""
+    fence = _FENCES.get(device)
+    if fence is None:
+        fence = _FENCES[device] = device.create_buffer(size=4,
+                                                       usage=wgpu.BufferUsage.COPY_SRC)
+    device.queue.read_buffer(fence)
 
 
 def upload(device: wgpu.GPUDevice, p: Param, arr: np.ndarray) -> wgpu.GPUBuffer:

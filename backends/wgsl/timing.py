@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import wgpu
 
-from backends.wgsl.runtime import PASS_TIMESTAMPS, wgsl_device
+from backends.wgsl.runtime import PASS_TIMESTAMPS, drain, wgsl_device
 
 CHUNK = 1024  # calls timed per query set of 4 a call: WebGPU allows at most 4096 queries
 
@@ -34,12 +34,10 @@ class FencedClock:
 
     def __init__(self, device: wgpu.GPUDevice):
         self.device = device
-        self.fence = device.create_buffer(size=4, usage=wgpu.BufferUsage.COPY_SRC)
 
     def sync(self) -> None:
-        """Wait for all submitted work: reading a buffer back copies it after that work
-        and waits for the copy (wgpu-py 0.32's ``on_submitted_work_done_sync`` is broken)."""
-        self.device.queue.read_buffer(self.fence)
+        """Wait for all submitted work."""
+        drain(self.device)
 
     def times(self, fn: Callable[[], Any], n: int) -> list[float]:
         out = []
