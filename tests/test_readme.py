@@ -4,8 +4,8 @@
   block a script of its own (nothing carries over from the block above), all the blocks
   of a document in one process per backend;
 - ```bash, ```sh and ```console blocks run in bash (a console block: its ``$ `` lines),
-  with ``tilec`` and ``python`` the ones of this checkout, in a directory that mirrors
-  the repository root, so files they write land there, not in the checkout;
+  with ``tilec`` and ``python`` the ones of this checkout, each in a new directory that
+  mirrors the repository root, so files they write land there, not in the checkout;
 - ```text blocks are pictures (the pipeline's diagram) and are not run.
 
 Any other block says why it is not run in an HTML comment on the line above its fence:
@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,12 +85,9 @@ def _by_doc(langs: set[str]) -> list:
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory) -> Path:
-    """A directory that looks like the repository root (its entries linked), with
-    ``tilec`` and ``python`` on PATH for shell blocks, and a kernel cache of its own."""
+    """Where the blocks run: ``tilec`` and ``python`` for shell blocks (``.bin``), a kernel
+    cache of their own (``.cache``), and the directories ``workdir`` makes."""
     root = tmp_path_factory.mktemp("docs")
-    for entry in ROOT.iterdir():
-        if entry.name not in (".git", ".venv"):
-            (root / entry.name).symlink_to(entry)
     bin_dir = root / ".bin"
     bin_dir.mkdir()
     for name, args in (("tilec", "-m compiler.cli"), ("python", "")):
@@ -97,6 +95,16 @@ def sandbox(tmp_path_factory) -> Path:
         shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" {args} "$@"\n')
         shim.chmod(0o755)
     return root
+
+
+def workdir(sandbox: Path) -> Path:
+    """A new directory that looks like the repository root (its entries linked), so that
+    a block reads the checkout's files and nothing an earlier block wrote."""
+    work = Path(tempfile.mkdtemp(dir=sandbox, prefix="run-"))
+    for entry in ROOT.iterdir():
+        if entry.name not in (".git", ".venv"):
+            (work / entry.name).symlink_to(entry)
+    return work
 
 
 def _env(sandbox: Path, backend: str | None = None) -> dict[str, str]:
@@ -131,13 +139,13 @@ def run_python(python_blocks: list[Block], sandbox: Path, backend: str
                ) -> subprocess.CompletedProcess:
     """Run the blocks, each written to a file padded so that its lines have the
     document's numbers (line 42 of ``README.md`` is line 42 of ``README.md.<first line>.py``)."""
-    scripts = []
+    work, scripts = workdir(sandbox), []
     for b in python_blocks:
-        path = sandbox / ".blocks" / f"{b.doc.name}.{b.line}.py"
+        path = work / ".blocks" / f"{b.doc.name}.{b.line}.py"
         path.parent.mkdir(exist_ok=True)
         path.write_text("\n" * (b.line - 1) + b.code)
         scripts.append(str(path))
-    return subprocess.run([sys.executable, "-c", _RUNNER, *scripts], cwd=sandbox,
+    return subprocess.run([sys.executable, "-c", _RUNNER, *scripts], cwd=work,
                           env=_env(sandbox, backend), capture_output=True, text=True,
                           timeout=TIMEOUT, check=False)
 
@@ -150,9 +158,9 @@ def shell_script(b: Block) -> str:
 
 
 def run_shell(b: Block, sandbox: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-euo", "pipefail", "-c", shell_script(b)], cwd=sandbox,
-                          env=_env(sandbox), capture_output=True, text=True, timeout=TIMEOUT,
-                          check=False)
+    return subprocess.run(["bash", "-euo", "pipefail", "-c", shell_script(b)],
+                          cwd=workdir(sandbox), env=_env(sandbox), capture_output=True,
+                          text=True, timeout=TIMEOUT, check=False)
 
 
 def _failure(what: str, done: subprocess.CompletedProcess) -> str:
