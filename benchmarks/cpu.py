@@ -7,7 +7,7 @@ GPU; Mesa's shader cache off), which used to be the driver compiling an unrolled
 (133 s at 131,072 elements; goal: 3 s), and the compilation of a one-warp 128x64 f32
 transpose for PTX (27 s in ptxas when it moved through shared memory in three trips).
 
-    python benchmarks/cpu.py
+    python benchmarks/cpu.py [--record]    # --record appends the table to RESULTS.md
 """
 
 import os
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("TILEC_CACHE", "0")  # time real compilations
 
 import compiler as tc  # noqa: E402
-from benchmarks.common import median_seconds, report  # noqa: E402
+from benchmarks.common import arguments, median_seconds, report  # noqa: E402
 from examples import softmax as softmax_example  # noqa: E402
 from examples.vector_add import add  # noqa: E402
 from tests.shape_kernels import transpose  # noqa: E402
@@ -53,6 +53,7 @@ def numpy_rows() -> list[list[str]]:
 
 
 def main() -> None:
+    args = arguments(__doc__).parse_args()
     rows = numpy_rows()
     sig = {"x": "*f32", "y": "*f32", "out": "*f32", "n": "i32"}
     for backend in ("numpy", "wgsl", "ptx"):
@@ -69,7 +70,7 @@ def main() -> None:
               f"{_first_launch(block):.2f} s", ""] for block in (1 << 16, 1 << 17)]
     device = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
     report("CPU: NumPy backend and compile time", device, ["what", "time", "of plain NumPy"],
-           rows)
+           rows, record=args.record)
 
 
 _FIRST_LAUNCH = """

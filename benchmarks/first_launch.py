@@ -7,7 +7,7 @@ bytecode is written, to a cache of the run, by one untimed process of each libra
 as installing a package does: the H200 machine sets PYTHONDONTWRITEBYTECODE, which made
 every measured process compile both libraries' sources again (0.67 s of tilec's 1.4 s).
 
-    python benchmarks/first_launch.py        # on a CUDA machine; appends to RESULTS.md
+    python benchmarks/first_launch.py [--record]   # a CUDA machine; --record: into RESULTS.md
     python benchmarks/first_launch.py --profile   # cProfile of tilec's warm first launch
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import report
+from benchmarks.common import arguments, report
 
 _SCRIPT = """
 import time
@@ -109,9 +109,13 @@ def profile() -> None:
 
 
 if __name__ == "__main__":
-    if "--profile" in sys.argv:
+    parser = arguments(__doc__)
+    parser.add_argument("--profile", action="store_true",
+                        help="cProfile of tilec's warm first launch (no table)")
+    args = parser.parse_args()
+    if args.profile:
         profile()
     else:
         import torch
         report("GPU: first launch in a fresh process", torch.cuda.get_device_name(),
-               ["what", "time"], rows())
+               ["what", "time"], rows(), record=args.record)

@@ -11,7 +11,7 @@ weight, bias, mean and 1/std are under 0.1% more), so they are memory bound too.
 Timing: triton.testing.do_bench (CUDA events, warm-up, L2 flushed between runs, median);
 WGSL: median over batches of launches closed by a device sync.
 
-    python benchmarks/gpu.py           # on a CUDA machine; appends to benchmarks/RESULTS.md
+    python benchmarks/gpu.py [--record]   # on a CUDA machine; --record appends to RESULTS.md
 """
 
 import statistics
@@ -29,7 +29,7 @@ import triton.language as ttl
 from triton.testing import do_bench
 
 import compiler as tc
-from benchmarks.common import report
+from benchmarks.common import arguments, report
 from benchmarks.first_launch import rows as first_launch_rows
 from examples.layernorm import layernorm
 from examples.softmax import softmax
@@ -267,13 +267,14 @@ def wgsl_row_kernel(kernel: str, x, w, b) -> list[list[str]]:
 
 
 def main() -> None:
+    record = arguments(__doc__).parse_args().record
     rows = cuda_rows() + wgsl_rows()
     report("GPU: vector add", torch.cuda.get_device_name(),
-           ["what", "median time", "bandwidth", "of Triton"], rows)
+           ["what", "median time", "bandwidth", "of Triton"], rows, record=record)
     report("GPU: softmax and layernorm forward", torch.cuda.get_device_name(),
-           ["what", "median time", "bandwidth", "of Triton"], row_kernel_rows())
+           ["what", "median time", "bandwidth", "of Triton"], row_kernel_rows(), record=record)
     report("GPU: first launch in a fresh process", torch.cuda.get_device_name(),
-           ["what", "time"], first_launch_rows())
+           ["what", "time"], first_launch_rows(), record=record)
 
 
 if __name__ == "__main__":

@@ -13,10 +13,9 @@ contenders of a table measured in turn for ``ROUNDS`` rounds and each given the 
 its rounds: the H200's clocks drift as it heats (cuBLAS 4096^3 f16 measured 183 us, then
 204 us, in one process), and whoever went first alone would have the cool GPU.
 
-    python benchmarks/matmul.py [--quick]    # on a CUDA machine; appends to RESULTS.md
+    python benchmarks/matmul.py [--quick] [--record]   # a CUDA machine; --record: RESULTS.md
 """
 
-import argparse
 import statistics
 import sys
 from pathlib import Path
@@ -31,7 +30,7 @@ import triton.language as ttl
 from triton.testing import do_bench
 
 import compiler as tc
-from benchmarks.common import report
+from benchmarks.common import arguments, report
 from examples import attention as tc_attention
 from examples import matmul as tc_matmul
 from examples import persistent_matmul as tc_persistent
@@ -259,7 +258,7 @@ def wgsl_rows(size: int = 1024) -> list[list[str]]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__)
+    p = arguments(__doc__)
     p.add_argument("--quick", action="store_true", help="smaller sizes")
     p.add_argument("--skip-wgsl", action="store_true")
     p.add_argument("--config", default="128,256,64,8,4",
@@ -272,16 +271,17 @@ def main() -> None:
                       map(int, args.config.split(",")), strict=True))
     header = ["what", "median time", "TFLOP/s", "ratio"]
     report(f"GPU: matmul (ratio: of cuBLAS; tilec tiles {args.config})", device, header,
-           matmul_rows(size, config))
+           matmul_rows(size, config), record=args.record)
     if args.only_matmul:
         return
     seq = 1024 if args.quick else 4096
     report("GPU: fused attention forward f16 (ratio: of Triton at its better BN)", device,
            header,
            # Triton's tiles; 4 stages, so that the P V dot runs on into the next iteration
-           attention_rows(4, 32, seq, {"BM": 128, "BN": 64, "num_warps": 8, "num_stages": 4}))
+           attention_rows(4, 32, seq, {"BM": 128, "BN": 64, "num_warps": 8, "num_stages": 4}),
+           record=args.record)
     if not args.skip_wgsl:
-        report("GPU: matmul on WGSL", device, header, wgsl_rows())
+        report("GPU: matmul on WGSL", device, header, wgsl_rows(), record=args.record)
 
 
 if __name__ == "__main__":

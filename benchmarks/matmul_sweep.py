@@ -1,17 +1,17 @@
 """GPU sweep of square f16 matmuls, 512^3 .. 8192^3: tilec (Hopper's wgmma path where the
 GPU has it; pointer loads through cp.async, and tensor descriptors through TMA), Triton's
-tutorial kernel and cuBLAS (``torch.matmul``) in one run, as a table appended to
-RESULTS.md and a plot (``matmul_sweep.png``, with the ``plot`` extra).
+tutorial kernel and cuBLAS (``torch.matmul``) in one run, as a table and a plot
+(``matmul_sweep.png``, with the ``plot`` extra); ``--record`` appends the table to RESULTS.md
+and writes the plot into benchmarks/.
 
 Floors: 2 N^3 flops at the GPU's dense f16 rate (~990 TFLOP/s on an H100/H200 datasheet,
 ~750-790 reached by cuBLAS); small sizes are bound by launch and by too few tiles for the
 132 SMs (512^3 with 128 x 256 tiles is 8 programs).
 Timing: ``benchmarks.matmul.in_turn`` (do_bench medians, contenders in turn, 5 rounds).
 
-    python benchmarks/matmul_sweep.py [--out DIR]
+    python benchmarks/matmul_sweep.py [--record] [--out DIR]
 """
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch
 import triton
 
-from benchmarks.common import report
+from benchmarks.common import arguments, plot_path, report
 from benchmarks.matmul import in_turn, tflops, triton_matmul
 from examples import matmul as tc_matmul
 
@@ -63,18 +63,19 @@ def plot(results: dict[int, dict[str, float]], path: Path, device: str) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--out", default=str(Path(__file__).parent), help="where the plot goes")
-    args = p.parse_args()
+    args = arguments(__doc__, plots=True).parse_args()
     device = torch.cuda.get_device_name()
     results = {n: measure(n) for n in SIZES}
     rows = [[str(n), *(f"{r[k]:.1f}" for k in ("tilec", "tilec TMA", "Triton", "cuBLAS")),
              f"{r['tilec TMA'] / r['cuBLAS']:.1%}", f"{r['tilec TMA'] / r['Triton']:.1%}"]
             for n, r in results.items()]
     report("GPU: f16 matmul sweep (TFLOP/s)", device,
-           ["N", "tilec", "tilec TMA", "Triton", "cuBLAS", "TMA/cuBLAS", "TMA/Triton"], rows)
+           ["N", "tilec", "tilec TMA", "Triton", "cuBLAS", "TMA/cuBLAS", "TMA/Triton"], rows,
+           record=args.record)
+    path = plot_path(args, "matmul_sweep.png")
     try:
-        plot(results, Path(args.out) / "matmul_sweep.png", device)
+        if path is not None:
+            plot(results, path, device)
     except ImportError:
         print("matplotlib is not installed: no plot")
 

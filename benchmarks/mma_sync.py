@@ -10,7 +10,7 @@ same run (``peak``): a CUDA C kernel (CuPy's NVRTC) whose warps issue nothing bu
 ``mma.sync.m16n8k16`` f16 -> f32 on registers, eight independent accumulators each, so
 no memory, address or dependency stall lowers it.
 
-    python benchmarks/mma_sync.py    # on a Hopper GPU; appends to RESULTS.md
+    python benchmarks/mma_sync.py [--record]   # on a Hopper GPU; --record appends to RESULTS.md
 """
 
 import os
@@ -27,7 +27,7 @@ import triton  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
 
 import backends.ptx.target  # noqa: E402
-from benchmarks.common import report  # noqa: E402
+from benchmarks.common import arguments, report  # noqa: E402
 from benchmarks.matmul import tflops, triton_matmul  # noqa: E402
 from examples import matmul as tc_matmul  # noqa: E402
 
@@ -170,7 +170,8 @@ def rows(size: int = 4096) -> list[list[str]]:
 
 
 if __name__ == "__main__":
+    record = arguments(__doc__).parse_args().record
     table = rows()
     report("GPU: matmul on the mma.sync path (ratio: of cuBLAS; tiles BM,BN,BK,warps,stages)",
            torch.cuda.get_device_name(), ["what", "median time", "TFLOP/s", "ratio"],
-           table + peak(float(table[0][2])))
+           table + peak(float(table[0][2])), record=record)

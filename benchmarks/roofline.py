@@ -1,7 +1,8 @@
 """Roofline of tilec's PTX kernels: vector add (2^26 f32), softmax and layernorm forward
 (8192 x 4096 f32, one program per row) and the f16 matmul 4096^3 (128 x 256 x 64 tiles,
 8 warps, 4 stages), each plotted at its arithmetic intensity against the two ceilings of
-the GPU, as ``roofline.png`` (with the ``plot`` extra) and a table appended to RESULTS.md.
+the GPU, as ``roofline.png`` (with the ``plot`` extra) and a table; ``--record`` appends
+the table to RESULTS.md and writes the plot into benchmarks/.
 
 Floors: a kernel doing F flops on B bytes of compulsory HBM traffic (each input read once,
 each output written once) runs at best at min(P, F / B * W) flop/s. W is the HBM bandwidth
@@ -14,10 +15,9 @@ f32 flops far under the CUDA cores' rate too. The matmul does 2 * 4096^3 flops o
 3 * 32 MiB, 1365 flop/byte: bound by the tensor rate.
 Timing: compiler.testing.do_bench on ptx (CUDA events, warm-up, L2 flushed, median).
 
-    python benchmarks/roofline.py [--out DIR]   # on a CUDA machine; appends to RESULTS.md
+    python benchmarks/roofline.py [--record] [--out DIR]   # on a CUDA machine
 """
 
-import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import compiler as tc
-from benchmarks.common import report
+from benchmarks.common import arguments, plot_path, report
 from compiler.testing import do_bench
 from examples import layernorm as tc_layernorm
 from examples import matmul as tc_matmul
@@ -151,9 +151,7 @@ def launches(torch) -> dict[str, tuple]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--out", default=str(Path(__file__).parent), help="where the plot goes")
-    args = p.parse_args()
+    args = arguments(__doc__, plots=True).parse_args()
     import torch
     device = torch.cuda.get_device_name()
     bandwidth, source = device_bandwidth()
@@ -172,9 +170,11 @@ def main() -> None:
     report(f"GPU: roofline (HBM {bandwidth / 1e12:.2f} TB/s from {source}, f16 tensor "
            f"{TENSOR_F16_PEAK / 1e12:.0f} TFLOP/s datasheet)", device,
            ["kernel", "median time", "flop/byte", "GB/s", "TFLOP/s", "roof TFLOP/s",
-            "of roof"], rows)
+            "of roof"], rows, record=args.record)
+    path = plot_path(args, "roofline.png")
     try:
-        plot(points, bandwidth, Path(args.out) / "roofline.png", device)
+        if path is not None:
+            plot(points, bandwidth, path, device)
     except ImportError:
         print("matplotlib is not installed: no plot")
 

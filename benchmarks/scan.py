@@ -9,7 +9,7 @@ between runs, median); for WGSL the GPU timestamps of the kernel's own compute p
 (``tc.testing.do_bench``, median). The values are small integers, so every sum is exact
 and all four results are checked equal.
 
-    python benchmarks/scan.py     # on a CUDA machine; appends to benchmarks/RESULTS.md
+    python benchmarks/scan.py [--record]   # on a CUDA machine; --record appends to RESULTS.md
 """
 
 import functools
@@ -25,7 +25,7 @@ import triton.language as ttl
 from triton.testing import do_bench
 
 import compiler as tc
-from benchmarks.common import report
+from benchmarks.common import arguments, report
 from examples.cumsum import block_cumsum
 
 N = 1 << 26
@@ -92,6 +92,7 @@ def rows() -> list[list[str]]:
 
 
 if __name__ == "__main__":
+    record = arguments(__doc__).parse_args().record
     report("GPU: block cumsum 2^26 f32 (tl.cumsum a program)", torch.cuda.get_device_name(),
            ["BLOCK, num_warps", "tilec ptx", "triton", "tilec of triton", "torch cumsum",
-            "tilec wgsl (NVIDIA Vulkan, the kernel)"], rows())
+            "tilec wgsl (NVIDIA Vulkan, the kernel)"], rows(), record=record)

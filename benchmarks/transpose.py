@@ -8,7 +8,7 @@ Floor: 2 * 4 * 8192^2 bytes = 537 MB moved (one read, one write), no arithmetic,
 memory bound: 537 MB / the device-to-device copy bandwidth.
 Timing: triton.testing.do_bench (CUDA events, warm-up, L2 flushed between runs, median).
 
-    python benchmarks/transpose.py     # on a CUDA machine; appends to benchmarks/RESULTS.md
+    python benchmarks/transpose.py [--record]   # on a CUDA machine; --record appends to RESULTS.md
 """
 
 import functools
@@ -25,7 +25,7 @@ from triton.testing import do_bench
 
 import compiler as tc
 import compiler.language as tl
-from benchmarks.common import report
+from benchmarks.common import arguments, report
 
 M = N = 8192
 CONFIGS = [(64, 64, 4), (128, 128, 4), (64, 64, 1)]  # BM, BN, num_warps
@@ -78,5 +78,6 @@ def rows() -> list[list[str]]:
 
 
 if __name__ == "__main__":
+    record = arguments(__doc__).parse_args().record
     report(f"GPU: transpose {M}x{N} f32", torch.cuda.get_device_name(),
-           ["what", "first launch", "median time", "bandwidth"], rows())
+           ["what", "first launch", "median time", "bandwidth"], rows(), record=record)

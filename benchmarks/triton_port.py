@@ -7,7 +7,7 @@ B4 H32 S4096 D64 is 550 GFLOP (half causal), ~0.6 ms at the ~990 TFLOP/s dense f
 (its "bandwidth" column counts only Q, K, V and O once: it is compute bound).
 Timing: triton.testing.do_bench (CUDA events, L2 flushed, median).
 
-    python benchmarks/triton_port.py    # on a CUDA machine; appends to RESULTS.md
+    python benchmarks/triton_port.py [--record]   # a CUDA machine; --record: into RESULTS.md
 """
 
 import sys
@@ -18,7 +18,7 @@ from triton.testing import do_bench
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import report  # noqa: E402
+from benchmarks.common import arguments, report  # noqa: E402
 from examples import triton_port  # noqa: E402
 
 ROWS, COLS, N = 8192, 4096, 1 << 26
@@ -69,6 +69,7 @@ def _attention(mod, causal: bool, opts: dict, qkv: tuple) -> tuple:
 
 
 def main() -> None:
+    record = arguments(__doc__).parse_args().record
     inputs = _inputs()
     tilec = _cases(triton_port, True, inputs)
     triton = _cases(triton_port.as_triton(), False, inputs)
@@ -86,7 +87,7 @@ def main() -> None:
                          f"{moved / ms / 1e6:.0f} GB/s", f"{times['triton'] / ms:.1%}"])
     report("GPU: the same kernel text under Triton and tilec (examples/triton_port.py; "
            "ratio: of Triton)", torch.cuda.get_device_name(),
-           ["what", "median time", "bandwidth", "ratio"], rows)
+           ["what", "median time", "bandwidth", "ratio"], rows, record=record)
 
 
 if __name__ == "__main__":

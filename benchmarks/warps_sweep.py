@@ -1,6 +1,6 @@
 """Tuning aid: tilec's PTX softmax and layernorm forward (8192x4096 f32) and Triton's, for
 num_warps 4, 8 and 16 (do_bench medians over rounds taken in turn, microseconds).
-Appends the table to RESULTS.md.
+Prints the table; ``--record`` appends it to RESULTS.md.
 
 tilec's ``/`` and ``tl.sqrt`` round correctly (``div.rn``, ``sqrt.rn``), Triton's are
 approximate: the column "layernorm, no div/sqrt" runs tilec's layernorm written with a
@@ -8,7 +8,7 @@ reciprocal argument and ``tl.rsqrt`` instead, which tells that choice's cost apa
 the compiler's; "softmax, one division" multiplies by one reciprocal a row instead of
 dividing every element.
 
-    python benchmarks/warps_sweep.py      # on a CUDA machine
+    python benchmarks/warps_sweep.py [--record]     # on a CUDA machine
 """
 
 import statistics
@@ -22,7 +22,7 @@ from triton.testing import do_bench
 
 import compiler as tc
 import compiler.language as tl
-from benchmarks.common import report
+from benchmarks.common import arguments, report
 from benchmarks.gpu import COLS, EPS, ROW_BLOCK, ROWS, triton_layernorm, triton_softmax
 from examples.layernorm import layernorm
 from examples.softmax import softmax
@@ -81,6 +81,7 @@ def kernels(warps: int) -> dict:
 
 
 def main() -> None:
+    record = arguments(__doc__).parse_args().record
     runs = {warps: kernels(warps) for warps in (4, 8, 16)}
     times: dict[tuple[int, str], list[float]] = {}
     for _ in range(ROUNDS):
@@ -93,7 +94,7 @@ def main() -> None:
             for warps in runs]
     report("GPU: softmax and layernorm 8192x4096 f32 by num_warps (us, median of "
            f"{ROUNDS} rounds in turn; benchmarks/warps_sweep.py)",
-           torch.cuda.get_device_name(), ["num_warps", *names], rows)
+           torch.cuda.get_device_name(), ["num_warps", *names], rows, record=record)
 
 
 if __name__ == "__main__":

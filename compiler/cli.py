@@ -1,4 +1,4 @@
-"""The ``tilec`` command: compile, export, run, opt, backends (SPEC section 5)."""
+"""The ``tilec`` command: compile, export, run, opt, backends (docs/language.md)."""
 
 from __future__ import annotations
 

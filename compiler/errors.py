@@ -1,4 +1,4 @@
-"""The errors a user can cause (SPEC section 6). Imports nothing heavy."""
+"""The errors a user can cause (docs/language.md, "Errors"). Imports nothing heavy."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Array tiles, cuTile style: ``import compiler.tile as ct`` in place of
-``import cuda.tile as ct`` (SPEC section 2b).
+``import cuda.tile as ct`` (docs/language.md, "Array tiles, cuTile style").
 
 Kernels take arrays (NumPy, CuPy, PyTorch, wgpu buffers; any strides) and move whole
 tiles by tile-granular index: ``ct.load(a, index=(i, j), shape=(tm, tn))``. Like
@@ -88,7 +88,7 @@ def kernel(fn: Callable | None = None, **_options: Any):
 def launch(stream: Any, grid: Any, kernel: TileKernel, kernel_args: Sequence[Any],
            **options: Any) -> None:
     """cuTile's launch: ``kernel[grid](*kernel_args, **options)``. The PTX backend runs on
-    the current CuPy/PyTorch stream (SPEC section 3): pass that one as ``stream``."""
+    the current CuPy/PyTorch stream: pass that one as ``stream``."""
     del stream
     kernel[grid](*kernel_args, **options)
 

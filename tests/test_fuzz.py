@@ -50,7 +50,7 @@ def load_kernel(source: str, directory: Path):
 def check_failure(e: tc.TilecError, path: Path) -> None:
     assert not isinstance(e, tc.InternalCompilerError), str(e)
     if isinstance(e, tc.LaunchError | tc.BackendUnavailableError) and e.loc is None:
-        assert "\n" not in e.message, e.message  # the one-line reason of SPEC section 3
+        assert "\n" not in e.message, e.message  # a launch error's one-line reason
         return
     assert e.loc is not None and e.loc.file == str(path), str(e)
     assert f"{path}:{e.loc.line}:" in str(e)

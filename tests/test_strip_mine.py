@@ -1,6 +1,6 @@
 """strip-mine: elementwise tiles too large for their threads run as loops over chunks, with
 the same results on every backend and generated code whose size does not grow with the
-tile (ARCHITECTURE, "Compile time is part of performance")."""
+tile (docs/design.md, "Compile time is part of performance")."""
 
 import numpy as np
 import pytest

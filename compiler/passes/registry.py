@@ -14,7 +14,7 @@ from xdsl.passes import ModulePass
 PassFactory = Callable[[], type[ModulePass]]
 
 # tilec's passes: name -> (package, class). The module is the name in snake case
-# (ARCHITECTURE.md); target-independent passes live in compiler.passes, a target's
+# (CONTRIBUTING.md); target-independent passes live in compiler.passes, a target's
 # lowering beside its target.
 _TILEC = {
     "assign-layouts": ("compiler.passes", "AssignLayouts"),

@@ -1,7 +1,7 @@
 """strip-debug: tile IR -> tile IR without ``tile.print``/``tile.assert``.
 
 ``tl.device_print`` and ``tl.device_assert`` are active on the GPU backends only with
-``debug=True`` (SPEC section 2). Without it the GPU pipelines drop them here, before
+``debug=True``. Without it the GPU pipelines drop them here, before
 layouts are assigned. With it each one becomes tile IR that appends records to a hidden
 int32 buffer, the kernel's last parameter (``compiler/debug.py`` reads them back after
 the launch): an ``atomic_add`` on word 0 reserves a record per element (only failing

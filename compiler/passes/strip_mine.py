@@ -4,7 +4,7 @@ through in chunks by an ``scf.for`` instead of all at once.
 A thread of a SIMT target owns ``N / threads`` elements of an ``N``-element tile, and the
 lowering gives each of them its own instructions: a 131,072-element tile at 4 warps is
 1,024 copies of the kernel's body per thread, a 128x64 transpose at one warp a 300 KB
-shader that lavapipe took 80 s to compile (ARCHITECTURE, "Compile time is part of
+shader that lavapipe took 80 s to compile (docs/design.md, "Compile time is part of
 performance"). Here, where a thread would own more than ``MAX_PER_THREAD`` elements of a
 tile, the computation it is part of (ranges, splats, ``arith``/``math``, comparisons,
 selects, pointer arithmetic, loads, stores, and the shape ops ``expand_dims``,
