@@ -20,11 +20,12 @@ import wgpu
 
 from backends.wgsl import set_runtime_dir
 from backends.wgsl.arrays import WgslArray
-from compiler import progress, timing
 from compiler.device_arrays import host_view
 from compiler.errors import BackendUnavailableError, LaunchError, UnsupportedError
 from compiler.kinfo import KernelInfo, Param
 from compiler.language import dtype_from_str
+from compiler.progress import step
+from compiler.timing import compilation, phase
 
 _LIMITS = ("max-storage-buffers-per-shader-stage", "max-storage-buffer-binding-size",
            "max-buffer-size", "max-compute-invocations-per-workgroup",
@@ -209,11 +210,11 @@ class Kernel:
         made, lavapipe at the first dispatch), for seconds to minutes on a big kernel. Both
         are rows of a ``TILEC_TIMING`` table and the wait shows on the progress line."""
         name, driver = self.info.name, driver_name(device)
-        with timing.compilation(f"{name}'s first launch on wgsl ({driver})"), \
-                progress.step(f"wgsl: driver compiling {name} ({driver})"):
-            with timing.phase("driver: create pipeline"):
+        with compilation(f"{name}'s first launch on wgsl ({driver})"), \
+                step(f"wgsl: driver compiling {name} ({driver})"):
+            with phase("driver: create pipeline"):
                 dispatcher = self.pipeline(device, promoted)
-            with timing.phase("driver: first dispatch, to completion"):
+            with phase("driver: first dispatch, to completion"):
                 dispatcher.run(*launch)
                 drain(device)
 
