@@ -60,25 +60,43 @@ def backends() -> dict[str, tuple[bool, str]]:
     return {name: availability(name) for name in BACKENDS}
 
 
+BACKEND_NAMES = BACKENDS + ("auto",)
+"""What ``backend=``, ``tc.set_backend`` and ``TILEC_BACKEND`` accept."""
+
+
 def set_backend(name: str | None) -> None:
     """Set the default backend (None: back to ``TILEC_BACKEND`` or ``auto``)."""
     global _default_backend
-    if name is not None and name not in BACKENDS + ("auto",):
-        raise ValueError(f"unknown backend {name!r}; choose from {BACKENDS + ('auto',)}")
+    if name is not None and name not in BACKEND_NAMES:
+        raise LaunchError(f"tc.set_backend({name!r}): unknown backend; choose from "
+                          f"{', '.join(BACKEND_NAMES)} (or None)")
     _default_backend = name
 
 
+def default_backend() -> str:
+    """The backend a launch that names none asks for: ``tc.set_backend``'s, else
+    ``TILEC_BACKEND``, else ``auto`` (not resolved: it may be unavailable here)."""
+    if _default_backend is not None:
+        return _default_backend
+    name = os.environ.get("TILEC_BACKEND") or "auto"
+    if name not in BACKEND_NAMES:
+        raise LaunchError(f"the environment variable TILEC_BACKEND is {name!r}, which is not "
+                          f"a backend: set it to one of {', '.join(BACKEND_NAMES)}, or unset it")
+    return name
+
+
 def resolve_backend(name: str | None) -> str:
+    """The backend a launch with ``backend=name`` runs on (None: the default)."""
     ok = _availability.get(name)  # the per-launch fast path: a named, checked backend
     if ok is not None and ok[0]:
         return name
-    name = name or _default_backend or os.environ.get("TILEC_BACKEND") or "auto"
+    name = name or default_backend()
     if name == "auto":
         for b in BACKENDS:
             if availability(b)[0]:
                 return b
     if name not in BACKENDS:
-        raise LaunchError(f"unknown backend {name!r}; choose from {BACKENDS + ('auto',)}")
+        raise LaunchError(f"unknown backend {name!r}; choose from {BACKEND_NAMES}")
     ok, why = availability(name)
     if not ok:
         raise BackendUnavailableError(f"backend {name!r} is not available: {why}")
@@ -542,9 +560,10 @@ def compile(fn, signature=None, constants=None, backend: str | None = None,
     example arguments (``args=``, specialized the way a launch would; nothing runs)."""
     kf = fn if isinstance(fn, KernelFunction) else KernelFunction(fn)
     # Compiling needs no device: only "auto" asks which backends work here.
-    backend = resolve_backend(backend) if backend in (None, "auto") else backend
+    backend = backend or default_backend()
+    backend = resolve_backend(backend) if backend == "auto" else backend
     if backend not in BACKENDS:
-        raise LaunchError(f"unknown backend {backend!r}; choose from {BACKENDS + ('auto',)}")
+        raise LaunchError(f"unknown backend {backend!r}; choose from {BACKEND_NAMES}")
     _check_stages(num_stages)
     if target is not None and (backend != "ptx" or target not in PTX_TARGETS):
         raise LaunchError(f"target {target!r}: the ptx backend takes one of {PTX_TARGETS}")
