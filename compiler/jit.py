@@ -19,7 +19,7 @@ import os
 import textwrap
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -533,18 +533,31 @@ def kernel(fn: Callable | None = None, **_options):
 
 # ---------------------------------------------------------------- tc.compile
 
-def _parse_signature(kf: KernelFunction, signature) -> dict[str, str]:
+@dataclass(frozen=True)
+class InputNames:
+    """How compile's errors name its inputs: ``tc.compile``'s keywords, or the flags of
+    ``tilec compile`` (``CLI_NAMES``), so each message names what the user typed."""
+
+    signature: str = "signature"
+    constant: str = "constants={{{name!r}: ...}}"  # how to give constexpr ``name`` a value
+
+
+CLI_NAMES = InputNames("-s", "-c {name}=...")
+
+
+def _parse_signature(kf: KernelFunction, signature,
+                     names: InputNames = InputNames()) -> dict[str, str]:
     runtime = [n for n in kf.arg_names if n not in kf.constexprs]
     if isinstance(signature, str):
         signature = [s.strip() for s in signature.split(",") if s.strip()]
     if isinstance(signature, (list, tuple)):
         if len(signature) != len(runtime):
-            raise LaunchError(f"signature lists {len(signature)} types for "
+            raise LaunchError(f"{names.signature} lists {len(signature)} types for "
                               f"{len(runtime)} runtime parameters ({', '.join(runtime)})")
         signature = dict(zip(runtime, signature))
     missing = [n for n in runtime if n not in signature]
     if missing:
-        raise LaunchError(f"signature has no type for {', '.join(missing)}")
+        raise LaunchError(f"{names.signature} has no type for {', '.join(missing)}")
     return dict(signature)
 
 
@@ -591,14 +604,17 @@ def _check_stages(num_stages: Any) -> None:
         raise LaunchError(f"num_stages must be a positive integer, got {num_stages!r}")
 
 
-def _signature_specs(kf: KernelFunction, signature, constants) -> list[ArgSpec]:
-    sig = _parse_signature(kf, signature or {})
+def _signature_specs(kf: KernelFunction, signature, constants,
+                     names: InputNames = InputNames()) -> list[ArgSpec]:
+    sig = _parse_signature(kf, signature or {}, names)
     constants = dict(constants or {})
+    _check_constants(kf, constants)
     specs = []
     for name in kf.arg_names:
         if name in kf.constexprs:
             if name not in constants and name not in kf.defaults:
-                raise LaunchError(f"constexpr {name!r} needs a value in constants=")
+                raise LaunchError(f"constexpr {name!r} needs a value: pass "
+                                  f"{names.constant.format(name=name)}")
             specs.append(ArgSpec(name, "constexpr", value=constants.get(
                 name, kf.defaults.get(name))))
             continue
@@ -608,9 +624,21 @@ def _signature_specs(kf: KernelFunction, signature, constants) -> list[ArgSpec]:
         try:
             d = tl.dtype_from_str(t.lstrip("*"))
         except ValueError as e:
-            raise LaunchError(f"signature of {name!r}: {e}") from None
+            raise LaunchError(f"{names.signature} type of {name!r}: {e}") from None
         if div not in ("", "16"):
-            raise LaunchError(f"signature of {name!r}: only ':16' divisibility is supported")
+            raise LaunchError(f"{names.signature} type of {name!r}: only ':16' divisibility "
+                              "is supported")
         specs.append(ArgSpec(name, "ptr" if t.startswith("*") else "scalar", d,
                              t.startswith("*") or div == "16"))
     return specs
+
+
+def _check_constants(kf: KernelFunction, constants: dict) -> None:
+    """Every constant names a constexpr of ``kf``: a misspelt one must not be ignored."""
+    valid = [n for n in kf.arg_names if n in kf.constexprs]
+    known = f"its constexprs are {', '.join(valid)}" if valid else "it has no constexprs"
+    for name in constants:
+        if name in kf.constexprs:
+            continue
+        runtime = f" ({name!r} is a runtime parameter)" if name in kf.arg_names else ""
+        raise LaunchError(f"{kf.__name__} has no constexpr {name!r}{runtime}; {known}")
