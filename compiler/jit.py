@@ -19,7 +19,7 @@ import os
 import textwrap
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -60,25 +60,43 @@ def backends() -> dict[str, tuple[bool, str]]:
     return {name: availability(name) for name in BACKENDS}
 
 
+BACKEND_NAMES = BACKENDS + ("auto",)
+"""What ``backend=``, ``tc.set_backend`` and ``TILEC_BACKEND`` accept."""
+
+
 def set_backend(name: str | None) -> None:
     """Set the default backend (None: back to ``TILEC_BACKEND`` or ``auto``)."""
     global _default_backend
-    if name is not None and name not in BACKENDS + ("auto",):
-        raise ValueError(f"unknown backend {name!r}; choose from {BACKENDS + ('auto',)}")
+    if name is not None and name not in BACKEND_NAMES:
+        raise LaunchError(f"tc.set_backend({name!r}): unknown backend; choose from "
+                          f"{', '.join(BACKEND_NAMES)} (or None)")
     _default_backend = name
 
 
+def default_backend() -> str:
+    """The backend a launch that names none asks for: ``tc.set_backend``'s, else
+    ``TILEC_BACKEND``, else ``auto`` (not resolved: it may be unavailable here)."""
+    if _default_backend is not None:
+        return _default_backend
+    name = os.environ.get("TILEC_BACKEND") or "auto"
+    if name not in BACKEND_NAMES:
+        raise LaunchError(f"the environment variable TILEC_BACKEND is {name!r}, which is not "
+                          f"a backend: set it to one of {', '.join(BACKEND_NAMES)}, or unset it")
+    return name
+
+
 def resolve_backend(name: str | None) -> str:
+    """The backend a launch with ``backend=name`` runs on (None: the default)."""
     ok = _availability.get(name)  # the per-launch fast path: a named, checked backend
     if ok is not None and ok[0]:
         return name
-    name = name or _default_backend or os.environ.get("TILEC_BACKEND") or "auto"
+    name = name or default_backend()
     if name == "auto":
         for b in BACKENDS:
             if availability(b)[0]:
                 return b
     if name not in BACKENDS:
-        raise LaunchError(f"unknown backend {name!r}; choose from {BACKENDS + ('auto',)}")
+        raise LaunchError(f"unknown backend {name!r}; choose from {BACKEND_NAMES}")
     ok, why = availability(name)
     if not ok:
         raise BackendUnavailableError(f"backend {name!r} is not available: {why}")
@@ -515,18 +533,31 @@ def kernel(fn: Callable | None = None, **_options):
 
 # ---------------------------------------------------------------- tc.compile
 
-def _parse_signature(kf: KernelFunction, signature) -> dict[str, str]:
+@dataclass(frozen=True)
+class InputNames:
+    """How compile's errors name its inputs: ``tc.compile``'s keywords, or the flags of
+    ``tilec compile`` (``CLI_NAMES``), so each message names what the user typed."""
+
+    signature: str = "signature"
+    constant: str = "constants={{{name!r}: ...}}"  # how to give constexpr ``name`` a value
+
+
+CLI_NAMES = InputNames("-s", "-c {name}=...")
+
+
+def _parse_signature(kf: KernelFunction, signature,
+                     names: InputNames = InputNames()) -> dict[str, str]:
     runtime = [n for n in kf.arg_names if n not in kf.constexprs]
     if isinstance(signature, str):
         signature = [s.strip() for s in signature.split(",") if s.strip()]
     if isinstance(signature, (list, tuple)):
         if len(signature) != len(runtime):
-            raise LaunchError(f"signature lists {len(signature)} types for "
+            raise LaunchError(f"{names.signature} lists {len(signature)} types for "
                               f"{len(runtime)} runtime parameters ({', '.join(runtime)})")
         signature = dict(zip(runtime, signature))
     missing = [n for n in runtime if n not in signature]
     if missing:
-        raise LaunchError(f"signature has no type for {', '.join(missing)}")
+        raise LaunchError(f"{names.signature} has no type for {', '.join(missing)}")
     return dict(signature)
 
 
@@ -542,9 +573,10 @@ def compile(fn, signature=None, constants=None, backend: str | None = None,
     example arguments (``args=``, specialized the way a launch would; nothing runs)."""
     kf = fn if isinstance(fn, KernelFunction) else KernelFunction(fn)
     # Compiling needs no device: only "auto" asks which backends work here.
-    backend = resolve_backend(backend) if backend in (None, "auto") else backend
+    backend = backend or default_backend()
+    backend = resolve_backend(backend) if backend == "auto" else backend
     if backend not in BACKENDS:
-        raise LaunchError(f"unknown backend {backend!r}; choose from {BACKENDS + ('auto',)}")
+        raise LaunchError(f"unknown backend {backend!r}; choose from {BACKEND_NAMES}")
     _check_stages(num_stages)
     if target is not None and (backend != "ptx" or target not in PTX_TARGETS):
         raise LaunchError(f"target {target!r}: the ptx backend takes one of {PTX_TARGETS}")
@@ -572,14 +604,17 @@ def _check_stages(num_stages: Any) -> None:
         raise LaunchError(f"num_stages must be a positive integer, got {num_stages!r}")
 
 
-def _signature_specs(kf: KernelFunction, signature, constants) -> list[ArgSpec]:
-    sig = _parse_signature(kf, signature or {})
+def _signature_specs(kf: KernelFunction, signature, constants,
+                     names: InputNames = InputNames()) -> list[ArgSpec]:
+    sig = _parse_signature(kf, signature or {}, names)
     constants = dict(constants or {})
+    _check_constants(kf, constants)
     specs = []
     for name in kf.arg_names:
         if name in kf.constexprs:
             if name not in constants and name not in kf.defaults:
-                raise LaunchError(f"constexpr {name!r} needs a value in constants=")
+                raise LaunchError(f"constexpr {name!r} needs a value: pass "
+                                  f"{names.constant.format(name=name)}")
             specs.append(ArgSpec(name, "constexpr", value=constants.get(
                 name, kf.defaults.get(name))))
             continue
@@ -589,9 +624,21 @@ def _signature_specs(kf: KernelFunction, signature, constants) -> list[ArgSpec]:
         try:
             d = tl.dtype_from_str(t.lstrip("*"))
         except ValueError as e:
-            raise LaunchError(f"signature of {name!r}: {e}") from None
+            raise LaunchError(f"{names.signature} type of {name!r}: {e}") from None
         if div not in ("", "16"):
-            raise LaunchError(f"signature of {name!r}: only ':16' divisibility is supported")
+            raise LaunchError(f"{names.signature} type of {name!r}: only ':16' divisibility "
+                              "is supported")
         specs.append(ArgSpec(name, "ptr" if t.startswith("*") else "scalar", d,
                              t.startswith("*") or div == "16"))
     return specs
+
+
+def _check_constants(kf: KernelFunction, constants: dict) -> None:
+    """Every constant names a constexpr of ``kf``: a misspelt one must not be ignored."""
+    valid = [n for n in kf.arg_names if n in kf.constexprs]
+    known = f"its constexprs are {', '.join(valid)}" if valid else "it has no constexprs"
+    for name in constants:
+        if name in kf.constexprs:
+            continue
+        runtime = f" ({name!r} is a runtime parameter)" if name in kf.arg_names else ""
+        raise LaunchError(f"{kf.__name__} has no constexpr {name!r}{runtime}; {known}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import textwrap
 from collections.abc import Sequence
 from io import StringIO
 
@@ -21,6 +22,7 @@ from xdsl.passes import PassPipeline
 from xdsl.targets.mlir import MLIRTarget
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 
+from compiler.cli import ArgParser
 from compiler.context import make_context
 from compiler.errors import TilecError
 from compiler.passes.registry import get_all_passes
@@ -38,11 +40,14 @@ class OptError(Exception):
 
 
 def _arg_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tilec opt", description=__doc__.splitlines()[0])
-    p.add_argument("file", nargs="?", default="-", help="input IR (default: stdin)")
+    names = list(get_all_passes())
+    passes = "\n".join(textwrap.wrap(", ".join(names), 88, initial_indent="  ",
+                                      subsequent_indent="  "))
+    p = ArgParser(prog="tilec opt", description=__doc__.splitlines()[0],
+                  epilog=f"passes (-p):\n{passes}")
+    p.add_argument("file", nargs="?", default="-", help="input IR (default, or -: stdin)")
     p.add_argument("-p", "--passes", default="",
-                   help="comma-separated pipeline, e.g. 'assign-layouts{num-warps=4},cse'"
-                        f" (passes: {', '.join(get_all_passes())})")
+                   help="comma-separated pipeline, e.g. 'assign-layouts{num-warps=4},cse'")
     p.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     p.add_argument("--verify-diagnostics", action="store_true",
                    help="print parse/verify errors in place of the module and exit 0")

@@ -9,12 +9,11 @@ tensor descriptors, which Hopper copies by TMA.
     python examples/attention.py [--backend ptx|wgsl|numpy|auto] [--shape B H S D] [--causal]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.func
@@ -103,7 +102,7 @@ def attention_descriptor(q, k, v, out, scale, seq_len, rows, CAUSAL: tl.constexp
         tl.store(out + first * D + rm[:, None] * D + rd[None, :], o, mask=rm[:, None] < seq_len)
 
 
-def launch(q, k, v, out, causal: bool = False, backend: str = "auto", BM: int = 64,
+def launch(q, k, v, out, causal: bool = False, backend: str | None = None, BM: int = 64,
            BN: int = 64, num_warps: int = 4, num_stages: int = 2) -> None:
     batch, heads, seq_len, d = q.shape
     grid = (tc.cdiv(seq_len, BM), batch * heads)
@@ -111,7 +110,7 @@ def launch(q, k, v, out, causal: bool = False, backend: str = "auto", BM: int = 
                     BN=BN, D=d, backend=backend, num_warps=num_warps, num_stages=num_stages)
 
 
-def launch_descriptor(q, k, v, out, causal: bool = False, backend: str = "auto",
+def launch_descriptor(q, k, v, out, causal: bool = False, backend: str | None = None,
                       BM: int = 64, BN: int = 64, num_warps: int = 4,
                       num_stages: int = 2) -> None:
     """``attention_descriptor`` on contiguous (batch, heads, seq_len, d) arrays."""
@@ -131,7 +130,7 @@ def reference(q, k, v, causal: bool = False) -> np.ndarray:
     return (p / p.sum(axis=-1, keepdims=True)) @ v64
 
 
-def main(backend: str = "auto", shape: tuple[int, int, int, int] = (1, 2, 200, 64),
+def main(backend: str | None = None, shape: tuple[int, int, int, int] = (1, 2, 200, 64),
          causal: bool = False) -> None:
     rng = np.random.default_rng()
     q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
@@ -146,9 +145,9 @@ def main(backend: str = "auto", shape: tuple[int, int, int, int] = (1, 2, 200, 6
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--shape", type=int, nargs=4, default=(1, 2, 200, 64))
     p.add_argument("--causal", action="store_true")
     args = p.parse_args()
-    main(args.backend, tuple(args.shape), args.causal)
+    with reported_errors():
+        main(args.backend, tuple(args.shape), args.causal)

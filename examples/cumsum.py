@@ -4,12 +4,11 @@ so out[i] is the sum of x from the start of i's block to i. Integers, so the che
     python examples/cumsum.py [--backend ptx|wgsl|numpy|auto] [--n N] [--block B]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -25,7 +24,7 @@ def reference(x: np.ndarray, block: int) -> np.ndarray:
     return np.cumsum(padded.reshape(-1, block), axis=1).reshape(-1)[:len(x)]
 
 
-def main(backend: str = "auto", n: int = 100_000, block: int = 2048) -> None:
+def main(backend: str | None = None, n: int = 100_000, block: int = 2048) -> None:
     x = np.random.default_rng().integers(-1000, 1000, n).astype(np.int32)
     out = np.zeros(n, np.int32)
     block_cumsum[(tc.cdiv(n, block),)](x, out, n, BLOCK=block, backend=backend)
@@ -34,9 +33,9 @@ def main(backend: str = "auto", n: int = 100_000, block: int = 2048) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--n", type=int, default=100_000)
     p.add_argument("--block", type=int, default=2048)
     a = p.parse_args()
-    main(a.backend, a.n, a.block)
+    with reported_errors():
+        main(a.backend, a.n, a.block)

@@ -5,12 +5,11 @@ redraws it (a backward pass needs nothing stored), another seed draws a new one.
     python examples/dropout.py [--backend ptx|wgsl|numpy|auto] [--n N] [--p P] [--seed S]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -22,7 +21,7 @@ def dropout(x, out, n, p, seed, BLOCK: tl.constexpr):
     tl.store(out + offs, tl.where(keep, v / (1 - p), 0.0), mask=mask)
 
 
-def launch(x: np.ndarray, out: np.ndarray, p: float, seed: int, backend: str = "auto",
+def launch(x: np.ndarray, out: np.ndarray, p: float, seed: int, backend: str | None = None,
            block: int = 1024) -> None:
     dropout[(tc.cdiv(x.size, block),)](x, out, x.size, p, seed, BLOCK=block, backend=backend)
 
@@ -56,7 +55,7 @@ def reference(x: np.ndarray, p: float, seed: int) -> np.ndarray:
     return np.where(keep, x / (np.float32(1) - np.float32(p)), np.float32(0)).astype(np.float32)
 
 
-def main(backend: str = "auto", n: int = 5000, p: float = 0.3, seed: int = 1234) -> None:
+def main(backend: str | None = None, n: int = 5000, p: float = 0.3, seed: int = 1234) -> None:
     # no zeros in x, so a zero in the output always means "dropped"
     x = np.random.default_rng().uniform(0.5, 2.0, n).astype(np.float32)
     runs = {}
@@ -73,10 +72,10 @@ def main(backend: str = "auto", n: int = 5000, p: float = 0.3, seed: int = 1234)
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--backend", default="auto")
+    ap = script_parser(__doc__)
     ap.add_argument("--n", type=int, default=5000)
     ap.add_argument("--p", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=1234)
     a = ap.parse_args()
-    main(a.backend, a.n, a.p, a.seed)
+    with reported_errors():
+        main(a.backend, a.n, a.p, a.seed)

@@ -4,12 +4,11 @@ storage with float32 math, one pass over memory.
     python examples/fused_activation.py [--backend ptx|wgsl|numpy|auto]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -26,7 +25,7 @@ def reference(x: np.ndarray, bias: np.ndarray) -> np.ndarray:
     return (v / (1.0 + np.exp(-1.702 * v))).astype(np.float16)
 
 
-def main(backend: str = "auto", n: int = 50_000) -> None:
+def main(backend: str | None = None, n: int = 50_000) -> None:
     rng = np.random.default_rng()
     x = rng.standard_normal(n).astype(np.float16)
     bias = rng.standard_normal(64, dtype=np.float32)
@@ -38,6 +37,6 @@ def main(backend: str = "auto", n: int = 50_000) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
-    main(p.parse_args().backend)
+    p = script_parser(__doc__)
+    with reported_errors():
+        main(p.parse_args().backend)

@@ -11,12 +11,11 @@ their element offsets (``pack``), as well as each group's sizes.
     python examples/grouped_matmul.py [--backend ptx|wgsl|numpy|auto]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -56,7 +55,7 @@ def pack(matrices: list[np.ndarray]) -> tuple[np.ndarray, list[int]]:
 
 
 def launch(As: list[np.ndarray], Bs: list[np.ndarray], programs: int,
-           backend: str = "auto", BM: int = 64, BN: int = 64, BK: int = 32,
+           backend: str | None = None, BM: int = 64, BN: int = 64, BK: int = 32,
            num_warps: int = 4) -> list[np.ndarray]:
     """``[A @ B for A, B in zip(As, Bs)]`` in one launch of ``programs`` programs."""
     Cs = [np.full((x.shape[0], y.shape[1]), np.nan, x.dtype) for x, y in zip(As, Bs, strict=True)]
@@ -69,7 +68,7 @@ def launch(As: list[np.ndarray], Bs: list[np.ndarray], programs: int,
     return [c[s:s + x.size].reshape(x.shape) for s, x in zip(sc, Cs, strict=True)]
 
 
-def main(backend: str = "auto") -> None:
+def main(backend: str | None = None) -> None:
     rng = np.random.default_rng()
     shapes = [(128, 96, 64), (70, 130, 40), (200, 64, 100), (33, 17, 5)]  # M, N, K
     As = [rng.standard_normal((m, k)).astype(np.float16) for m, _, k in shapes]
@@ -83,6 +82,6 @@ def main(backend: str = "auto") -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
-    main(p.parse_args().backend)
+    p = script_parser(__doc__)
+    with reported_errors():
+        main(p.parse_args().backend)

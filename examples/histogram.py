@@ -6,12 +6,11 @@ Values outside ``[0, bins)`` are skipped by the mask, so they are neither counte
 read from memory.
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -23,7 +22,7 @@ def histogram(data, bins, n, num_bins, BLOCK: tl.constexpr):
     tl.atomic_add(bins + x, 1, mask=inside)
 
 
-def main(backend: str = "auto", n: int = 100_003, num_bins: int = 64) -> None:
+def main(backend: str | None = None, n: int = 100_003, num_bins: int = 64) -> None:
     rng = np.random.default_rng()
     data = rng.integers(-3, num_bins + 3, n).astype(np.int32)
     bins = np.zeros(num_bins, dtype=np.int32)
@@ -35,9 +34,9 @@ def main(backend: str = "auto", n: int = 100_003, num_bins: int = 64) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--n", type=int, default=100_003)
     p.add_argument("--bins", type=int, default=64)
     a = p.parse_args()
-    main(a.backend, a.n, a.bins)
+    with reported_errors():
+        main(a.backend, a.n, a.bins)

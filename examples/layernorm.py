@@ -5,12 +5,11 @@ and 1/std (what a backward pass needs), as Triton's tutorial does.
     python examples/layernorm.py [--backend ptx|wgsl|numpy|auto] [--rows R] [--cols C]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -33,7 +32,7 @@ def block_for(n_cols: int) -> int:
     return 1 << max(0, n_cols - 1).bit_length()
 
 
-def launch(x, weight, bias, out, mean, rstd, eps: float = 1e-5, backend: str = "auto",
+def launch(x, weight, bias, out, mean, rstd, eps: float = 1e-5, backend: str | None = None,
            num_warps: int = 4) -> None:
     rows, cols = x.shape
     layernorm[(rows,)](x, weight, bias, out, mean, rstd, cols, eps, BLOCK=block_for(cols),
@@ -47,7 +46,7 @@ def reference(x, weight, bias, eps: float = 1e-5):
     return (x64 - mu) * inv_std * weight + bias, mu[:, 0], inv_std[:, 0]
 
 
-def main(backend: str = "auto", rows: int = 200, cols: int = 1000) -> None:
+def main(backend: str | None = None, rows: int = 200, cols: int = 1000) -> None:
     rng = np.random.default_rng()
     x = (rng.standard_normal((rows, cols)) * 3 + 1).astype(np.float32)
     weight = rng.standard_normal(cols).astype(np.float32)
@@ -63,9 +62,9 @@ def main(backend: str = "auto", rows: int = 200, cols: int = 1000) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--rows", type=int, default=200)
     p.add_argument("--cols", type=int, default=1000)
     a = p.parse_args()
-    main(a.backend, a.rows, a.cols)
+    with reported_errors():
+        main(a.backend, a.rows, a.cols)

@@ -13,12 +13,11 @@ programs of different groups run side by side.
                                           [--cols C] [--groups G]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -77,7 +76,7 @@ def block_for(n: int) -> int:
     return 1 << max(0, n - 1).bit_length()
 
 
-def launch(dy, x, weight, mean, rstd, groups: int = 8, backend: str = "auto"):
+def launch(dy, x, weight, mean, rstd, groups: int = 8, backend: str | None = None):
     """``(dx, dweight, dbias, locks)``; ``locks`` as the first kernel left them."""
     rows, cols = x.shape
     dx = np.zeros_like(x)
@@ -104,7 +103,7 @@ def reference(dy, x, weight, mean, rstd):
     return dx, (dy * xhat).sum(axis=0), dy.astype(np.float64).sum(axis=0)
 
 
-def main(backend: str = "auto", rows: int = 96, cols: int = 200, groups: int = 8) -> None:
+def main(backend: str | None = None, rows: int = 96, cols: int = 200, groups: int = 8) -> None:
     rng = np.random.default_rng()
     x = (rng.standard_normal((rows, cols)) * 2 + 0.5).astype(np.float32)
     dy = rng.standard_normal((rows, cols)).astype(np.float32)
@@ -125,10 +124,10 @@ def main(backend: str = "auto", rows: int = 96, cols: int = 200, groups: int = 8
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--rows", type=int, default=96)
     p.add_argument("--cols", type=int, default=200)
     p.add_argument("--groups", type=int, default=8)
     a = p.parse_args()
-    main(a.backend, a.rows, a.cols, a.groups)
+    with reported_errors():
+        main(a.backend, a.rows, a.cols, a.groups)

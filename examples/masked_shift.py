@@ -5,12 +5,11 @@ not line up with the block, and `other`.
     python examples/masked_shift.py [--backend ptx|wgsl|numpy|auto]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -32,7 +31,7 @@ def reference(x: np.ndarray, shift: int, scale: int, fill: int) -> np.ndarray:
     return q.astype(np.int32)
 
 
-def main(backend: str = "auto", n: int = 10_007) -> None:
+def main(backend: str | None = None, n: int = 10_007) -> None:
     rng = np.random.default_rng()
     x = rng.integers(-1000, 1000, n, dtype=np.int32)
     out = np.zeros(n, dtype=np.int32)
@@ -44,6 +43,6 @@ def main(backend: str = "auto", n: int = 10_007) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
-    main(p.parse_args().backend)
+    p = script_parser(__doc__)
+    with reported_errors():
+        main(p.parse_args().backend)

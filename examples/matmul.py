@@ -11,13 +11,13 @@ pointers and masks.
     python examples/matmul.py [--backend ptx|wgsl|numpy|auto] [--size M N K] [--dtype f16|f32]
 """
 
-import argparse
 import functools
 
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.func
@@ -100,7 +100,7 @@ def matmul_descriptor(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
     dc.store([pm * BM, pn * BN], acc.to(c.dtype))
 
 
-def launch(a: np.ndarray, b: np.ndarray, c: np.ndarray, backend: str = "auto",
+def launch(a: np.ndarray, b: np.ndarray, c: np.ndarray, backend: str | None = None,
            activation: str = "", BM: int = 64, BN: int = 64, BK: int = 32,
            num_warps: int = 4, num_stages: int = 2, kernel=matmul) -> None:
     """``kernel`` (``matmul`` or ``matmul_tutorial``) on ``a``, ``b`` into ``c``."""
@@ -111,7 +111,7 @@ def launch(a: np.ndarray, b: np.ndarray, c: np.ndarray, backend: str = "auto",
                  num_stages=num_stages)
 
 
-def launch_descriptor(a, b, c, backend: str = "auto", activation: str = "", BM: int = 64,
+def launch_descriptor(a, b, c, backend: str | None = None, activation: str = "", BM: int = 64,
                       BN: int = 64, BK: int = 64, num_warps: int = 4,
                       num_stages: int = 2) -> None:
     """``matmul_descriptor`` on contiguous row-major ``a``, ``b`` and ``c``."""
@@ -127,7 +127,7 @@ def reference(a: np.ndarray, b: np.ndarray, activation: str = "") -> np.ndarray:
     return np.where(c >= 0, c, 0.01 * c) if activation == "leaky_relu" else c
 
 
-def main(backend: str = "auto", size: tuple[int, int, int] = (200, 150, 300),
+def main(backend: str | None = None, size: tuple[int, int, int] = (200, 150, 300),
          dtype: str = "f16") -> None:
     M, N, K = size
     rng = np.random.default_rng()
@@ -148,9 +148,9 @@ def main(backend: str = "auto", size: tuple[int, int, int] = (200, 150, 300),
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--size", type=int, nargs=3, default=(200, 150, 300))
     p.add_argument("--dtype", default="f16", choices=("f16", "f32"))
     args = p.parse_args()
-    main(args.backend, tuple(args.size), args.dtype)
+    with reported_errors():
+        main(args.backend, tuple(args.size), args.dtype)

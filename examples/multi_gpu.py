@@ -4,7 +4,9 @@ Under ``torchrun --nproc-per-node 2 examples/multi_gpu.py`` every rank owns one 
 (NCCL): it multiplies its shard of a batch with ``examples.matmul``, applies a tilec fused
 kernel (scaled add) to the product, and the ranks sum their results with an all-reduce,
 as a data-parallel step would; rank 0 checks the sum against NumPy. Run directly, one
-process splits the batch across every visible GPU the same way (``split_matmul``).
+process splits the batch across every visible GPU the same way (``split_matmul``). It
+needs PyTorch with two CUDA GPUs (one per rank under torchrun) and tilec's ptx backend,
+and says which is missing.
 
     torchrun --nproc-per-node 2 examples/multi_gpu.py [--batch 8] [--size 512]
     python examples/multi_gpu.py [--batch 8] [--size 512]
@@ -12,12 +14,20 @@ process splits the batch across every visible GPU the same way (``split_matmul``
 
 import argparse
 import os
+import sys
+from pathlib import Path
 
 import numpy as np
 
+if __name__ == "__main__":  # run as a script: the repository root, for ``examples.matmul``
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors
 from examples import matmul
+
+GPUS = 2
 
 
 @tc.kernel
@@ -80,6 +90,20 @@ def _distributed(batch: int, size: int) -> None:
     dist.destroy_process_group()
 
 
+def missing() -> str | None:
+    """What this machine lacks to run the example, in words (None: nothing)."""
+    try:
+        import torch
+    except ImportError as e:
+        return f"PyTorch is not installed ({e})"
+    needed = int(os.environ.get("WORLD_SIZE", GPUS))  # torchrun's ranks, one GPU each
+    found = torch.cuda.device_count()
+    if found < needed:
+        return f"found PyTorch {torch.__version__} with {found} CUDA GPU(s), {needed} needed"
+    ok, why = tc.backends()["ptx"]
+    return None if ok else f"tilec's ptx backend is not available: {why}"
+
+
 def main(batch: int = 8, size: int = 512) -> None:
     if "RANK" in os.environ:  # started by torchrun
         _distributed(batch, size)
@@ -95,8 +119,14 @@ def main(batch: int = 8, size: int = 512) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--size", type=int, default=512)
     args = p.parse_args()
-    main(args.batch, args.size)
+    lack = missing()
+    if lack is not None:
+        sys.exit(f"multi_gpu.py needs PyTorch with {GPUS} CUDA GPUs and tilec's ptx backend; "
+                 f"{lack}")
+    with reported_errors():
+        main(args.batch, args.size)

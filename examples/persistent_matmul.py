@@ -6,12 +6,11 @@ depends on the problem size, and a program's setup is paid once for many tiles.
     python examples/persistent_matmul.py [--backend ptx|wgsl|numpy|auto] [--size M N K]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -40,7 +39,7 @@ def persistent_matmul(a, b, c, M, N, K, stride_am, stride_bk, stride_cm,
                  mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
-def launch(a, b, c, programs: int, backend: str = "auto", BM: int = 64, BN: int = 64,
+def launch(a, b, c, programs: int, backend: str | None = None, BM: int = 64, BN: int = 64,
            BK: int = 32, num_warps: int = 4, num_stages: int = 2) -> None:
     (M, K), (_, N) = a.shape, b.shape
     persistent_matmul[(programs,)](a, b, c, M, N, K, a.shape[1], b.shape[1], c.shape[1],
@@ -48,7 +47,7 @@ def launch(a, b, c, programs: int, backend: str = "auto", BM: int = 64, BN: int 
                                    num_warps=num_warps, num_stages=num_stages)
 
 
-def main(backend: str = "auto", size: tuple[int, int, int] = (200, 150, 300)) -> None:
+def main(backend: str | None = None, size: tuple[int, int, int] = (200, 150, 300)) -> None:
     M, N, K = size
     rng = np.random.default_rng()
     a = rng.standard_normal((M, K)).astype(np.float16)
@@ -63,8 +62,8 @@ def main(backend: str = "auto", size: tuple[int, int, int] = (200, 150, 300)) ->
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--size", type=int, nargs=3, default=(200, 150, 300))
     args = p.parse_args()
-    main(args.backend, tuple(args.size))
+    with reported_errors():
+        main(args.backend, tuple(args.size))

@@ -5,12 +5,11 @@ back. On WGSL the int8 array is packed four to a 32-bit word.
     python examples/quantize.py [--backend ptx|wgsl|numpy|auto] [--rows R] [--cols C]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -44,7 +43,7 @@ def reference(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rounded.astype(np.int8), scale.astype(np.float32)
 
 
-def main(backend: str = "auto", rows: int = 64, cols: int = 1000) -> None:
+def main(backend: str | None = None, rows: int = 64, cols: int = 1000) -> None:
     x = (np.random.default_rng(0).standard_normal((rows, cols)) * 3).astype(np.float32)
     q, scales = np.zeros((rows, cols), np.int8), np.zeros(rows, np.float32)
     block = 1 << max(0, cols - 1).bit_length()
@@ -63,9 +62,9 @@ def main(backend: str = "auto", rows: int = 64, cols: int = 1000) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--rows", type=int, default=64)
     p.add_argument("--cols", type=int, default=1000)
     args = p.parse_args()
-    main(args.backend, args.rows, args.cols)
+    with reported_errors():
+        main(args.backend, args.rows, args.cols)

@@ -7,12 +7,11 @@ the cos/sin tables, and joins them back.
     python examples/rotary.py [--backend ptx|wgsl|numpy|auto] [--heads H] [--seq S] [--dim D]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -38,7 +37,7 @@ def tables(seq_len: int, dim: int, base: float = 10000.0) -> tuple[np.ndarray, n
 
 
 def launch(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, out: np.ndarray,
-           backend: str = "auto", block_seq: int = 16) -> None:
+           backend: str | None = None, block_seq: int = 16) -> None:
     heads, seq_len, dim = x.shape
     rotary[(heads, tc.cdiv(seq_len, block_seq))](x, cos, sin, out, seq_len, BLOCK_SEQ=block_seq,
                                                  DIM=dim, backend=backend)
@@ -53,7 +52,7 @@ def reference(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
     return out
 
 
-def main(backend: str = "auto", heads: int = 3, seq: int = 40, dim: int = 32) -> None:
+def main(backend: str | None = None, heads: int = 3, seq: int = 40, dim: int = 32) -> None:
     x = np.random.default_rng().standard_normal((heads, seq, dim), dtype=np.float32)
     cos, sin = tables(seq, dim)
     out = np.full_like(x, np.nan)
@@ -63,10 +62,10 @@ def main(backend: str = "auto", heads: int = 3, seq: int = 40, dim: int = 32) ->
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--backend", default="auto")
+    ap = script_parser(__doc__)
     ap.add_argument("--heads", type=int, default=3)
     ap.add_argument("--seq", type=int, default=40)
     ap.add_argument("--dim", type=int, default=32)
     a = ap.parse_args()
-    main(a.backend, a.heads, a.seq, a.dim)
+    with reported_errors():
+        main(a.backend, a.heads, a.seq, a.dim)

@@ -4,12 +4,11 @@ exponentials and their sum, and writes the normalized row once.
     python examples/softmax.py [--backend ptx|wgsl|numpy|auto] [--rows R] [--cols C]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -28,7 +27,7 @@ def block_for(n_cols: int) -> int:
     return 1 << max(0, n_cols - 1).bit_length()
 
 
-def launch(x: np.ndarray, out: np.ndarray, backend: str = "auto", num_warps: int = 4) -> None:
+def launch(x: np.ndarray, out: np.ndarray, backend: str | None = None, num_warps: int = 4) -> None:
     rows, cols = x.shape
     softmax[(rows,)](x, out, cols, x.shape[1], out.shape[1], BLOCK=block_for(cols),
                      backend=backend, num_warps=num_warps)
@@ -39,7 +38,7 @@ def reference(x: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def main(backend: str = "auto", rows: int = 300, cols: int = 781) -> None:
+def main(backend: str | None = None, rows: int = 300, cols: int = 781) -> None:
     x = np.random.default_rng().standard_normal((rows, cols), dtype=np.float32) * 4
     out = np.full_like(x, np.nan)
     launch(x, out, backend)
@@ -48,9 +47,9 @@ def main(backend: str = "auto", rows: int = 300, cols: int = 781) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--rows", type=int, default=300)
     p.add_argument("--cols", type=int, default=781)
     a = p.parse_args()
-    main(a.backend, a.rows, a.cols)
+    with reported_errors():
+        main(a.backend, a.rows, a.cols)

@@ -7,14 +7,14 @@ values; each value's expert id is the column where the probabilities equal it (e
 long as no two experts tie, which random logits make so).
 
     python examples/topk_routing.py [--backend ptx|wgsl|numpy|auto] [--tokens T] [--experts E]
+                                    [--top K]
 """
-
-import argparse
 
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -39,7 +39,7 @@ def block_for(n: int) -> int:
     return 1 << max(0, n - 1).bit_length()
 
 
-def launch(logits: np.ndarray, ids: np.ndarray, weights: np.ndarray, backend: str = "auto",
+def launch(logits: np.ndarray, ids: np.ndarray, weights: np.ndarray, backend: str | None = None,
            num_warps: int = 1) -> None:
     tokens, experts = logits.shape
     topk_routing[(tokens,)](logits, ids, weights, experts, BLOCK=block_for(experts),
@@ -55,7 +55,7 @@ def reference(logits: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return ids.astype(np.int32), top / top.sum(axis=1, keepdims=True)
 
 
-def main(backend: str = "auto", tokens: int = 64, experts: int = 24, k: int = 2) -> None:
+def main(backend: str | None = None, tokens: int = 64, experts: int = 24, k: int = 2) -> None:
     logits = np.random.default_rng().standard_normal((tokens, experts), dtype=np.float32) * 2
     ids = np.full((tokens, k), -1, np.int32)
     weights = np.full((tokens, k), np.nan, np.float32)
@@ -68,10 +68,10 @@ def main(backend: str = "auto", tokens: int = 64, experts: int = 24, k: int = 2)
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--tokens", type=int, default=64)
     p.add_argument("--experts", type=int, default=24)
     p.add_argument("--top", type=int, default=2, help="K, a power of two")
     a = p.parse_args()
-    main(a.backend, a.tokens, a.experts, a.top)
+    with reported_errors():
+        main(a.backend, a.tokens, a.experts, a.top)

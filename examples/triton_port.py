@@ -13,7 +13,6 @@ loop binding the same names, ``x: tl.constexpr = ...``, ``Out.type.element_ty``.
     python examples/triton_port.py [--backend ptx|wgsl|numpy|auto]
 """
 
-import argparse
 import importlib.util
 import sys
 import tempfile
@@ -24,6 +23,7 @@ import numpy as np
 import compiler.jit
 import compiler.language as tl
 from compiler import kernel as jit
+from compiler.cli import reported_errors, script_parser
 
 _IMPORTS = ("import compiler.language as tl\nfrom compiler import kernel as jit\n",
             "import triton.language as tl\nfrom triton import jit\n")
@@ -186,7 +186,7 @@ def as_triton():
     return module
 
 
-def run_all(backend: str = "auto") -> None:
+def run_all(backend: str | None = None) -> None:
     """Each kernel once on ``backend``, checked against NumPy."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((37, 300)).astype(np.float32)
@@ -222,6 +222,6 @@ def run_all(backend: str = "auto") -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
-    run_all(p.parse_args().backend)
+    p = script_parser(__doc__)
+    with reported_errors():
+        run_all(p.parse_args().backend)

@@ -3,12 +3,11 @@
     python examples/vector_add.py [--backend ptx|wgsl|numpy|auto] [--n N]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 
 @tc.kernel
@@ -21,7 +20,7 @@ def add(x, y, out, n, BLOCK: tl.constexpr):
     tl.store(out + offs, a + b, mask=mask)
 
 
-def main(backend: str = "auto", n: int = 98_765) -> None:
+def main(backend: str | None = None, n: int = 98_765) -> None:
     rng = np.random.default_rng()
     x = rng.standard_normal(n, dtype=np.float32)
     y = rng.standard_normal(n, dtype=np.float32)
@@ -32,8 +31,8 @@ def main(backend: str = "auto", n: int = 98_765) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--n", type=int, default=98_765)
     a = p.parse_args()
-    main(a.backend, a.n)
+    with reported_errors():
+        main(a.backend, a.n)

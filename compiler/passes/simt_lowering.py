@@ -36,6 +36,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.context import source_loc
 from compiler.errors import CompileError, UnsupportedError
+from compiler.passes import PassInputError
 from compiler.passes.assign_layouts import NUM_WARPS_ATTR, UNIFORM_RUNS_ATTR, WARP_SIZE
 from compiler.passes.layouts import DimMap, elements_per_thread, ilog2, lane_map, owners
 from dialects import arith_shaped, simt, tile
@@ -64,7 +65,8 @@ _ELEMENTWISE_TILE_OPS = ("tile.cmpi", "tile.cmpf", "tile.select", "tile.umulhi")
 
 def _layout_of(t: TensorType) -> Attribute:
     if not is_layout(t.encoding):
-        raise CompileError(f"tile-to-simt needs layouts on tiles (run assign-layouts): {t}")
+        raise PassInputError(f"tile-to-simt needs layouts on tiles (run assign-layouts "
+                             f"first): {t}")
     return t.encoding
 
 
@@ -97,7 +99,8 @@ class Lowering:
     def __init__(self, f: func.FuncOp, trip_words: int):
         num_warps = f.attributes.get(NUM_WARPS_ATTR)
         if not isinstance(num_warps, IntegerAttr):
-            raise CompileError(f"tile-to-simt needs {NUM_WARPS_ATTR} (run assign-layouts)")
+            raise PassInputError(f"tile-to-simt needs {NUM_WARPS_ATTR} on @{f.sym_name.data} "
+                                 "(run assign-layouts first)")
         self.f = f
         self.trip_words = trip_words  # 32-bit words one trip through shared memory moves
         self.tid_bits = ilog2(WARP_SIZE * num_warps.value.data)

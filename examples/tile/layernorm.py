@@ -9,12 +9,11 @@ One (1, tn) tile holds a whole row. The kernel text is cuTile's.
     python examples/tile/layernorm.py [--backend ptx|wgsl|numpy|auto] [--rows R] [--cols C]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.tile as ct
+from compiler.cli import reported_errors, script_parser
 
 
 @ct.kernel
@@ -72,7 +71,7 @@ def tile_for(n_cols: int) -> int:
     return 1 << max(0, n_cols - 1).bit_length()
 
 
-def forward(x, w, b, eps: float = 1e-5, backend: str = "auto"):
+def forward(x, w, b, eps: float = 1e-5, backend: str | None = None):
     rows, cols = x.shape
     y = np.empty_like(x)
     mean, rstd = np.empty(rows, np.float32), np.empty(rows, np.float32)
@@ -81,7 +80,7 @@ def forward(x, w, b, eps: float = 1e-5, backend: str = "auto"):
     return y, mean, rstd
 
 
-def backward(dy, x, w, mean, rstd, groups: int = 16, backend: str = "auto"):
+def backward(dy, x, w, mean, rstd, groups: int = 16, backend: str | None = None):
     cols = x.shape[1]
     dx = np.empty_like(x)
     dw_part, db_part = np.empty((2, groups, cols), np.float32)
@@ -106,7 +105,7 @@ def reference(dy, x, w, b, eps: float = 1e-5):
     return xhat * w + b, mean[:, 0], rstd[:, 0], dx, (dy * xhat).sum(0), dy.sum(0)
 
 
-def main(backend: str = "auto", rows: int = 200, cols: int = 1000) -> None:
+def main(backend: str | None = None, rows: int = 200, cols: int = 1000) -> None:
     rng = np.random.default_rng()
     x = (rng.standard_normal((rows, cols)) * 3 + 1).astype(np.float32)
     w, b = rng.standard_normal((2, cols)).astype(np.float32)
@@ -120,9 +119,9 @@ def main(backend: str = "auto", rows: int = 200, cols: int = 1000) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--rows", type=int, default=200)
     p.add_argument("--cols", type=int, default=1000)
     a = p.parse_args()
-    main(a.backend, a.rows, a.cols)
+    with reported_errors():
+        main(a.backend, a.rows, a.cols)

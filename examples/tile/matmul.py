@@ -6,12 +6,11 @@ on load and clipped on store, so any M, N, K work. The kernel text is cuTile's.
                                    [--dtype f16|f32|tf32]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.tile as ct
+from compiler.cli import reported_errors, script_parser
 
 
 @ct.kernel
@@ -31,7 +30,7 @@ def matmul(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[
     ct.store(C, index=(bidx, bidy), tile=acc.astype(C.dtype))
 
 
-def main(backend: str = "auto", size: tuple[int, int, int] = (200, 136, 120),
+def main(backend: str | None = None, size: tuple[int, int, int] = (200, 136, 120),
          dtype: str = "f32") -> None:
     m, n, k = size
     rng = np.random.default_rng()
@@ -50,9 +49,9 @@ def main(backend: str = "auto", size: tuple[int, int, int] = (200, 136, 120),
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--size", type=int, nargs=3, default=(200, 136, 120))
     p.add_argument("--dtype", default="f32", choices=["f16", "f32", "tf32"])
     a = p.parse_args()
-    main(a.backend, tuple(a.size), a.dtype)
+    with reported_errors():
+        main(a.backend, tuple(a.size), a.dtype)

@@ -6,12 +6,11 @@ cuTile's.
     python examples/tile/softmax.py [--backend ptx|wgsl|numpy|auto] [--rows R] [--cols C]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.tile as ct
+from compiler.cli import reported_errors, script_parser
 
 
 @ct.kernel
@@ -27,7 +26,7 @@ def tile_for(n_cols: int) -> int:
     return 1 << max(0, n_cols - 1).bit_length()
 
 
-def main(backend: str = "auto", rows: int = 300, cols: int = 781) -> None:
+def main(backend: str | None = None, rows: int = 300, cols: int = 781) -> None:
     x = np.random.default_rng().standard_normal((rows, cols), dtype=np.float32) * 4
     y = np.full_like(x, np.nan)
     ct.launch(None, (rows,), softmax, (x, y, tile_for(cols)), backend=backend)
@@ -37,9 +36,9 @@ def main(backend: str = "auto", rows: int = 300, cols: int = 781) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--rows", type=int, default=300)
     p.add_argument("--cols", type=int, default=781)
     a = p.parse_args()
-    main(a.backend, a.rows, a.cols)
+    with reported_errors():
+        main(a.backend, a.rows, a.cols)

@@ -5,12 +5,11 @@ load and clipped on store, so any shape works. The kernel text is cuTile's.
     python examples/tile/transpose.py [--backend ptx|wgsl|numpy|auto] [--size M N]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.tile as ct
+from compiler.cli import reported_errors, script_parser
 
 
 @ct.kernel
@@ -21,7 +20,7 @@ def transpose(x, y, tm: ct.Constant[int], tn: ct.Constant[int]):
     ct.store(y, index=(bidy, bidx), tile=ct.transpose(tile))
 
 
-def main(backend: str = "auto", size: tuple[int, int] = (300, 200)) -> None:
+def main(backend: str | None = None, size: tuple[int, int] = (300, 200)) -> None:
     m, n = size
     x = np.random.default_rng().standard_normal((m, n), dtype=np.float32)
     y = np.full((n, m), np.nan, dtype=np.float32)
@@ -33,8 +32,8 @@ def main(backend: str = "auto", size: tuple[int, int] = (300, 200)) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--size", type=int, nargs=2, default=(300, 200))
     a = p.parse_args()
-    main(a.backend, tuple(a.size))
+    with reported_errors():
+        main(a.backend, tuple(a.size))

@@ -4,12 +4,11 @@ arithmetic or masks. The kernel text is cuTile's: it runs under ``import cuda.ti
     python examples/tile/vector_add.py [--backend ptx|wgsl|numpy|auto] [--n N]
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.tile as ct
+from compiler.cli import reported_errors, script_parser
 
 
 @ct.kernel
@@ -20,7 +19,7 @@ def vector_add(a, b, c, tile_size: ct.Constant[int]):
     ct.store(c, index=(bid,), tile=a_tile + b_tile)
 
 
-def main(backend: str = "auto", n: int = 98_765) -> None:
+def main(backend: str | None = None, n: int = 98_765) -> None:
     rng = np.random.default_rng()
     a = rng.standard_normal(n, dtype=np.float32)
     b = rng.standard_normal(n, dtype=np.float32)
@@ -32,8 +31,8 @@ def main(backend: str = "auto", n: int = 98_765) -> None:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--n", type=int, default=98_765)
     a = p.parse_args()
-    main(a.backend, a.n)
+    with reported_errors():
+        main(a.backend, a.n)

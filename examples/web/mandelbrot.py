@@ -8,12 +8,11 @@ Every program iterates ``max_iter`` times; a point that has escaped keeps its ``
 and stops counting, so the count is the iteration at which it escaped.
 """
 
-import argparse
-
 import numpy as np
 
 import compiler as tc
 import compiler.language as tl
+from compiler.cli import reported_errors, script_parser
 
 SIGNATURE = "*i32,i32,i32,f32,f32,f32,i32"
 CONSTANTS = {"BLOCK": 256}
@@ -72,7 +71,7 @@ def view(width: int, height: int, cx: float = -0.6, cy: float = 0.0,
     return cx - step * width / 2, cy - step * height / 2, step
 
 
-def main(backend: str = "auto", width: int = 320, height: int = 240,
+def main(backend: str | None = None, width: int = 320, height: int = 240,
          max_iter: int = 200) -> None:
     x0, y0, step = view(width, height)
     rgba = np.zeros(width * height, np.int32)
@@ -87,14 +86,13 @@ def main(backend: str = "auto", width: int = 320, height: int = 240,
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--backend", default="auto")
+    p = script_parser(__doc__)
     p.add_argument("--export", metavar="DIR", help="write mandelbrot.js (and the tilec "
                    "web runtime) for the page in DIR instead of running")
     a = p.parse_args()
-    if a.export:
-        tc.export(mandelbrot, SIGNATURE, CONSTANTS, output=f"{a.export}/mandelbrot.js")
-        print(f"wrote {a.export}/mandelbrot.js and {a.export}/tilec-runtime.js")
-    else:
-        main(a.backend)
+    with reported_errors():
+        if a.export:
+            tc.export(mandelbrot, SIGNATURE, CONSTANTS, output=f"{a.export}/mandelbrot.js")
+            print(f"wrote {a.export}/mandelbrot.js and {a.export}/tilec-runtime.js")
+        else:
+            main(a.backend)
