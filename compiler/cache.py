@@ -1,23 +1,48 @@
 """On-disk cache of compiled kernels. No xDSL import: a hit must not load the compiler.
 
-An entry is one JSON object in ``<root>/<key[:2]>/<key>.json``::
+The root is ``$TILEC_CACHE_DIR``, else ``$XDG_CACHE_HOME/tilec`` (an absolute path: the XDG
+spec ignores a relative one), else ``~/.cache/tilec``; ``TILEC_CACHE=0`` turns it off. An
+entry is one JSON object in ``<root>/<key[:2]>/<key>.json``::
 
-    {"schema": 2, "key": "<the key>", "info": "<KernelInfo JSON>",
+    {"schema": 3, "key": "<the key>", "info": "<KernelInfo JSON>",
      "artifact": BLOB, "asm": {"<name>": BLOB, ...}, "stages": [["<name>", "<text>"], ...],
-     "sha256": "<hex>"}
+     "sha256": "<hex>", "seal": "<hex>"}
 
-where a BLOB is ``{"text": str}`` or ``{"base64": str}`` (bytes: a cubin) and ``sha256`` is
-the digest of the canonical JSON (sorted keys, no spaces) of every other field. An entry
-that cannot be read or parsed, has the wrong shape or schema, fails its checksum, names
-another key or holds an unloadable ``KernelInfo`` is a miss: it is deleted with a warning
-on the ``tilec.cache`` logger and the kernel is compiled again.
+where a BLOB is ``{"text": str}`` or ``{"base64": str}`` (bytes: a cubin), ``sha256`` is
+the digest of the canonical JSON (sorted keys, no spaces) of every field but itself and
+``seal``, and ``seal`` is the SHA-256 of ``"<key>:<sha256>"``: the key the entry was
+written for, bound to all of its content.
+
+A load checks, in this order, and each check is there for a damage that was seen or is
+easy to make:
+
+- what is at the path is a regular file, found by ``fstat`` after opening it with
+  ``O_NONBLOCK``: a FIFO there is never waited on, a device or a directory never read;
+- it is UTF-8 JSON, an object, nested no deeper than the decoder and the encoder go
+  (``[[[[...]]]]`` raises ``RecursionError`` there, which is a bad entry, not a crash);
+- ``schema``: an entry of another layout of this format;
+- ``sha256``: accidental damage to any field (a torn copy, a flipped bit, an edit);
+- ``key``: a file copied or renamed to another entry's name;
+- ``seal``: content moved between entries with the documented checksum recomputed, by a
+  tool that rewrites or merges cache directories or by a bug of ours that writes one
+  entry's fields under another key. Kernels that differ only in a constexpr (BLOCK=256
+  and BLOCK=1024) have the same name and parameters: their artifacts are told apart by
+  the key alone, and the ``key`` field moves with the content it sits beside;
+- the fields' shapes, and that ``info`` loads as a ``KernelInfo``.
+
+A failure is a miss: the file (or the directory in its place) is deleted with a warning
+on the ``tilec.cache`` logger and the kernel is compiled and written again. A hit costs
+one open, one read, one parse and the checksum's hash, as before the seal (which hashes
+the checksum, not the content). Not caught: an entry written under a key that misses an
+input of its compilation (``make_key``'s parts must cover everything the artifact depends
+on), and a deliberate forgery, which anyone able to write the directory can make.
 
 An entry is written to a temporary file in its own directory and renamed into place, so
 processes sharing the directory never see a torn entry.
 
 Small JSON records that are not kernels (``tc.autotune``'s choices) live beside them in
-``<root>/<kind>/<key[:2]>/<key>.json`` as ``{"schema", "key", "record", "sha256"}``, written
-and checked the same way (``load_record``/``store_record``).
+``<root>/<kind>/<key[:2]>/<key>.json`` as ``{"schema", "key", "record", "sha256", "seal"}``,
+written and checked the same way (``load_record``/``store_record``).
 """
 
 from __future__ import annotations
@@ -28,6 +53,8 @@ import hashlib
 import json
 import logging
 import os
+import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +62,7 @@ from pathlib import Path
 from compiler.kinfo import KernelInfo
 
 VERSION = "0.1.0"
-SCHEMA = 2  # 1: the unversioned, unchecked entries before it
+SCHEMA = 3  # 2: without the seal; 1: unversioned, unchecked
 log = logging.getLogger("tilec.cache")
 
 
@@ -57,9 +84,11 @@ def cache_dir() -> Path | None:
     """The cache root, or None when ``TILEC_CACHE=0`` turns the disk cache off."""
     if os.environ.get("TILEC_CACHE", "1") == "0":
         return None
-    root = os.environ.get("TILEC_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "tilec")
-    return Path(root)
+    if root := os.environ.get("TILEC_CACHE_DIR"):
+        return Path(root)
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base, "tilec")
 
 
 _compiler_hash: str | None = None
@@ -100,23 +129,17 @@ def load(key: str) -> Entry | None:
     if path is None:
         return None
     try:
-        return decode(key, path.read_text(encoding="utf-8"))
+        return decode(key, _read(path))
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError, InvalidEntry) as e:
-        log.warning("discarding cache entry %s (%s); recompiling", path, e)
-        with contextlib.suppress(OSError):  # another process may have removed it first
-            path.unlink()
+    except (OSError, InvalidEntry) as e:
+        _discard(path, "entry", e)
         return None
 
 
 def decode(key: str, text: str) -> Entry:
     """Parse and check the entry text stored for ``key``; raises ``InvalidEntry``."""
-    try:
-        raw = json.loads(text)
-    except ValueError as e:
-        raise InvalidEntry(f"not JSON: {e}") from None
-    _check_header(key, raw)
+    raw = _parse(key, text)
     _require(isinstance(raw.get("info"), str), "'info' is not a string")
     _require(isinstance(raw.get("asm"), dict), "'asm' is not an object")
     stages = raw.get("stages")
@@ -124,21 +147,69 @@ def decode(key: str, text: str) -> Entry:
              "'stages' is not a list of [name, text] pairs")
     try:
         info = KernelInfo.from_json(raw["info"])
-    except (TypeError, ValueError, KeyError) as e:
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as e:
         raise InvalidEntry(f"bad kernel info: {type(e).__name__}: {e}") from None
     return Entry(info, _unblob(raw.get("artifact")),
                  {name: _unblob(b) for name, b in raw["asm"].items()},
                  [tuple(s) for s in stages])
 
 
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # absent on Windows, which has no FIFOs to open
+
+
+def _read(path: Path) -> str:
+    """The text of the regular file at ``path``; anything else there (a FIFO, a device, a
+    directory) raises ``InvalidEntry`` unread. O_NONBLOCK: opening a FIFO never waits."""
+    fd = os.open(path, os.O_RDONLY | _NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        _require(stat.S_ISREG(st.st_mode), f"not a regular file: {stat.filemode(st.st_mode)}")
+        chunks = []
+        while chunk := os.read(fd, st.st_size + 1):  # one read, and one that sees the end
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InvalidEntry(f"not UTF-8: {e}") from None
+
+
+def _discard(path: Path, what: str, why: Exception) -> None:
+    """Warn about the bad ``what`` at ``path`` and remove it, or the directory in its place
+    (left there, it would fail every later load and the rename that replaces it)."""
+    log.warning("discarding cache %s %s (%s)%s", what, path, why,
+                "; recompiling" if what == "entry" else "")
+    try:
+        path.unlink()
+    except FileNotFoundError:  # another process removed it first
+        pass
+    except OSError:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _parse(key: str, text: str) -> dict:
+    """The JSON object in ``text``, its header checked (``_check_header``)."""
+    try:
+        raw = json.loads(text)
+        _check_header(key, raw)  # its checksum re-encodes it, a few frames deeper
+    except InvalidEntry:
+        raise
+    except (ValueError, RecursionError) as e:  # RecursionError: [[[[...]]]]
+        raise InvalidEntry(f"not JSON: {type(e).__name__}: {e}") from None
+    return raw
+
+
 def _check_header(key: str, raw: object) -> None:
-    """Shape, schema, checksum, key: what is checked before any field is trusted."""
+    """Shape, schema, checksum, key, seal: what is checked before any field is trusted."""
     _require(isinstance(raw, dict), "not a JSON object")
     _require(raw.get("schema") == SCHEMA,
              f"schema version {raw.get('schema')!r}, expected {SCHEMA}")
-    body = {k: v for k, v in raw.items() if k != "sha256"}
-    _require(raw.get("sha256") == _digest(body), "checksum mismatch")
+    digest = _digest(raw)
+    _require(raw.get("sha256") == digest, "checksum mismatch")
     _require(raw.get("key") == key, "written for another key")
+    _require(raw.get("seal") == _seal(key, digest),
+             "seal mismatch: content moved from another entry")
 
 
 def _require(ok: bool, why: str) -> None:
@@ -159,7 +230,7 @@ def _unblob(b: object) -> str | bytes:
                 return base64.b64decode(b["base64"], validate=True)
             except ValueError:
                 pass
-    raise InvalidEntry(f"not a text or base64 blob: {str(b)[:40]}")
+    raise InvalidEntry(f"not a text or base64 blob: a {type(b).__name__}")
 
 
 # ---------------------------------------------------------------- store
@@ -177,11 +248,16 @@ def store(key: str, entry: Entry) -> None:
 
 def encode(key: str, entry: Entry) -> str:
     """The JSON text of ``entry`` stored under ``key``, checksum included."""
-    body = {"schema": SCHEMA, "key": key, "info": entry.info.to_json(),
-            "artifact": _blob(entry.artifact),
-            "asm": {name: _blob(v) for name, v in entry.asm.items()},
-            "stages": [list(s) for s in entry.stages]}
-    return json.dumps({**body, "sha256": _digest(body)})
+    return _sealed({"schema": SCHEMA, "key": key, "info": entry.info.to_json(),
+                    "artifact": _blob(entry.artifact),
+                    "asm": {name: _blob(v) for name, v in entry.asm.items()},
+                    "stages": [list(s) for s in entry.stages]})
+
+
+def _sealed(body: dict) -> str:
+    """The JSON text of ``body`` with its checksum and seal."""
+    digest = _digest(body)
+    return json.dumps({**body, "sha256": digest, "seal": _seal(body["key"], digest)})
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -206,9 +282,16 @@ def _blob(v: str | bytes) -> dict[str, str]:
     return {"text": v}
 
 
-def _digest(body: dict) -> str:
+def _digest(raw: dict) -> str:
+    """The checksum: SHA-256 of the canonical JSON of every field but it and the seal."""
+    body = {k: v for k, v in raw.items() if k not in ("sha256", "seal")}
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _seal(key: str, digest: str) -> str:
+    """The checksum bound to the key: content moved to another key no longer matches."""
+    return hashlib.sha256(f"{key}:{digest}".encode()).hexdigest()
 
 
 # ---------------------------------------------------------------- records
@@ -224,16 +307,13 @@ def load_record(kind: str, key: str) -> dict | None:
     if path is None:
         return None
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        _check_header(key, raw)
+        raw = _parse(key, _read(path))
         _require(isinstance(raw.get("record"), dict), "'record' is not an object")
         return raw["record"]
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as e:  # InvalidEntry and JSON errors are ValueErrors
-        log.warning("discarding cache record %s (%s)", path, e)
-        with contextlib.suppress(OSError):
-            path.unlink()
+    except (OSError, InvalidEntry) as e:
+        _discard(path, "record", e)
         return None
 
 
@@ -242,8 +322,7 @@ def store_record(kind: str, key: str, record: dict) -> None:
     path = record_path(kind, key)
     if path is None:
         return
-    body = {"schema": SCHEMA, "key": key, "record": record}
     try:
-        _write_atomic(path, json.dumps({**body, "sha256": _digest(body)}))
+        _write_atomic(path, _sealed({"schema": SCHEMA, "key": key, "record": record}))
     except OSError as e:
         log.warning("cannot write cache record %s: %s", path, e)

@@ -2,8 +2,9 @@
 
 A ``Program`` is a kernel template (elementwise 1-D and 2-D, reductions, scans, loops,
 ``tl.dot``), a dtype, sizes and an expression tree over the loaded tiles. It renders to
-kernel source, makes its inputs from a seed, and runs on any backend; ``compare`` says
-whether two backends agree within the dtype's tolerance and ``minimize`` shrinks a
+kernel source, makes its inputs from a seed, and runs on any backend; ``check`` says
+whether the backends agree with numpy within the dtype's tolerance, ``check_threads``
+the same for launches from several threads at once, and ``minimize`` shrinks a
 disagreeing program's expression while it still disagrees. Everything is JSON, so a
 mismatch becomes a regression test of a few lines (``regression_test``).
 """
@@ -17,6 +18,7 @@ import math
 import random
 import sys
 import tempfile
+import threading
 import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -424,28 +426,118 @@ def check(prog: Program, backends: list[str], directory: Path,
     ref = run(prog, "numpy", directory)
     problems = {}
     for backend in backends:
-        try:
-            got = run(prog, backend, directory)
-        except Exception as e:  # noqa: BLE001 - a backend failing where numpy ran is a finding
-            problems[backend] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
-            continue
-        if got is None and refused is not None:
-            refused.append(backend)
-        why = None if got is None or ref is None else disagreement(prog, ref, got)
-        if why and ref.dtype.kind == "f":
-            why = disagreement(prog, ref, got, sensitivity(prog, ref, directory))
-        if why:
+        if why := judge(prog, ref, backend, directory, refused):
             problems[backend] = why
     return problems
 
 
-def minimize(prog: Program, backends: list[str], directory: Path, tries: int = 150) -> Program:
-    """Shrink the expression while some backend still disagrees with numpy."""
+def judge(prog: Program, ref: np.ndarray | None, backend: str, directory: Path,
+          refused: list[str] | None = None) -> str | None:
+    """Run ``prog`` on ``backend`` once: how it disagrees with numpy's ``ref``, or None."""
+    try:
+        got = run(prog, backend, directory)
+    except Exception as e:  # noqa: BLE001 - a backend failing where numpy ran is a finding
+        return f"{type(e).__name__}: {(str(e).splitlines() or [''])[0]}"
+    if got is None and refused is not None:
+        refused.append(backend)
+    why = None if got is None or ref is None else disagreement(prog, ref, got)
+    if why and ref.dtype.kind == "f":
+        why = disagreement(prog, ref, got, sensitivity(prog, ref, directory))
+    return why
+
+
+# ---------------------------------------------------------------- threads
+
+LAUNCHES = 4  # per thread and backend in ``check_threads``: launches that overlap
+RACE_ROUNDS = 5  # of ``check_threads`` in a regression test: a race shows now and then
+
+
+def variants(prog: Program, count: int) -> list[Program]:
+    """``count`` other launches of ``prog``'s kernel: the same source and constexprs, other
+    sizes and data (from ``prog``'s seed), so their scalar arguments differ from its."""
+    rng = random.Random(prog.seed)
+    return [Program(prog.kind, prog.dtype, prog.expr,
+                    {**prog.params, **_sizes(prog, rng)}, rng.randrange(2**31))
+            for _ in range(count)]
+
+
+def _sizes(prog: Program, rng: random.Random) -> dict:
+    p = prog.params
+    if prog.kind in ("elementwise", "loop"):
+        k = {"K": rng.randint(0, 5)} if p.get("loop_kind") in ("for", "while") else {}
+        return {"n": rng.randint(1, 300), **k}
+    if prog.kind == "rows2d":
+        return {"M": rng.randint(1, 40), "N": rng.randint(1, 40)}
+    if prog.kind == "dot":
+        return {d: rng.randint(1, p["B" + d]) for d in "MNK"}
+    return {"M": rng.randint(1, 20), "N": rng.randint(1, p["BN"])}  # reduce, scan: N <= BN
+
+
+def check_threads(prog: Program, backends: list[str], directory: Path, threads: int,
+                  refused: list[str] | None = None) -> dict[str, str]:
+    """``check`` with launches from ``threads`` threads at once: thread i launches the i-th
+    of ``prog`` and its ``variants`` ``LAUNCHES`` times on numpy, then on each backend, and
+    each result is judged against numpy's, computed alone first. One kernel launched with
+    different arguments shares what a backend keeps per kernel (a uniform buffer, bind
+    groups, the compilation a first launch races to), where arguments get mixed up."""
+    progs = [prog, *variants(prog, threads - 1)]
+    refs = [run(p, "numpy", directory) for p in progs]  # loads the kernel, once, here
+    problems: dict[str, str] = {}
+    refusals: list[str] = []  # one per launch: counted once per backend below
+    with warnings.catch_warnings():  # what each thread's run() restores also ignores them
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for backend in ["numpy", *backends]:
+            found = _together(len(progs), lambda i, b=backend: judge(
+                progs[i], refs[i], b, directory, refusals))
+            if found:
+                problems[backend] = f"{threads} threads at once: {found}"
+    if refused is not None:
+        refused += sorted(set(refusals))
+    return problems
+
+
+def _together(count: int, attempt) -> str | None:
+    """Call ``attempt(i)`` ``LAUNCHES`` times in each of ``count`` threads started
+    together; the first thing one of them returned, prefixed with its thread."""
+    found: list[str] = []
+    start = threading.Barrier(count)
+
+    def work(i: int) -> None:
+        start.wait()
+        for _ in range(LAUNCHES):
+            try:
+                why = attempt(i)
+            except Exception as e:  # noqa: BLE001 - a finding, not a thread's lost traceback
+                why = f"{type(e).__name__}: {e}"
+            if why:
+                found.append(f"thread {i}: {why}")
+                return
+
+    pool = [threading.Thread(target=work, args=(i,)) for i in range(count)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    return found[0] if found else None
+
+
+def checked(prog: Program, backends: list[str], directory: Path, threads: int = 1,
+            refused: list[str] | None = None) -> dict[str, str]:
+    """``check``, or ``check_threads`` where ``threads`` is more than one."""
+    if threads > 1:
+        return check_threads(prog, backends, directory, threads, refused)
+    return check(prog, backends, directory, refused)
+
+
+def minimize(prog: Program, backends: list[str], directory: Path, tries: int = 150,
+             threads: int = 1) -> Program:
+    """Shrink the expression while some backend still disagrees with numpy (launched
+    from ``threads`` threads at once, where more than one)."""
     for _ in range(tries):
         for smaller in sorted(shrinks(prog.expr), key=size):
             cand = Program(prog.kind, prog.dtype, smaller, prog.params, prog.seed)
             try:
-                if check(cand, backends, directory):
+                if checked(cand, backends, directory, threads):
                     prog = cand
                     break
             except tc.TilecError:
@@ -465,26 +557,32 @@ PROGRAM = Program.from_json({json!r})
 
 
 def test_backends_agree():
-    assert_backends_agree(PROGRAM, {backends!r})
+    assert_backends_agree(PROGRAM, {backends!r}{threads})
 """
 
 
-def regression_test(prog: Program, problems: dict[str, str], out_dir: Path) -> Path:
-    """Write ``prog`` as a pytest file under ``out_dir``; returns its path."""
+def regression_test(prog: Program, problems: dict[str, str], out_dir: Path,
+                    threads: int = 1) -> Path:
+    """Write ``prog`` as a pytest file under ``out_dir`` (launched from ``threads``
+    threads at once, where more than one); returns its path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     name = hashlib.sha256(prog.to_json().encode()).hexdigest()[:10]
     path = out_dir / f"test_diff_{prog.kind}_{prog.dtype}_{name}.py"
     why = "\n".join(f"{b}: {w}" for b, w in problems.items())
-    path.write_text(REGRESSION.format(backends=sorted(problems), why=why, json=prog.to_json()))
+    path.write_text(REGRESSION.format(backends=sorted(problems), why=why, json=prog.to_json(),
+                                      threads=f", threads={threads}" if threads > 1 else ""))
     return path
 
 
-def assert_backends_agree(prog: Program, backends: list[str]) -> None:
-    """For regression tests: every available backend of ``backends`` agrees with numpy."""
+def assert_backends_agree(prog: Program, backends: list[str], threads: int = 1) -> None:
+    """For regression tests: every available backend of ``backends`` agrees with numpy
+    (launched from ``threads`` threads at once, where more than one)."""
     from compiler.jit import availability
     usable = [b for b in backends if b != "numpy" and availability(b)[0]]
     with tempfile.TemporaryDirectory() as tmp:
-        problems = check(prog, usable, Path(tmp))
+        for _ in range(RACE_ROUNDS if threads > 1 else 1):
+            if problems := checked(prog, usable, Path(tmp), threads):
+                break
     assert not problems, f"{problems}\n{prog.source()}"
 
 

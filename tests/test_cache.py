@@ -1,12 +1,15 @@
 """The disk cache: bad entries are discarded and recompiled, writes are atomic, and
 processes sharing one cache directory agree."""
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -31,12 +34,13 @@ def cache_root(tmp_path, monkeypatch) -> Path:
     return tmp_path
 
 
-def compile_and_check() -> None:
-    """Compile ``add`` through the disk cache and check that it adds."""
-    ck = tc.compile(add, signature=SIG, constants={"BLOCK": 128}, backend="numpy")
-    x, y = np.arange(300, dtype=np.float32), np.full(300, 2, dtype=np.float32)
-    out = np.zeros(300, dtype=np.float32)
-    ck[(3,)](x, y, out, 300)
+def compile_and_check(block: int = 128, n: int = 300) -> None:
+    """Compile ``add`` through the disk cache and check that it adds (a grid of
+    ``n / block`` programs: a kernel of another BLOCK leaves elements out or overruns)."""
+    ck = tc.compile(add, signature=SIG, constants={"BLOCK": block}, backend="numpy")
+    x, y = np.arange(n, dtype=np.float32), np.full(n, 2, dtype=np.float32)
+    out = np.zeros(n, dtype=np.float32)
+    ck[(tc.cdiv(n, block),)](x, y, out, n)
     np.testing.assert_array_equal(out, x + y)
 
 
@@ -48,11 +52,20 @@ def assert_valid(path: Path) -> None:
     cache.decode(path.stem, path.read_text())  # raises InvalidEntry
 
 
-def reseal(raw: dict) -> str:
-    """``raw`` with a checksum that matches it, computed the way the format says."""
-    body = {k: v for k, v in raw.items() if k != "sha256"}
+def checksum(raw: dict) -> str:
+    """The documented ``sha256``: canonical JSON of every field but it and the seal."""
+    body = {k: v for k, v in raw.items() if k not in ("sha256", "seal")}
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return json.dumps({**body, "sha256": hashlib.sha256(canonical.encode()).hexdigest()})
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def reseal(raw: dict, seal: bool = True) -> str:
+    """``raw`` with its checksum recomputed the way the format says, and (``seal``) its
+    seal too where it has one: what our own encoder would write for that content."""
+    raw = {**raw, "sha256": checksum(raw)}
+    if seal and "seal" in raw:
+        raw["seal"] = hashlib.sha256(f"{raw['key']}:{raw['sha256']}".encode()).hexdigest()
+    return json.dumps(raw)
 
 
 def edited(**changes):
@@ -62,6 +75,9 @@ def edited(**changes):
         raw.update(changes)
         return reseal({k: v for k, v in raw.items() if v is not None})
     return corrupt
+
+
+DEEP = "[" * 100_000 + "]" * 100_000  # past any recursion limit of the JSON decoder
 
 
 def tampered(text: str) -> str:
@@ -86,6 +102,9 @@ CORRUPTIONS = {
     "other key": edited(key="0" * 64),
     "tampered": tampered,
     "checksum removed": lambda text: json.dumps({**json.loads(text), "sha256": None}),
+    "deeply nested": lambda text: DEEP,
+    "number too long to convert": lambda text: "1" * 5000,
+    "deeply nested info": edited(info=DEEP),
 }
 
 
@@ -106,6 +125,174 @@ def test_bad_entry_warns_recompiles_and_rewrites(cache_root, caplog, corruption)
     caplog.clear()
     compile_and_check()  # a plain hit now
     assert not [r for r in caplog.records if r.name == "tilec.cache"]
+
+
+def not_a_file(kind: str, path: Path) -> None:
+    """Put a FIFO or a non-empty directory where the file ``path`` is."""
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+        (path / "stray").write_text("x")
+
+
+def finishes(work, seconds: float, fifo: Path) -> None:
+    """``work()`` returns within ``seconds``. A call stuck opening ``fifo`` (waiting for a
+    writer) is freed by opening it for writing once: the test fails instead of hanging."""
+    errors: list = []
+
+    def run() -> None:
+        try:
+            work()
+        except Exception as e:  # noqa: BLE001 - raised below, in the test's thread
+            errors.append(e)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    stuck = thread.is_alive()
+    if stuck:
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join(seconds)
+    assert not stuck, f"still waiting after {seconds} s"
+    if errors:
+        raise errors[0]
+
+
+def cache_warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "tilec.cache"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_fifo_or_directory_in_place_of_an_entry_is_replaced(cache_root, caplog, kind):
+    compile_and_check()
+    [path] = entries(cache_root)
+    not_a_file(kind, path)
+    with caplog.at_level(logging.WARNING, logger="tilec.cache"):
+        finishes(compile_and_check, 20, path)
+    [message] = cache_warnings(caplog)
+    assert "discarding cache entry" in message and "not a regular file" in message
+    assert_valid(path)
+    caplog.clear()
+    compile_and_check()  # a plain hit now
+    assert not cache_warnings(caplog)
+
+
+def swap_fields(a: dict, b: dict, fields: set[str]) -> None:
+    for f in fields:
+        a[f], b[f] = b[f], a[f]
+
+
+# What a tool that rewrites or merges cache directories, or a bug of ours, could do to two
+# entries, recomputing the documented checksum afterwards.
+SWAPS = {
+    "artifacts swapped": lambda a, b: swap_fields(a, b, {"artifact"}),
+    "contents swapped, keys kept": lambda a, b: swap_fields(a, b, set(a) - {"key"}),
+    "files swapped": lambda a, b: swap_fields(a, b, set(a)),  # the key check alone
+}
+
+
+@pytest.mark.parametrize("swap", SWAPS)
+def test_artifact_moved_to_another_entry_is_a_miss(cache_root, caplog, swap):
+    """BLOCK=256 and BLOCK=1024 compile ``add`` to the same name and parameters: only the
+    key tells their artifacts apart, so one moved under the other's key must not load."""
+    for block in (256, 1024):
+        compile_and_check(block, 3000)
+    paths = entries(cache_root)
+    a, b = (json.loads(p.read_text()) for p in paths)
+    assert a["artifact"] != b["artifact"]
+    SWAPS[swap](a, b)
+    for path, raw in zip(paths, (a, b), strict=True):
+        path.write_text(reseal(raw, seal=False))
+    with caplog.at_level(logging.WARNING, logger="tilec.cache"):
+        for block in (256, 1024):
+            compile_and_check(block, 3000)
+    messages = cache_warnings(caplog)
+    assert len(messages) == 2 and all("discarding cache entry" in m for m in messages)
+    for path in paths:
+        assert_valid(path)
+
+
+def record_swapped(path: Path, other: Path) -> None:
+    raw = json.loads(path.read_text())
+    path.write_text(reseal({**raw, "record": json.loads(other.read_text())["record"]},
+                           seal=False))
+
+
+def record_moved(path: Path, other: Path) -> None:
+    key = json.loads(path.read_text())["key"]
+    path.write_text(reseal({**json.loads(other.read_text()), "key": key}, seal=False))
+
+
+RECORD_DAMAGE = {
+    "deeply nested": lambda path, other: path.write_text(DEEP),
+    "fifo": lambda path, other: not_a_file("fifo", path),
+    "directory": lambda path, other: not_a_file("directory", path),
+    "record swapped": record_swapped,
+    "moved, key rewritten": record_moved,
+    "copied": lambda path, other: shutil.copyfile(other, path),  # the key check alone
+}
+
+
+@pytest.mark.parametrize("damage", RECORD_DAMAGE)
+def test_bad_record_is_discarded_and_rewritten(cache_root, caplog, damage):
+    keys = [cache.make_key("a test record", i) for i in range(2)]
+    for i, key in enumerate(keys):
+        cache.store_record("autotune", key, {"index": i})
+    path, other = (cache.record_path("autotune", k) for k in keys)
+    RECORD_DAMAGE[damage](path, other)
+    loaded: list = []
+    with caplog.at_level(logging.WARNING, logger="tilec.cache"):
+        finishes(lambda: loaded.append(cache.load_record("autotune", keys[0])), 20, path)
+    assert loaded == [None]
+    [message] = cache_warnings(caplog)
+    assert "discarding cache record" in message
+    assert not os.path.lexists(path)
+    cache.store_record("autotune", keys[0], {"index": 0})
+    caplog.clear()
+    assert [cache.load_record("autotune", k) for k in keys] == [{"index": 0}, {"index": 1}]
+    assert not cache_warnings(caplog)
+
+
+def test_nesting_near_the_recursion_limit_is_a_hit_or_a_miss(cache_root):
+    """Some depths pass the JSON decoder but not the encoder that recomputes the checksum
+    (a few frames deeper): at every depth, a load returns or discards, never raises."""
+    key = cache.make_key("deep record")
+    path = cache.record_path("autotune", key)
+    path.parent.mkdir(parents=True)
+    limit = sys.getrecursionlimit()
+    for depth in range(limit - 200, limit + 1):
+        nested: list = []
+        for _ in range(depth):
+            nested = [nested]
+        sys.setrecursionlimit(limit + 1000)  # this test's own encoder must get through
+        try:
+            text = reseal({"schema": cache.SCHEMA, "key": key, "record": {"x": nested},
+                           "seal": ""})
+        finally:
+            sys.setrecursionlimit(limit)
+        with pytest.raises(cache.InvalidEntry):
+            cache.decode(key, text)  # no kernel info: never an entry
+        path.write_text(text)
+        assert cache.load_record("autotune", key) in (None, {"x": nested})
+
+
+def test_cache_dir_follows_xdg_cache_home(tmp_path, monkeypatch):
+    monkeypatch.delenv("TILEC_CACHE", raising=False)
+    monkeypatch.delenv("TILEC_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache.cache_dir() == tmp_path / "home" / ".cache" / "tilec"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")  # the XDG spec: ignore a relative path
+    assert cache.cache_dir() == tmp_path / "home" / ".cache" / "tilec"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.cache_dir() == tmp_path / "xdg" / "tilec"
+    compile_and_check()
+    assert len(entries(tmp_path / "xdg" / "tilec")) == 1
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "own"))
+    assert cache.cache_dir() == tmp_path / "own"
 
 
 def test_binary_blobs_round_trip():

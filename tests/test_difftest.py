@@ -1,10 +1,12 @@
-"""Differential testing (scripts/difftest.py) for a few seconds, and its parts: the
-comparison notices a wrong answer, the minimizer shrinks, a regression test runs."""
+"""Differential testing (scripts/difftest.py) for a few seconds, serially and from threads,
+and its parts: the comparison notices a wrong answer, the threads mode launches at once,
+the minimizer shrinks, a regression test runs."""
 
 from __future__ import annotations
 
 import importlib.util
 import random
+import time
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +37,52 @@ def test_backends_agree_on_random_programs(tmp_path):
     assert not stats["mismatches"], stats["mismatches"]
 
 
+def test_backends_agree_on_random_programs_launched_from_threads(tmp_path):
+    backends = progen.available_backends()
+    stats = difftest().run_budget(4.0, backends, progen.KINDS, random.randrange(2**31),
+                                  wide=not backends, out=tmp_path, threads=4)
+    assert stats["programs"] >= 2 and stats["invalid"] == 0  # a cold start takes ~2 s
+    assert not stats["mismatches"], stats["mismatches"]
+
+
+@pytest.mark.parametrize("kind", progen.KINDS)
+def test_variants_launch_the_same_kernel_with_other_scalars(kind, tmp_path):
+    prog = progen.generate(random.Random(11), [kind], progen.dtypes_for([], wide=True))
+    others = progen.variants(prog, 6)
+    assert others == progen.variants(prog, 6)  # from the program's seed: a test reruns it
+    assert {p.source() for p in others} == {prog.source()}
+    plans = [progen.launch_plan(p) for p in [prog, *others]]
+    assert all(consts == plans[0][1] for _, consts, _ in plans)
+    assert len({tuple(a for a in args if isinstance(a, int)) for args, _, _ in plans}) > 1
+    for p in others:
+        assert progen.run(p, "numpy", tmp_path) is not None
+
+
+def test_threads_launch_at_once_and_a_mix_up_is_caught(tmp_path, monkeypatch):
+    """A stand-in backend answers wrongly whenever another thread is inside a launch too
+    (a launch that reads another's arguments): ``check_threads`` catches it, ``check``,
+    one launch at a time, does not."""
+    real_run, inside = progen.run, []
+
+    def run(prog, backend, directory, perturb=0.0):
+        if backend != "racy":
+            return real_run(prog, backend, directory, perturb)
+        inside.append(prog)
+        try:
+            time.sleep(0.02)
+            out = real_run(prog, "numpy", directory)
+            out.flat[-1] += len(inside) > 1
+            return out
+        finally:
+            inside.remove(prog)
+
+    monkeypatch.setattr(progen, "run", run)
+    prog = progen.generate(random.Random(5), ["elementwise"], ["int32"])
+    assert progen.check(prog, ["racy"], tmp_path) == {}
+    problems = progen.check_threads(prog, ["racy"], tmp_path, threads=4)
+    assert list(problems) == ["racy"] and "4 threads at once: thread" in problems["racy"]
+
+
 @pytest.mark.parametrize("kind", progen.KINDS)
 def test_every_kind_runs_on_numpy_and_a_wrong_answer_is_caught(kind, tmp_path):
     prog = progen.generate(random.Random(7), [kind], progen.dtypes_for([], wide=True))
@@ -58,9 +106,11 @@ def test_minimize_keeps_what_still_disagrees(tmp_path, monkeypatch):
     assert progen.render(small.expr) == "tl.exp(tl.minimum(a, 4.0))"
 
 
-def test_regression_file_runs(tmp_path):
+@pytest.mark.parametrize("threads", [1, 4])
+def test_regression_file_runs(tmp_path, threads):
     prog = progen.generate(random.Random(3), ["elementwise"], ["float32"])
-    path = progen.regression_test(prog, {"wgsl": "1 of 20 differ"}, tmp_path)
+    path = progen.regression_test(prog, {"wgsl": "1 of 20 differ"}, tmp_path, threads)
+    assert ("threads=4" in path.read_text()) == (threads == 4)
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
