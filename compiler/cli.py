@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import compiler as tc
+from compiler.arguments import FAILURE, USAGE, ArgParser, usage_error
 from compiler.autotune import _Wrapper
 from compiler.errors import TilecError
 from compiler.jit import (
@@ -31,7 +32,6 @@ from compiler.jit import (
     resolve_backend,
 )
 
-USAGE, FAILURE = 2, 1
 NUM_WARPS = (1, 2, 4, 8, 16)
 BACKEND_HELP = "the backend to run on (default: $TILEC_BACKEND, else auto)"
 
@@ -42,23 +42,6 @@ class CliError(Exception):
     def __init__(self, message: str, status: int = FAILURE):
         super().__init__(message)
         self.status = status
-
-
-class ArgParser(argparse.ArgumentParser):
-    """argparse with a usage error on one line, and help text kept as written."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str):
-        usage_error(self.prog, message)
-
-
-def usage_error(prog: str, message: str):
-    """Exit with status 2 and ``message`` on one line, pointing to ``prog``'s help."""
-    sys.stderr.write(f"{prog}: error: {message} (see {prog} --help)\n")
-    sys.exit(USAGE)
 
 
 def describe(e: TilecError) -> str:

@@ -22,7 +22,7 @@ from xdsl.passes import PassPipeline
 from xdsl.targets.mlir import MLIRTarget
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 
-from compiler.cli import ArgParser
+from compiler.arguments import ArgParser
 from compiler.context import make_context
 from compiler.errors import TilecError
 from compiler.passes.registry import get_all_passes

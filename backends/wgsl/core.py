@@ -169,7 +169,7 @@ def sign_extend(expr: str, bits: int, width: int = 1, offset: str = "0u") -> str
     left = right if offset == "0u" else f"({right} - {offset})"
     if width > 1:
         left, right = f"{ty('u32', width)}({left})", f"{ty('u32', width)}({right})"
-    return f"(({expr} << {left}) >> {right})"
+    return f"((({expr}) << {left}) >> {right})"
 
 
 def widths(t: Attribute) -> list[int]:

@@ -7,7 +7,8 @@ divisor were right, their unsigned remainder was not, wherever the byte's top bi
 (203 -> 1036, where the remainder must be below 203). With the byte sign-extended by two
 shifts instead of ``extractBits``, every element was right. The WGSL emitter now
 sign-extends by shifts everywhere (``backends.wgsl.core.sign_extend``); the last test
-keeps it so."""
+keeps it so. ``SHIFTS`` is what difftest found while the shifts' operand lacked
+parentheses (``v & 3i << 16u`` shifts the 3)."""
 
 import re
 
@@ -18,6 +19,8 @@ from tests.progen import Program, assert_backends_agree
 SCAN = Program.from_json('{"dtype": "uint32", "expr": ["({0} % tl.where({1} == 0, 1, {1}))", ["{}.to(tl.int8).to(tl.uint32)", ["b"]], ["b"]], "kind": "scan", "params": {"BM": 2, "BN": 16, "M": 18, "N": 11, "axis": "1", "scan": "cumsum"}, "seed": 1085947905}')
 REDUCE = Program.from_json('{"dtype": "uint32", "expr": ["({0} % tl.where({1} == 0, 1, {1}))", ["{}.to(tl.int8).to(tl.uint32)", ["a"]], ["b"]], "kind": "reduce", "params": {"BM": 8, "BN": 16, "M": 20, "N": 14, "neutral": "4294967295", "out": "uint32", "reduce": "min"}, "seed": 128602346}')
 
+SHIFTS = Program.from_json('{"dtype": "int16", "expr": ["({} >> ({} & 3))", ["b"], ["b"]], "kind": "scan", "params": {"BM": 1, "BN": 64, "M": 2, "N": 47, "axis": "1", "scan": "cumprod"}, "seed": 406905816}')
+
 
 def test_scan_agrees():
     assert_backends_agree(SCAN, ["wgsl", "ptx"])
@@ -25,6 +28,10 @@ def test_scan_agrees():
 
 def test_reduce_agrees():
     assert_backends_agree(REDUCE, ["wgsl", "ptx"])
+
+
+def test_narrow_operands_of_shifts_agree():
+    assert_backends_agree(SHIFTS, ["wgsl", "ptx"])
 
 
 @tc.kernel
@@ -40,4 +47,4 @@ def test_wgsl_sign_extends_without_extract_bits():
                     backend="wgsl")
     text = ck.asm["wgsl"]
     assert not re.search(r"extractBits\(", text), text
-    assert "<< 24u) >> 24u)" in text and "<< 16u) >> 16u)" in text
+    assert ") << 24u) >> 24u)" in text and ") << 16u) >> 16u)" in text
