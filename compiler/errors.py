@@ -55,6 +55,12 @@ class LaunchError(TilecError):
     """Bad launch arguments."""
 
 
+class OutOfResources(LaunchError):
+    """A kernel needs more of a per-program resource (shared memory, registers) than the
+    device gives one program: smaller tiles, fewer stages or fewer warps fit. Triton's
+    name, so a ported autotuner skips such a config as Triton's does."""
+
+
 class BackendUnavailableError(TilecError):
     """The requested backend cannot run on this machine (no GPU, no adapter)."""
 
@@ -93,7 +99,7 @@ def internal_error(exc: BaseException, stage: str, ir: str,
                                  loc)
 
 
-for _cls in (TilecError, CompileError, UnsupportedError, LaunchError,
+for _cls in (TilecError, CompileError, UnsupportedError, LaunchError, OutOfResources,
              BackendUnavailableError, VerificationError, OutOfBoundsError,
              DeviceAssertionError, InternalCompilerError):
     _cls.__module__ = "tilec"

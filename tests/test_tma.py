@@ -15,6 +15,7 @@ import pytest
 import compiler as tc
 import compiler.language as tl
 import compiler.tile as ct
+from compiler.errors import OutOfResources
 from compiler.jit import availability
 from examples import attention as ex_attention
 from examples import matmul as ex_matmul
@@ -246,9 +247,10 @@ def test_attention_by_cp_async_running_on_gpu(ptx_device, shape, causal):
 
 @pytest.mark.gpu
 def test_too_much_shared_memory_is_a_clear_launch_error(ptx_device):
-    """D128 at BN 128 with 4 stages needs about 290 KB; an H100/H200 block gets 227 KiB."""
+    """D128 at BN 128 with 4 stages needs about 290 KB; an H100/H200 block gets 227 KiB:
+    Triton's ``OutOfResources``, which an autotuner skips."""
     q = np.zeros((1, 1, 128, 128), np.float16)
-    with pytest.raises(tc.LaunchError, match=r"needs [\d,]+ bytes of shared memory, this GPU "
+    with pytest.raises(OutOfResources, match=r"needs [\d,]+ bytes of shared memory, this GPU "
                                              r"gives a block at most [\d,]+: fewer num_stages"):
         ex_attention.attention_descriptor[(1, 1)](
             q, q, q, q.copy(), 0.1, 128, 128, CAUSAL=False, BM=128, BN=128, D=128,

@@ -21,7 +21,7 @@ import numpy as np
 
 from backends.ptx.tensor_maps import TensorMaps
 from compiler import device_arrays, timing
-from compiler.errors import LaunchError
+from compiler.errors import LaunchError, OutOfResources
 from compiler.kinfo import KernelInfo, Param
 from compiler.language import dtype_from_str
 
@@ -86,6 +86,11 @@ class Device:
         """Bytes of shared memory one block may opt in to."""
         attr = _driver().CUdevice_attribute
         return self._attribute(attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+
+    def attribute(self, name: str) -> int:
+        """The driver's ``CU_DEVICE_ATTRIBUTE_<name>`` of this GPU (``"WARP_SIZE"``)."""
+        return self._attribute(getattr(_driver().CUdevice_attribute,
+                                       f"CU_DEVICE_ATTRIBUTE_{name}"))
 
     def _attribute(self, attr: Any) -> int:
         return int(_check(_driver().cuDeviceGetAttribute(attr, self._handle),
@@ -248,7 +253,7 @@ class DeviceLauncher:
         if self._dynamic_shared:  # the printer declared it .extern: opt in to that much
             most = self._device.shared_per_block
             if self._dynamic_shared > most:
-                raise LaunchError(
+                raise OutOfResources(
                     f"{info.name} needs {self._dynamic_shared:,} bytes of shared memory, this "
                     f"GPU gives a block at most {most:,}: fewer num_stages or smaller tiles")
             attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
