@@ -21,7 +21,13 @@ from typing import Any
 import numpy as np
 
 from compiler import cache, progress, testing
-from compiler.errors import CompileError, LaunchError, TilecError, UnsupportedError
+from compiler.errors import (
+    CompileError,
+    LaunchError,
+    OutOfResources,
+    TilecError,
+    UnsupportedError,
+)
 from compiler.jit import (
     DEFAULT_STAGES,
     KernelFunction,
@@ -35,21 +41,36 @@ LAUNCH_OPTIONS = ("num_warps", "num_stages")
 
 class Config:
     """Constexpr values and launch options for one trial: ``tc.Config({"BLOCK": 128},
-    num_warps=4, num_stages=2)``; ``pre_hook(args)`` runs before each launch with it."""
+    num_warps=4, num_stages=2)``; ``pre_hook(args)`` runs before each launch with it.
+    ``num_ctas`` and ``maxnreg`` are Triton's too: kept (they tell configs apart and reach
+    ``pre_hook`` and ``perf_model``) but not launched with, since a launch does not take
+    them yet; in Triton both change speed, never results."""
 
     def __init__(self, kwargs: dict[str, Any], num_warps: int = 4,
-                 num_stages: int = DEFAULT_STAGES, pre_hook: Callable | None = None):
+                 num_stages: int = DEFAULT_STAGES, num_ctas: int = 1,
+                 maxnreg: int | None = None, pre_hook: Callable | None = None):
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
+        self.num_ctas = num_ctas
+        self.maxnreg = maxnreg
         self.pre_hook = pre_hook
 
-    def all_kwargs(self) -> dict[str, Any]:
+    def launch_kwargs(self) -> dict[str, Any]:
+        """What a launch with this config is given: the constexprs and launch options."""
         return {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages}
+
+    def all_kwargs(self) -> dict[str, Any]:
+        """The launch's, with ``num_ctas``/``maxnreg`` where not the default, as Triton's."""
+        return {**self.launch_kwargs(), **self._hints()}
+
+    def _hints(self) -> dict[str, Any]:
+        hints = {"num_ctas": self.num_ctas} if self.num_ctas != 1 else {}
+        return hints | ({"maxnreg": self.maxnreg} if self.maxnreg is not None else {})
 
     def _identity(self) -> tuple:
         return (tuple(sorted((k, repr(v)) for k, v in self.kwargs.items())),
-                self.num_warps, self.num_stages)
+                self.num_warps, self.num_stages, self.num_ctas, self.maxnreg)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Config) and self._identity() == other._identity()
@@ -61,8 +82,9 @@ class Config:
         return ", ".join(f"{k}: {v}" for k, v in self.all_kwargs().items())
 
     def __repr__(self) -> str:
+        hints = "".join(f", {k}={v!r}" for k, v in self._hints().items())
         return (f"Config({self.kwargs!r}, num_warps={self.num_warps}, "
-                f"num_stages={self.num_stages})")
+                f"num_stages={self.num_stages}{hints})")
 
 
 def _launchable(fn: Any, decorator: str) -> Any:
@@ -171,7 +193,7 @@ class Autotuner(_Wrapper):
     def launch(self, config: Config, grid, args, kwargs: dict) -> None:
         if config.pre_hook is not None:
             config.pre_hook({**self.named(args, kwargs), **config.all_kwargs()})
-        self.fn.run(grid, args, {**kwargs, **config.all_kwargs()})
+        self.fn.run(grid, args, {**kwargs, **config.launch_kwargs()})
 
     def launch_key(self, named: dict[str, Any], backend: str) -> tuple:
         """The values of the key arguments, then the dtype of every argument that has one,
@@ -228,23 +250,25 @@ class Autotuner(_Wrapper):
     def bench(self, config: Config, grid, args, kwargs: dict, saved: list,
               errors: list[TilecError]) -> float:
         """Median milliseconds of a launch with ``config`` (infinite when the config does
-        not compile or the backend cannot run it)."""
-        named = self.named(args, kwargs)
-        trial_kwargs = {**kwargs, "verify": False}
-
-        def trial() -> None:
-            for name in self.reset_to_zero:
-                _zero(named[name])
-            self.launch(config, grid, args, trial_kwargs)
-            for restore in saved:
-                restore()
+        not compile, the backend cannot run it or the device has too little for it)."""
+        named, trial_kwargs = self.named(args, kwargs), {**kwargs, "verify": False}
         bench = self.do_bench or functools.partial(
             testing.do_bench, backend=kwargs["backend"], return_mode="median")
         try:
-            return float(bench(trial))
-        except (CompileError, UnsupportedError) as e:
+            return float(bench(lambda: self.trial(config, grid, args, trial_kwargs, named,
+                                                  saved)))
+        except (CompileError, UnsupportedError, OutOfResources) as e:
             errors.append(e)
             return float("inf")
+
+    def trial(self, config: Config, grid, args, kwargs: dict, named: dict[str, Any],
+              saved: list) -> None:
+        """One timed launch: the arguments it writes zeroed before, restored after."""
+        for name in self.reset_to_zero:
+            _zero(named[name])
+        self.launch(config, grid, args, kwargs)
+        for restore in saved:
+            restore()
 
     def prune(self, named: dict[str, Any], kwargs: dict) -> list[Config]:
         """Triton's pruning: ``early_config_prune(configs, named_args, **kwargs)``, then the
