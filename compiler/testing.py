@@ -47,11 +47,12 @@ class WallClock:
         return out
 
 
-def clock(backend: str):
-    """The clock ``do_bench`` uses for ``backend`` (GPU ones in ``backends/<name>/timing``)."""
+def clock(backend: str, flush: bool = True):
+    """The clock ``do_bench`` uses for ``backend`` (GPU ones in ``backends/<name>/timing``);
+    ``flush=False``: one that leaves the caches as they are before each call."""
     if backend == "numpy":
         return WallClock()
-    return importlib.import_module(f"backends.{backend}.timing").clock()
+    return importlib.import_module(f"backends.{backend}.timing").clock(flush)
 
 
 def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100,
