@@ -200,6 +200,10 @@ DEFAULT_STAGES = 2  # k-loop loads feeding a dot are prefetched one iteration ah
 # GPU backends, and asserts and prints with them); read once: launches are hot
 CHECK_BOUNDS = os.environ.get("TILEC_CHECK_BOUNDS", "") not in ("", "0")
 
+# ``PROFILE(kernel name, backend, launch)`` runs ``launch()`` and records its time; set only
+# while a ``compiler.triton.profiler`` session records, so a launch otherwise pays one test
+PROFILE: Callable[[str, str, Callable[[], None]], None] | None = None
+
 
 def _launch_arch(backend: str) -> str | None:
     """The target a launch compiles for: the current GPU's ``sm_XY`` on PTX, else None
@@ -411,7 +415,9 @@ class KernelFunction:
                 grid = grid(self.bind(args, kwargs))
             grid = _fast_grid(grid) or normalize_grid(grid, {})
             direct = ck.direct
-            if direct is not None and not verify:
+            if PROFILE is not None:  # a profile is recording: it times the launch
+                PROFILE(self.__name__, backend, lambda: ck.launch(grid, list(runtime), verify))
+            elif direct is not None and not verify:
                 direct(grid, runtime)
             else:
                 ck.launch(grid, list(runtime), verify)
