@@ -11,7 +11,7 @@ import numpy as np
 
 import compiler.language as tl
 from compiler import device_arrays
-from compiler.errors import LaunchError
+from compiler.errors import LaunchError, UnsupportedError
 
 
 def _scalar_spec(v: Any) -> tuple[str, str, bool]:
@@ -50,6 +50,9 @@ def arg_spec(v: Any) -> tuple[str, str, bool]:
         return ("ptr", v.dtype.short, True)
     if hasattr(v, "__dlpack__"):  # PyTorch CPU tensors, JAX arrays, ... (device_arrays.py)
         return device_arrays.arg_spec(v)
+    if type(v).__name__ == "TensorDescriptor":  # compiler.triton.tools' (or Triton's)
+        raise UnsupportedError("host tensor descriptors are not supported yet; use "
+                               "tl.make_tensor_descriptor inside the kernel")
     return _scalar_spec(v)
 
 
