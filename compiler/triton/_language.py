@@ -1,0 +1,32 @@
+"""Triton's module names for the tile language, all naming ``compiler.language`` or the
+namespaces it builds (``tl.math``, ``tl.extra.libdevice``): kernels written against
+Triton import them by those names, and the frontend knows a builtin by the function
+object, so each name must be the very module tilec's kernels use."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import compiler.language as tl
+
+PACKAGE = "compiler.triton.language"
+
+
+def alias_language() -> None:
+    """Register ``compiler.triton.language`` and its submodules (and ``compiler.language.
+    core`` / ``.extra.cuda``, where an ``import ... as`` looks them up) in ``sys.modules``.
+    ``tl.extra.cuda.libdevice`` is Triton 3.0's spelling of ``tl.extra.libdevice``, which
+    ported kernels still use, so ``tl.extra`` gains it."""
+    extra = tl.extra
+    if not hasattr(extra, "cuda"):
+        cuda = types.ModuleType(f"{tl.__name__}.extra.cuda",
+                                "``tl.extra.cuda``: holds ``libdevice`` (Triton 3.0's place).")
+        cuda.libdevice = extra.libdevice
+        extra.cuda = cuda
+    modules = {"": tl, ".core": tl, ".math": tl.math, ".extra": extra,
+               ".extra.libdevice": extra.libdevice, ".extra.cuda": extra.cuda,
+               ".extra.cuda.libdevice": extra.libdevice}
+    for prefix in (tl.__name__, PACKAGE):
+        for suffix, module in modules.items():
+            sys.modules.setdefault(prefix + suffix, module)
