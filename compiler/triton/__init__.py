@@ -1,5 +1,4 @@
-"""Triton's public host API on tilec (SPEC section 4d): a Triton program ports by its
-imports,
+"""Triton's public host API on tilec: a Triton program ports by its imports,
 
     import compiler.triton as triton
     import compiler.triton.language as tl

@@ -3,10 +3,10 @@ it launches as ``kernel[grid](...)``, is called from other kernels (inlined), an
 under ``@triton.autotune``/``@triton.heuristics``.
 
 Triton's decorator options are accepted. ``debug=True`` makes ``debug=True`` its
-launches' default (device asserts and bounds checks, SPEC section 2). The others are
-hints tilec does not need: ``do_not_specialize`` and ``do_not_specialize_on_alignment``
-(tilec specializes an integer only on its width, divisibility by 16 and being 1, and a
-kernel compiles once per such case), ``noinline`` (every call is inlined), ``repr`` and
+launches' default (device asserts and bounds checks). The others are hints tilec does
+not need: ``do_not_specialize`` and ``do_not_specialize_on_alignment`` (tilec
+specializes an integer only on its width, divisibility by 16 and being 1, and a kernel
+compiles once per such case), ``noinline`` (every call is inlined), ``repr`` and
 ``launch_metadata`` (names and metrics for proton; ``compiler.triton.profiler`` names a
 kernel by its function), ``version``.
 """
