@@ -220,6 +220,9 @@ def cmd_run(args) -> int:
         tc.set_backend(args.backend)
     sys.argv = [args.script, *args.script_args]
     sys.path.insert(0, str(script.resolve().parent))
+    if args.as_triton:
+        from compiler.triton import install_as_triton
+        install_as_triton()
     try:
         runpy.run_path(args.script, run_name="__main__")
     except SyntaxError as e:
@@ -264,6 +267,11 @@ Run a Python script as `python FILE ARGS...` would, with the default backend set
 --backend (without it: $TILEC_BACKEND, else auto). The script's own arguments go after --.
 
   tilec run examples/softmax.py --backend numpy -- --rows 10
+
+With --as-triton, `import triton` in the script (and every module it imports) gives
+tilec's compiler.triton, so an unmodified Triton script runs on tilec:
+
+  tilec run --as-triton 01-vector-add.py --backend wgsl
 """
 _BACKENDS = """\
 Which backends work on this machine and why, what auto picks, and the default backend of
@@ -302,9 +310,12 @@ def parser() -> ArgParser:
                    help="the module (tilec-runtime.js is written beside it)")
     e.set_defaults(func=cmd_export)
     r = sub.add_parser("run", help="run a script (an example's main)", description=_RUN,
-                       usage="tilec run [-h] [--backend BACKEND] FILE [-- ARGS...]")
+                       usage="tilec run [-h] [--backend BACKEND] [--as-triton] FILE "
+                             "[-- ARGS...]")
     r.add_argument("script", metavar="FILE")
     r.add_argument("--backend", choices=BACKEND_NAMES, help=BACKEND_HELP)
+    r.add_argument("--as-triton", action="store_true",
+                   help="run a Triton script unmodified: `import triton` gives compiler.triton")
     r.set_defaults(func=cmd_run)
     sub.add_parser("opt", help="run passes on textual IR (tilec opt --help)", add_help=False)
     b = sub.add_parser("backends", help="which backends work here, and why",

@@ -162,6 +162,36 @@ def test_run_passes_the_arguments_after_the_separator(tmp_path):
     one_line_error(r, 2, "unrecognized arguments: --rows 10", "after --")
 
 
+TRITON_SCRIPT = """\
+import numpy as np
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, factor, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * factor, mask=mask)
+
+
+x = np.arange(300, dtype=np.float32)
+out = np.empty_like(x)
+scale_kernel[lambda meta: (triton.cdiv(300, meta["BLOCK_SIZE"]),)](x, out, 300, 2.5,
+                                                                   BLOCK_SIZE=128)
+triton.testing.assert_close(out, x * 2.5)
+print(triton.__name__, tl.__name__)
+"""
+
+
+def test_run_as_triton_runs_an_unmodified_triton_script(tmp_path):
+    script = tmp_path / "triton_script.py"
+    script.write_text(TRITON_SCRIPT)
+    r = tilec("run", "--as-triton", str(script), "--backend", "numpy")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["compiler.triton", "compiler.language"]
+
+
 # ---------------------------------------------------------------- 7. tilec export
 
 def test_export_to_stdout_says_the_runtime_is_not_written():
