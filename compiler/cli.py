@@ -25,6 +25,7 @@ from compiler.errors import TilecError
 from compiler.jit import (
     BACKEND_NAMES,
     CLI_NAMES,
+    NUM_WARPS,
     KernelFunction,
     _signature_specs,
     availability,
@@ -32,7 +33,6 @@ from compiler.jit import (
     resolve_backend,
 )
 
-NUM_WARPS = (1, 2, 4, 8, 16)
 BACKEND_HELP = "the backend to run on (default: $TILEC_BACKEND, else auto)"
 
 

@@ -193,6 +193,7 @@ class CompiledKernel:
             self.direct = getattr(launcher, "direct", launcher)
 
 
+NUM_WARPS = (1, 2, 4, 8, 16, 32)  # 32 warps: 1,024 threads, the most a block has
 DEFAULT_STAGES = 2  # k-loop loads feeding a dot are prefetched one iteration ahead
 
 
@@ -461,8 +462,8 @@ class KernelFunction:
         """Compile for a new launch key; returns the kernel and where each runtime
         argument comes from (a position in args, or a keyword)."""
         backend, num_warps, debug, num_stages = opts
-        if num_warps not in (1, 2, 4, 8, 16):
-            raise LaunchError(f"num_warps must be 1, 2, 4, 8 or 16, got {num_warps}")
+        if num_warps not in NUM_WARPS or isinstance(num_warps, bool):
+            raise LaunchError(f"num_warps must be 1, 2, 4, 8, 16 or 32, got {num_warps!r}")
         _check_stages(num_stages)
         bound = self.bind(args, kwargs)
         if any(n not in self.constexprs and n not in kwargs and i >= len(args)

@@ -86,7 +86,7 @@ def shuffle(em: WGSLEmitter, op: Operation) -> None:
     em.line(f"let {src} = {_SOURCE[type(op)].format(n=n)};")
     value = em.vals[op.operands[0]]
     out = em.define(op.results[0])
-    k = min(16, GROUP_BUFFER // (em.threads() * 4 * _BYTES[out.elem]))  # chunks a group
+    k = max(1, min(16, GROUP_BUFFER // (em.threads() * 4 * _BYTES[out.elem])))  # chunks a group
     whole = [c for c, w in enumerate(out.widths) if w == 4] if len(value.names) > 1 else []
     grouped = whole if k > 1 and len(whole) > 1 else []
     for g in range(0, len(grouped), k):

@@ -23,9 +23,12 @@ def dtype_arg(cg: CodeGenerator, d: Any) -> tl.dtype:
 
 
 def _shape_arg(cg: CodeGenerator, shape: Any) -> tuple[int, ...]:
+    """A creation's shape; ``()`` makes a scalar, as Triton's 0-d tensors are."""
     if not isinstance(shape, int | tuple | list):
         cg.fail(f"a tile shape must be a constexpr int or tuple of ints, got {shape!r}")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if not shape:
+        return shape
     for n in shape:
         if not isinstance(n, int) or n <= 0 or n & (n - 1):
             cg.fail(f"tile dimensions must be constexpr powers of two, got {list(shape)}")

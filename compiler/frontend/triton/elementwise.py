@@ -120,6 +120,7 @@ def cdiv(cg: CodeGenerator, x: Any, y: Any) -> Any:
 
 @builtin("cast")
 @method("to")
+@method("cast")
 def cast_(cg: CodeGenerator, x: Any, dtype: Any, bitcast: bool = False,
           fp_downcast_rounding: Any = None) -> Value:
     d = dtype_arg(cg, dtype)

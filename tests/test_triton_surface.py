@@ -1,0 +1,51 @@
+"""Pieces of Triton's language that real kernels lean on: 0-d tiles (Triton's scalars,
+``tl.full((), eps, tl.float32)``), ``x.cast(dtype)`` beside ``x.to(dtype)``, and 32 warps
+a program (Triton allows up to 32)."""
+
+import numpy as np
+import pytest
+
+import compiler as tc
+import compiler.language as tl
+
+from .conftest import launch
+
+
+@tc.kernel
+def centered(X, Y, n, eps_value, BLOCK: tl.constexpr):
+    eps = tl.full((), eps_value, tl.float32)  # a 0-d tile: a scalar
+    total = tl.zeros([], dtype=tl.float32)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(X + cols, mask=cols < n, other=0.0)
+    total += tl.sum(x, axis=0)
+    mean = total / n
+    halves = (x - mean).cast(tl.float16)
+    tl.store(Y + cols, halves.cast(tl.float32) / tl.sqrt(eps + 1.0), mask=cols < n)
+
+
+def _expected(x: np.ndarray, eps: float) -> np.ndarray:
+    mean = np.float32(x.sum(dtype=np.float32) / np.float32(len(x)))
+    return (x - mean).astype(np.float16).astype(np.float32) / np.sqrt(np.float32(eps + 1.0))
+
+
+@pytest.mark.parametrize("num_warps", [4, 32])
+def test_zero_d_tiles_and_cast(backend, num_warps):
+    x = np.linspace(-3, 5, 1000, dtype=np.float32)
+    y = np.zeros_like(x)
+    if launch(centered, (1,), x, y, len(x), 0.25, backend=backend, num_warps=num_warps,
+              BLOCK=1024):
+        np.testing.assert_allclose(y, _expected(x, 0.25), rtol=1e-3, atol=1e-3)
+
+
+def test_zero_d_tile_is_a_scalar_in_the_ir():
+    ck = tc.compile(centered, signature="*f32,*f32,i32,f32", constants={"BLOCK": 64},
+                    backend="numpy")
+    assert "tensor<f32>" not in ck.asm["tile"]  # no 0-d tensors: plain f32 values
+
+
+def test_thirty_two_warps_is_the_most():
+    x = np.zeros(8, np.float32)
+    with pytest.raises(tc.LaunchError, match=r"1, 2, 4, 8, 16 or 32, got 64"):
+        centered[(1,)](x, x, 8, 0.1, BLOCK=8, num_warps=64, backend="numpy")
+    with pytest.raises(tc.LaunchError, match=r"got '4'"):
+        centered[(1,)](x, x, 8, 0.1, BLOCK=8, num_warps="4", backend="numpy")
