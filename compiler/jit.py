@@ -137,6 +137,23 @@ class CompiledKernel:
         # ``(grid, args)`` of a plain launch (no debug buffer, not verified) once the
         # launcher is made: the launcher's fastest entry, called by ``kernel[grid](...)``
         self.direct: Callable[[tuple[int, int, int], Sequence[Any]], None] | None = None
+        # position -> value of the kernel's constexprs, for a kernel from ``warmup``: it
+        # launches with every argument, as Triton's compiled kernels do
+        self.constexprs: dict[int, Any] = {}
+
+    @property
+    def n_regs(self) -> int:
+        """Registers a thread uses (ptx; 0 where the backend has no register count)."""
+        return self.metadata.registers or 0
+
+    @property
+    def n_spills(self) -> int:
+        """Bytes of registers spilled to local memory (ptx; 0 elsewhere)."""
+        return self.metadata.spills
+
+    def _init_handles(self) -> None:
+        """Load the kernel where it runs (Triton's name): its module on ptx."""
+        _ = self.launcher
 
     @property
     def stages(self) -> list[tuple[str, str]]:
@@ -164,6 +181,8 @@ class CompiledKernel:
                   if not p.name.startswith(debug_output.HIDDEN)]
         if self.expand_args is not None:
             args = self.expand_args(args)
+        if self.constexprs and len(args) == len(params) + len(self.constexprs):
+            args = self._runtime_only(args)
         if kwargs:
             raise LaunchError(f"a compiled kernel takes its {len(params)} runtime arguments "
                               f"positionally, got keywords {sorted(kwargs)}")
@@ -176,6 +195,14 @@ class CompiledKernel:
                 want = f"*{p.dtype}" if p.is_ptr else p.dtype
                 raise LaunchError(f"argument {p.name!r} must be {want}, got {kind} {dtype}")
         self.launch(normalize_grid(grid, {}), list(args), verify)
+
+    def _runtime_only(self, args: Sequence[Any]) -> list:
+        """``args`` without the constexprs, each checked to be the value compiled in."""
+        for i, value in self.constexprs.items():
+            if args[i] != value:
+                raise LaunchError(f"{self.metadata.name} was compiled with argument {i} = "
+                                  f"{value!r} (a constexpr), got {args[i]!r}")
+        return [a for i, a in enumerate(args) if i not in self.constexprs]
 
     def launch(self, grid: tuple[int, int, int], args: list, verify: bool = False) -> None:
         records = self.metadata.extra.get("debug")
@@ -195,6 +222,8 @@ class CompiledKernel:
 
 NUM_WARPS = (1, 2, 4, 8, 16, 32)  # 32 warps: 1,024 threads, the most a block has
 DEFAULT_STAGES = 2  # k-loop loads feeding a dot are prefetched one iteration ahead
+_OPTION_DEFAULTS = (("backend", None), ("num_warps", 4), ("debug", False),
+                    ("num_stages", DEFAULT_STAGES))
 
 
 # ``TILEC_CHECK_BOUNDS=1``: every launch runs as with ``debug=True`` (bounds checks on the
@@ -248,7 +277,9 @@ def _compile_locked(fn: Callable, specs: list, backend: str, num_warps: int, deb
                            for i in compiled.extra.get("bounds", ())]
         params = params + [Param(debug_output.PARAM, "i32", True, True)]
     info = KernelInfo(fn.__name__, params, backend, target, num_warps,
-                      shared=compiled.extra.get("shared", 0), extra=compiled.extra)
+                      shared=compiled.extra.get("shared", 0),
+                      registers=compiled.extra.get("registers"), extra=compiled.extra,
+                      num_stages=num_stages, spills=compiled.extra.get("spills", 0))
     if key is not None:
         cache.store(key, cache.Entry(info, compiled.artifact, compiled.asm, compiled.stages))
     ck = CompiledKernel(info, compiled.artifact, compiled.asm, compiled.stages or None)
@@ -320,6 +351,7 @@ class KernelFunction:
                                              default=len(self.arg_names))
         self._source: str | None = None
         self._tile_function: TileFunction | None = None
+        self._option_params = frozenset(n for n, _ in _OPTION_DEFAULTS if n in self.arg_names)
 
     @property
     def source(self) -> str:
@@ -398,10 +430,8 @@ class KernelFunction:
         about the arguments, a dict lookup and the launcher's call (CPU time per launch
         is what a small kernel costs); a new key compiles, or explains what is wrong."""
         try:
-            backend = resolve_backend(kwargs.pop("backend", None))
-            opts = (backend, kwargs.pop("num_warps", 4),
-                    bool(kwargs.pop("debug", False)) or CHECK_BOUNDS,
-                    kwargs.pop("num_stages", DEFAULT_STAGES))
+            opts = self._options(kwargs)
+            backend = opts[0]
             verify = bool(kwargs.pop("verify", False))
             key = self._launch_key(opts, args, kwargs)
             try:
@@ -423,6 +453,32 @@ class KernelFunction:
             else:
                 ck.launch(grid, list(runtime), verify)
         except TilecError as e:  # ``_public``, written out: one call less a launch
+            raise e.with_traceback(None) from None
+
+    def _options(self, kwargs: dict) -> tuple:
+        """(backend, num_warps, debug, num_stages) of a launch, taken out of ``kwargs``;
+        an option that is also a parameter's name (Triton's tutorials pass
+        ``num_stages=`` to a ``num_stages: tl.constexpr``) stays there and is both."""
+        if not self._option_params:
+            return (resolve_backend(kwargs.pop("backend", None)), kwargs.pop("num_warps", 4),
+                    bool(kwargs.pop("debug", False)) or CHECK_BOUNDS,
+                    kwargs.pop("num_stages", DEFAULT_STAGES))
+        o = {n: (kwargs.get if n in self._option_params else kwargs.pop)(n, default)
+             for n, default in _OPTION_DEFAULTS}
+        return (resolve_backend(o["backend"]), o["num_warps"],
+                bool(o["debug"]) or CHECK_BOUNDS, o["num_stages"])
+
+    def warmup(self, *args, grid: Any = None, **kwargs) -> CompiledKernel:
+        """Compile for these arguments, as a launch would, without launching (Triton's
+        ``kernel.warmup(*args, grid=..., **meta)``); the compiled kernel launches with
+        the runtime arguments or with all of them."""
+        try:
+            ck, _ = self._prepare(self._options(kwargs), args, kwargs)
+            bound = self.bind(args, kwargs)
+            ck.constexprs = {i: bound[n] for i, n in enumerate(self.arg_names)
+                             if n in self.constexprs}
+            return ck
+        except TilecError as e:
             raise e.with_traceback(None) from None
 
     def _unhashable(self, args: Sequence[Any], kwargs: dict) -> str:

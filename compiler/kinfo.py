@@ -45,8 +45,10 @@ class KernelInfo:
     target: str = ""
     num_warps: int = 4
     shared: int = 0  # bytes of shared (workgroup) memory
-    registers: int | None = None
+    registers: int | None = None  # per thread, where the backend reports them (ptx)
     extra: dict = field(default_factory=dict)
+    num_stages: int = 2
+    spills: int = 0  # bytes of spill stores (ptx)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))

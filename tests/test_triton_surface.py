@@ -49,3 +49,39 @@ def test_thirty_two_warps_is_the_most():
         centered[(1,)](x, x, 8, 0.1, BLOCK=8, num_warps=64, backend="numpy")
     with pytest.raises(tc.LaunchError, match=r"got '4'"):
         centered[(1,)](x, x, 8, 0.1, BLOCK=8, num_warps="4", backend="numpy")
+
+
+@tc.kernel
+def row_softmax(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols,
+                BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr):
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=num_stages):
+        cols = tl.arange(0, BLOCK_SIZE)
+        x = tl.load(in_ptr + row * in_stride + cols, mask=cols < n_cols, other=-float("inf"))
+        e = tl.exp(x - tl.max(x, axis=0))
+        tl.store(out_ptr + row * out_stride + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
+
+
+def test_warmup_compiles_without_launching_and_the_result_launches_with_every_argument():
+    from compiler.jit import availability
+    if not availability("wgsl")[0]:
+        pytest.skip("wgsl unavailable")
+    x = np.random.default_rng(0).standard_normal((37, 100)).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    k = row_softmax.warmup(y, x, 100, 100, 37, 100, BLOCK_SIZE=128, num_stages=3,
+                           num_warps=8, grid=(1,), backend="wgsl")
+    assert np.isnan(y).all()  # nothing ran
+    assert (k.metadata.num_warps, k.metadata.num_stages) == (8, 3)
+    assert k.metadata.shared > 0 and k.n_regs == 0 and k.n_spills == 0  # no registers on wgsl
+    k._init_handles()
+    k[(5, 1, 1)](y, x, 100, 100, 37, 100, 128, 3)  # constexprs too, as Triton launches them
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
+    with pytest.raises(tc.LaunchError, match=r"compiled with argument 6 = 128 .*got 256"):
+        k[(5,)](y, x, 100, 100, 37, 100, 256, 3)
+
+
+def test_ptx_reports_registers_and_spills():
+    k = tc.compile(row_softmax, args=(np.zeros(4, np.float32), np.zeros(4, np.float32), 2, 2,
+                                      2, 2, 128, 2), backend="ptx", num_warps=4)
+    assert 8 <= k.n_regs <= 255 and k.n_spills == 0
+    assert k.metadata.num_stages == 2 and k.metadata.shared >= 0

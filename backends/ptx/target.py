@@ -39,18 +39,18 @@ def tensor_cores(arch: str) -> int:
 
 
 def _occupied(module: ModuleOp, arch: str, ptx: str, built: Assembled, shared: int
-              ) -> tuple[str, bytes]:
-    """The PTX and cubin again with ``.minnctapersm`` where a kernel is a few registers
-    above full occupancy and the cap spills next to nothing (``occupancy``); else as they
-    are."""
+              ) -> tuple[str, Assembled]:
+    """The PTX and its assembly again with ``.minnctapersm`` where a kernel is a few
+    registers above full occupancy and the cap spills next to nothing (``occupancy``);
+    else as they are."""
     kernels = [op for op in module.ops if isinstance(op, func.FuncOp)]
     if len(kernels) != 1:
-        return ptx, built.cubin
+        return ptx, built
     threads = kernels[0].attributes["ptx.maxntid"]
     assert isinstance(threads, IntegerAttr)
     cap = register_cap(built.registers, threads.value.data, shared)
     if cap is None:
-        return ptx, built.cubin
+        return ptx, built
     kernels[0].attributes[MIN_BLOCKS_ATTR] = IntegerAttr(cap[0], i32)
     with timing.phase("codegen: nvJitLink PTX -> cubin, registers capped"):
         capped_ptx = print_ptx(module, arch=arch)
@@ -59,9 +59,9 @@ def _occupied(module: ModuleOp, arch: str, ptx: str, built: Assembled, shared: i
         except CompileError:  # an instruction needs more (a wgmma's accumulator)
             capped = None
     if capped is not None and capped.registers <= cap[1] and capped.spilled <= SPILL_BUDGET:
-        return capped_ptx, capped.cubin
+        return capped_ptx, capped
     del kernels[0].attributes[MIN_BLOCKS_ATTR]
-    return ptx, built.cubin
+    return ptx, built
 
 
 def generate(module: ModuleOp, arch: str) -> Generated:
@@ -72,10 +72,11 @@ def generate(module: ModuleOp, arch: str) -> Generated:
     with timing.phase("codegen: nvJitLink PTX -> cubin"):
         built = assemble_counting(ptx, arch)
     _, shared = shared_layout(shared_arrays(module))
-    cubin = built.cubin
     if ptx.count("\n") <= RETRY_LINES:  # a capped try costs as much again
-        ptx, cubin = _occupied(module, arch, ptx, built, shared)
-    extra: dict = {"arch": arch, "shared": shared}
+        ptx, built = _occupied(module, arch, ptx, built, shared)
+    cubin = built.cubin
+    extra: dict = {"arch": arch, "shared": shared, "registers": built.registers,
+                   "spills": built.spilled}
     maps = sorted((op for op in module.walk() if isinstance(op, TensorMapParamOp)),
                   key=lambda op: op.slot.value.data)
     if maps:  # the launcher makes them from the arguments (backends.ptx.tensor_maps)
