@@ -27,10 +27,10 @@ import numpy as np
 import compiler.language as tl
 from compiler import cache
 from compiler import debug as debug_output
-from compiler.errors import BackendUnavailableError, LaunchError, TilecError
+from compiler.errors import ArgumentError, BackendUnavailableError, LaunchError, TilecError
 from compiler.kinfo import ArgSpec, KernelInfo, Param
 from compiler.source import KernelSource, TileFunction
-from compiler.specialize import arg_spec, fast_spec, is_one
+from compiler.specialize import arg_spec, check_dtypes, compiled_for, fast_spec, is_one
 
 BACKENDS = ("ptx", "wgsl", "numpy")
 _availability: dict[str, tuple[bool, str]] = {}
@@ -153,10 +153,12 @@ class CompiledKernel:
             raise LaunchError(f"{self.metadata.name} expects {len(params)} arguments "
                               f"({', '.join(p.name for p in params)}), got {len(args)}")
         for p, a in zip(params, args, strict=True):
-            kind, dtype, _ = arg_spec(a)
+            try:
+                kind, dtype, _ = arg_spec(a)
+            except ArgumentError as e:
+                raise e.named(p.name) from None
             if (kind == "ptr") != p.is_ptr or (p.is_ptr and dtype != p.dtype):
-                want = f"*{p.dtype}" if p.is_ptr else p.dtype
-                raise LaunchError(f"argument {p.name!r} must be {want}, got {kind} {dtype}")
+                raise compiled_for(p, a)
         self.launch(normalize_grid(grid, {}), list(args), verify)
 
     def launch(self, grid: tuple[int, int, int], args: list, verify: bool = False) -> None:
@@ -398,7 +400,24 @@ class KernelFunction:
             else:
                 ck.launch(grid, list(runtime), verify)
         except TilecError as e:  # ``_public``, written out: one call less a launch
-            raise e.with_traceback(None) from None
+            raise self._named(e, args, kwargs).with_traceback(None) from None
+
+    def _named(self, error: TilecError, args: Sequence[Any], kwargs: dict) -> TilecError:
+        """``error``, naming its argument where it is an ``ArgumentError``: found by the
+        launch key, which sees values, not parameters. The argument is the one that
+        specializes with that error."""
+        if not isinstance(error, ArgumentError):
+            return error
+        try:
+            bound = self.bind(args, kwargs)
+        except TilecError as e:  # the wrong number of arguments says more
+            return e
+        for name, value in bound.items():
+            try:
+                self.specialize({name: value})
+            except ArgumentError as e:
+                return e.named(name)
+        return error
 
     def _unhashable(self, args: Sequence[Any], kwargs: dict) -> str:
         for name, v in self.bind(args, kwargs).items():
@@ -444,6 +463,9 @@ class KernelFunction:
         if any(n not in self.constexprs and n not in kwargs and i >= len(args)
                for i, n in enumerate(self.arg_names)):
             raise LaunchError(f"{self.__name__}(): runtime arguments cannot take defaults")
+        refused = getattr(backend_module(backend), "UNSUPPORTED_DTYPES", None)
+        if refused:  # named here: the compiler would point at the kernel's ``def``
+            check_dtypes(self.specialize(bound), bound, backend, refused)
         ck = self.compile_for(bound, backend, num_warps, debug, num_stages=num_stages)
         sources = tuple(i if i < len(args) else n for i, n in enumerate(self.arg_names)
                         if n not in self.constexprs and bound[n] is not None)

@@ -70,7 +70,15 @@ from backends.numpy.rows import load as load_rows
 from backends.numpy.rows import store as store_rows
 from compiler.context import source_loc
 from compiler.device_arrays import host_view
-from compiler.errors import LaunchError, OutOfBoundsError, UnsupportedError
+from compiler.errors import (
+    ArgumentError,
+    LaunchError,
+    OutOfBoundsError,
+    UnsupportedError,
+    argument_error,
+    describe_value,
+    not_contiguous,
+)
 from compiler.kinfo import KernelInfo, Param
 from compiler.language import dtype_from_str
 from dialects.tile import PtrType, element_type
@@ -491,25 +499,25 @@ def _binder(index: int, param: Param, arg_type: Attribute, fn: func.FuncOp) -> B
     return partial(_bind_scalar, param, user, storage)
 
 
-def _type_name(v: Any) -> str:
-    return f"{type(v).__module__}.{type(v).__qualname__}".removeprefix("builtins.")
-
-
 def _bind_array(index: int, param: Param, user: np.dtype, storage: np.dtype,
                 a: Any) -> tuple[Ptr, np.ndarray]:
     name = param.name
     if not isinstance(a, np.ndarray):
-        view = host_view(a)  # a DLPack producer's CPU memory (a PyTorch CPU tensor): no copy
+        try:  # a DLPack producer's CPU memory (a PyTorch CPU tensor): no copy
+            view = host_view(a)
+        except ArgumentError as e:
+            raise e.named(name) from None
         if view is None:
-            raise LaunchError(f"argument '{name}': the numpy backend takes CPU arrays with "
-                              f"__dlpack__ or NumPy arrays, got {_type_name(a)}")
+            raise argument_error(name, "the numpy backend takes CPU arrays with __dlpack__ and "
+                                       f"NumPy arrays, got {describe_value(a)}")
         a = view
     if a.dtype != user:
-        raise LaunchError(f"argument '{name}' has dtype {a.dtype}, expected {param.dtype}")
+        raise argument_error(name, f"expected an array of {dtype_from_str(param.dtype)}, "
+                                   f"got {describe_value(a)}")
     if not (a.flags.c_contiguous or a.flags.f_contiguous):
-        raise LaunchError(f"argument '{name}' is not contiguous")
+        raise not_contiguous(a).named(name)
     if param.written and not a.flags.writeable:
-        raise LaunchError(f"argument '{name}' is read-only but the kernel writes it")
+        raise argument_error(name, f"{describe_value(a)} is read-only, and the kernel writes it")
     # Memory order ("A") keeps this a view, so the kernel writes the user's array.
     return Ptr(index, _ZERO_OFFSET), a.reshape(-1, order="A").view(storage)
 
@@ -520,13 +528,14 @@ _SCALAR_TYPES = {"f": (int, float, np.integer, np.floating), "i": (int, np.integ
 
 def _bind_scalar(param: Param, user: np.dtype, storage: np.dtype,
                  v: Any) -> tuple[np.ndarray, None]:
-    kind = dtype_from_str(param.dtype).kind
-    if not isinstance(v, _SCALAR_TYPES[kind]):
-        raise LaunchError(f"argument '{param.name}' expects a {param.dtype} scalar, "
-                          f"got {_type_name(v)}")
-    if kind in "iu":
+    dtype = dtype_from_str(param.dtype)
+    if not isinstance(v, _SCALAR_TYPES[dtype.kind]):
+        raise argument_error(param.name, f"expected a scalar of type {dtype}, got "
+                                         f"{describe_value(v)}")
+    if dtype.kind in "iu":
         info = np.iinfo(user)
         if not info.min <= int(v) <= info.max:
-            raise LaunchError(f"argument '{param.name}' = {v} does not fit {param.dtype}")
+            raise argument_error(param.name, f"{describe_value(v)} does not fit {dtype} (from "
+                                             f"{info.min} to {info.max})")
         v = int(v)
     return np.array([v], user).view(storage), None

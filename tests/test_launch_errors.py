@@ -1,0 +1,133 @@
+"""Launch errors say which argument is wrong, what it is and what would be accepted, in one
+style on every backend (``argument 'x': ...``)."""
+
+import numpy as np
+import pytest
+
+import compiler as tc
+import compiler.tile as ct
+from backends import ptx as ptx_backend
+from compiler.jit import availability
+from compiler.kinfo import Param
+from examples.vector_add import add
+
+N = 64
+LIST = "argument 'x': expected an array (NumPy, CuPy, PyTorch, wgpu buffer) or a number, got list"
+STRIDED = ("argument 'x': a NumPy array of float32 with shape (32, 64) and strides (4, 128) is "
+           "not contiguous; pass np.ascontiguousarray(x)")
+
+
+@pytest.fixture(params=["numpy", "wgsl"])
+def backend(request):
+    if not availability(request.param)[0]:
+        pytest.skip(f"{request.param}: {availability(request.param)[1]}")
+    return request.param
+
+
+def vectors():
+    return np.ones(N, np.float32), np.ones(N, np.float32), np.zeros(N, np.float32)
+
+
+class GradTensor:
+    """Stands for a PyTorch CUDA tensor with ``requires_grad``: its interface refuses."""
+
+    dtype, shape = "float32", (N,)
+
+    @property
+    def __cuda_array_interface__(self):
+        raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad")
+
+
+@pytest.mark.parametrize("make_x, message", [
+    (lambda: [1.0] * N, LIST),
+    (lambda: np.ones((64, 32), np.float32).T, STRIDED),
+    (lambda: np.ones(N, np.complex64), ("argument 'x': complex64 arrays are not supported (got a "
+                                       "NumPy array of complex64 with shape (64,)); use one of "
+                                       "float16, bfloat16, float32")),
+    (GradTensor, ("argument 'x': a GradTensor of float32 with shape (64,) cannot be passed: "
+                 "Can't get __cuda_array_interface__")),
+])
+def test_a_bad_array_is_named(backend, make_x, message):
+    _, y, out = vectors()
+    with pytest.raises(tc.LaunchError) as e:
+        add[(1,)](make_x(), y, out, N, BLOCK=N, backend=backend)
+    assert str(e.value).startswith(message)
+
+
+def test_a_bad_scalar_is_named(backend):
+    x, y, out = vectors()
+    with pytest.raises(tc.LaunchError, match="^argument 'n': expected an array .* or a number, "
+                                             "got str 'ten'$"):
+        add[(1,)](x, y, out, "ten", BLOCK=N, backend=backend)
+
+
+@pytest.mark.parametrize("index, value, message", [
+    (1, np.ones(N), ("argument 'y': float64 arrays are not supported on wgsl (WGSL has no "
+                    "64-bit types); use float32 (got a NumPy array of float64 with shape (64,))")),
+    (3, 2**40, ("argument 'n': int64 scalars are not supported on wgsl (WGSL has no 64-bit "
+               "types); use int32 (got int 1099511627776)")),
+])
+def test_what_wgsl_cannot_hold_is_an_argument_error(index, value, message):
+    if not availability("wgsl")[0]:
+        pytest.skip(availability("wgsl")[1])
+    args = [*vectors(), N]
+    args[index] = value
+    with pytest.raises(tc.UnsupportedError) as e:
+        add[(1,)](*args, BLOCK=N, backend="wgsl")
+    assert str(e.value) == message  # no source location: the kernel is not at fault
+    assert e.value.loc is None
+
+
+@ct.kernel
+def ct_copy(a, b):
+    ct.store(b, index=(0,), tile=ct.load(a, index=(0,), shape=(16,)))
+
+
+@pytest.mark.parametrize("a, message", [
+    ([1.0] * 16, ("argument 'a': expected an array (NumPy, CuPy, PyTorch, wgpu buffer) or a "
+                 "number, got list")),
+    (np.zeros((2, 2, 2, 2), np.float32), ("argument 'a': a NumPy array of float32 with shape "
+     "(2, 2, 2, 2) and strides (32, 16, 8, 4) has 4 dimensions; compiler.tile kernels take "
+     "arrays of 1 to 3 dimensions")),
+    (np.zeros(16, np.complex64), "argument 'a': complex64 arrays are not supported"),
+])
+def test_cutile_arrays_are_named(backend, a, message):
+    with pytest.raises(tc.LaunchError) as e:
+        ct.launch(None, (1,), ct_copy, (a, np.zeros(16, np.float32)), backend=backend)
+    assert str(e.value).startswith(message)
+
+
+def test_backend_checks_share_the_style():
+    """Each backend's own check of an argument (a launcher called directly) words it as
+    the launch does."""
+    strided = np.zeros(8, np.float32)[::2]
+    want = ("argument 'x': a NumPy array of float32 with shape (4,) and strides (8,) is not "
+            "contiguous; pass np.ascontiguousarray(x)")
+    messages = [_launcher_message(name, strided) for name in ("numpy", "wgsl")
+                if availability(name)[0]]
+    with pytest.raises(tc.LaunchError) as e:  # ptx: its check, without a GPU
+        ptx_backend._numpy(Param("x", "f32", True), np.dtype(np.float32), strided)
+    assert [*messages, str(e.value)] == [want] * (len(messages) + 1)
+
+
+def _launcher_message(backend: str, x: np.ndarray) -> str:
+    ck = tc.compile(add, signature="*f32, *f32, *f32, i32", constants={"BLOCK": N},
+                    backend=backend)
+    with pytest.raises(tc.LaunchError) as e:
+        ck.launcher((1, 1, 1), [x, np.ones(4, np.float32), np.zeros(4, np.float32), 4])
+    return str(e.value)
+
+
+@pytest.mark.parametrize("put, message", [
+    (lambda p: ptx_backend._pointer_put(p, None, 0, list),
+     ("argument 'x': the ptx backend takes NumPy arrays and CUDA device arrays (CuPy, PyTorch, "
+     "__cuda_array_interface__, DLPack), got list")),
+    (lambda p: ptx_backend._numpy(p, np.dtype(np.float32), np.zeros(4)),
+     "argument 'x': expected an array of float32, got a NumPy array of float64 with shape (4,)"),
+    (lambda p: ptx_backend._scalar_put(Param("n", "i32", False), None, 0, str),
+     "argument 'n': expected a scalar of type int32, got str"),
+])
+def test_ptx_argument_checks(put, message):
+    with pytest.raises(tc.LaunchError) as e:
+        put(Param("x", "f32", True))
+    assert str(e.value) == message
