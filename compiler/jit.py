@@ -20,6 +20,7 @@ import textwrap
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from types import MethodType
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ from compiler.errors import ArgumentError, BackendUnavailableError, LaunchError,
 from compiler.kinfo import ArgSpec, KernelInfo, Param
 from compiler.source import KernelSource, TileFunction
 from compiler.specialize import arg_spec, check_dtypes, compiled_for, fast_spec, is_one
+from compiler.tracebacks import grid_launch
 
 BACKENDS = ("ptx", "wgsl", "numpy")
 _availability: dict[str, tuple[bool, str]] = {}
@@ -139,27 +141,31 @@ class CompiledKernel:
         return self._launcher
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+        return MethodType(grid_launch, (self, grid))
 
     def run(self, grid, args: Sequence[Any], kwargs: dict, verify: bool = False) -> None:
         params = [p for p in self.metadata.params
                   if not p.name.startswith(debug_output.HIDDEN)]
-        if self.expand_args is not None:
-            args = self.expand_args(args)
-        if kwargs:
-            raise LaunchError(f"a compiled kernel takes its {len(params)} runtime arguments "
-                              f"positionally, got keywords {sorted(kwargs)}")
-        if len(args) != len(params):
-            raise LaunchError(f"{self.metadata.name} expects {len(params)} arguments "
-                              f"({', '.join(p.name for p in params)}), got {len(args)}")
-        for p, a in zip(params, args, strict=True):
-            try:
-                kind, dtype, _ = arg_spec(a)
-            except ArgumentError as e:
-                raise e.named(p.name) from None
-            if (kind == "ptr") != p.is_ptr or (p.is_ptr and dtype != p.dtype):
-                raise compiled_for(p, a)
-        self.launch(normalize_grid(grid, {}), list(args), verify)
+        try:
+            if self.expand_args is not None:
+                args = self.expand_args(args)
+            if kwargs:
+                raise LaunchError(f"a compiled kernel takes its {len(params)} runtime "
+                                  f"arguments positionally, got keywords {sorted(kwargs)}")
+            if len(args) != len(params):
+                raise LaunchError(f"{self.metadata.name} expects {len(params)} arguments "
+                                  f"({', '.join(p.name for p in params)}), got {len(args)}")
+            for p, a in zip(params, args, strict=True):
+                try:
+                    kind, dtype, _ = arg_spec(a)
+                except ArgumentError as e:
+                    raise e.named(p.name) from None
+                if (kind == "ptr") != p.is_ptr or (p.is_ptr and dtype != p.dtype):
+                    raise compiled_for(p, a)
+            self.launch(normalize_grid(grid, {}), list(args), verify)
+        except TilecError as e:
+            __tracebackhide__ = True  # IPython and pytest leave this frame out
+            raise e.with_traceback(None) from None
 
     def launch(self, grid: tuple[int, int, int], args: list, verify: bool = False) -> None:
         records = self.metadata.extra.get("debug")
@@ -269,6 +275,7 @@ def _public(fn):
         try:
             return fn(*args, **kwargs)
         except TilecError as e:
+            __tracebackhide__ = True  # IPython and pytest leave this frame out
             raise e.with_traceback(None) from None
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
@@ -323,7 +330,7 @@ class KernelFunction:
                          f"{self.__name__}[grid](...)")
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+        return MethodType(grid_launch, (self, grid))
 
     def bind(self, args: Sequence[Any], kwargs: dict) -> dict[str, Any]:
         if len(args) > len(self.arg_names):
@@ -400,6 +407,7 @@ class KernelFunction:
             else:
                 ck.launch(grid, list(runtime), verify)
         except TilecError as e:  # ``_public``, written out: one call less a launch
+            __tracebackhide__ = True  # IPython and pytest leave this frame out
             raise self._named(e, args, kwargs).with_traceback(None) from None
 
     def _named(self, error: TilecError, args: Sequence[Any], kwargs: dict) -> TilecError:

@@ -89,6 +89,7 @@ def launch(stream: Any, grid: Any, kernel: TileKernel, kernel_args: Sequence[Any
            **options: Any) -> None:
     """cuTile's launch: ``kernel[grid](*kernel_args, **options)``. The PTX backend runs on
     the current CuPy/PyTorch stream (SPEC section 3): pass that one as ``stream``."""
+    __tracebackhide__ = True  # IPython and pytest leave this frame out
     del stream
     kernel[grid](*kernel_args, **options)
 

@@ -1,6 +1,7 @@
 """Launch errors say which argument is wrong, what it is and what would be accepted, in one
 style on every backend (``argument 'x': ...``)."""
 
+
 import numpy as np
 import pytest
 
