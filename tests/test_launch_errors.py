@@ -1,6 +1,8 @@
 """Launch errors say which argument is wrong, what it is and what would be accepted, in one
-style on every backend (``argument 'x': ...``)."""
+style on every backend (``argument 'x': ...``); grids beyond the GPU limits are refused on
+numpy too."""
 
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -8,6 +10,7 @@ import pytest
 import compiler as tc
 import compiler.tile as ct
 from backends import ptx as ptx_backend
+from backends.numpy import kernel as numpy_kernel
 from compiler.jit import availability
 from compiler.kinfo import Param
 from examples.vector_add import add
@@ -132,3 +135,35 @@ def test_ptx_argument_checks(put, message):
     with pytest.raises(tc.LaunchError) as e:
         put(Param("x", "f32", True))
     assert str(e.value) == message
+
+
+# -- grids -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("grid", [(2**40,), (1, 65536), (1, 1, 65536)])
+def test_numpy_keeps_to_the_gpu_grid_limits(grid):
+    x, y, out = vectors()
+    with pytest.raises(tc.LaunchError, match=r"is invalid: each size must be positive, x at "
+                                             r"most 2\*\*31 - 1, y and z at most 65535"):
+        add[grid](x, y, out, N, BLOCK=N, backend="numpy")
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_huge_grid_makes_program_ids_a_batch_at_a_time(monkeypatch):
+    """2**24 programs: the ids of all of them at once took 800 MB; a batch's are enough.
+    The launch stops after its first batch."""
+    def first_batch_only(batch, steps):
+        raise _Stop
+    x, y, out = vectors()
+    add[(1,)](x, y, out, N, BLOCK=N, backend="numpy")  # compiled outside the measurement
+    monkeypatch.setattr(numpy_kernel.Batch, "run", first_batch_only)
+    tracemalloc.start()
+    try:
+        with pytest.raises(_Stop):
+            add[(2**24,)](x, y, out, N, BLOCK=N, backend="numpy")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * 2**20, f"{peak / 2**20:.0f} MiB"

@@ -28,7 +28,7 @@ from compiler.errors import (
     describe_value,
     not_contiguous,
 )
-from compiler.kinfo import KernelInfo, Param
+from compiler.kinfo import GRID_LIMITS, MAX_GRID, KernelInfo, Param
 from compiler.language import dtype_from_str
 
 # Scalar parameter dtype -> the C type of its slot in the kernel's parameter buffer.
@@ -42,7 +42,6 @@ _HOST = "numpy"  # an argument that must be staged through device memory
 # A kernel may declare at most this much static .shared memory; one that needs more
 # declares it dynamic (.extern) and is launched with it after opting in.
 STATIC_SHARED_LIMIT = 48 * 1024
-_MAX_GRID = (2**31 - 1, 65535, 65535)
 
 # stores an argument in its slot; returns its library's current stream (``ordinal ->
 # stream``), ``_HOST`` for an array to stage through device memory, or None
@@ -364,15 +363,14 @@ def _check_grid(grid: tuple) -> tuple[int, int, int]:
     if type(grid) is tuple and len(grid) == 3:
         x, y, z = grid
         if (type(x) is int and type(y) is int and type(z) is int
-                and 0 < x <= _MAX_GRID[0] and 0 < y <= _MAX_GRID[1] and 0 < z <= _MAX_GRID[2]):
+                and 0 < x <= MAX_GRID[0] and 0 < y <= MAX_GRID[1] and 0 < z <= MAX_GRID[2]):
             return grid
     try:
         dims = tuple(int(g) for g in grid)
     except (TypeError, ValueError):
         raise LaunchError(f"grid must be a tuple of integers, got {grid!r}") from None
-    if len(dims) != 3 or not all(1 <= g <= m for g, m in zip(dims, _MAX_GRID)):
-        raise LaunchError(f"grid {grid!r} is invalid: each size must be positive, x at most "
-                          f"2**31 - 1, y and z at most 65535")
+    if len(dims) != 3 or not all(1 <= g <= m for g, m in zip(dims, MAX_GRID)):
+        raise LaunchError(f"grid {grid!r} is invalid: {GRID_LIMITS}")
     return dims  # type: ignore[return-value]
 
 
