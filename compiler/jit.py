@@ -465,7 +465,7 @@ class KernelFunction:
         argument comes from (a position in args, or a keyword)."""
         backend, num_warps, debug, num_stages = opts
         if num_warps not in (1, 2, 4, 8, 16):
-            raise LaunchError(f"num_warps must be 1, 2, 4, 8 or 16, got {num_warps}")
+            raise LaunchError(f"num_warps must be 1, 2, 4, 8 or 16, got {num_warps!r}")
         _check_stages(num_stages)
         bound = self.bind(args, kwargs)
         if any(n not in self.constexprs and n not in kwargs and i >= len(args)

@@ -1,6 +1,6 @@
 """Launch errors say which argument is wrong, what it is and what would be accepted, in one
 style on every backend (``argument 'x': ...``); grids beyond the GPU limits are refused on
-numpy too."""
+numpy too; option values are shown as given (``'4'``)."""
 
 import tracemalloc
 
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import compiler as tc
+import compiler.language as tl
 import compiler.tile as ct
 from backends import ptx as ptx_backend
 from backends.numpy import kernel as numpy_kernel
@@ -167,3 +168,70 @@ def test_a_huge_grid_makes_program_ids_a_batch_at_a_time(monkeypatch):
     finally:
         tracemalloc.stop()
     assert peak < 32 * 2**20, f"{peak / 2**20:.0f} MiB"
+
+
+# -- options -----------------------------------------------------------------------------
+
+def test_num_warps_is_shown_as_given():
+    """As num_stages, the grid and the backend already were: ``'4'``, not ``4``."""
+    x, y, out = vectors()
+    with pytest.raises(tc.LaunchError, match="^num_warps must be 1, 2, 4, 8 or 16, got '4'$"):
+        add[(1,)](x, y, out, N, BLOCK=N, backend="numpy", num_warps="4")
+
+
+# -- cuTile launches -------------------------------------------------------------------------
+
+@ct.kernel
+def scale(a, t: ct.Constant[int]):
+    ct.store(a, index=(0, 0), tile=ct.load(a, index=(0, 0), shape=(t, t)) * 2)
+
+
+def test_ct_launch_args_must_be_a_tuple():
+    a = np.ones((32, 32), np.float32)
+    with pytest.raises(tc.LaunchError) as e:
+        ct.launch(None, (1,), scale, a, backend="numpy")
+    assert str(e.value) == ("ct.launch(stream, grid, kernel, args): args must be a tuple of "
+                            "scale's arguments (a, t), got a NumPy array of float32 with shape "
+                            "(32, 32)")
+    ct.launch(None, (1,), scale, (a, 32), backend="numpy")
+    np.testing.assert_array_equal(a, 2)
+
+
+@ct.kernel
+def triton_arange(a):
+    ct.store(a, index=(0,), tile=tl.arange(0, 16) + ct.arange(16, dtype=ct.int32))
+
+
+@ct.kernel
+def triton_program_id(a):
+    ct.store(a, index=(tl.program_id(0),), tile=ct.zeros((16,), dtype=ct.int32))
+
+
+@ct.kernel
+def triton_hint(a):
+    ct.store(a, index=(0,), tile=tl.multiple_of(ct.arange(16, dtype=ct.int32), 16))
+
+
+@ct.kernel
+def shared_builtins(a):
+    t = ct.load(a, index=(0,), shape=(16,))
+    ct.store(a, index=(0,), tile=tl.maximum(tl.exp(t), ct.exp(t)))
+
+
+TRITON = ("belongs to the Triton-style language (compiler.language, @tc.kernel), not to the "
+          "cuTile-style language (compiler.tile, @ct.kernel)")
+
+
+@pytest.mark.parametrize("kernel, message", [
+    (triton_arange, f"tl.arange {TRITON}: use ct.arange(size, *, dtype=None)"),
+    (triton_program_id, f"tl.program_id {TRITON}: use ct.bid(axis)"),
+    (triton_hint, f"tl.multiple_of {TRITON}, which has no multiple_of"),
+])
+def test_triton_builtins_in_a_ct_kernel(kernel, message):
+    """Refused where they would mean something else; ``tl.exp`` is ``ct.exp``, and works."""
+    with pytest.raises(tc.CompileError) as e:
+        ct.launch(None, (1,), kernel, (np.zeros(16, np.int32),), backend="numpy")
+    assert e.value.message == message
+    a = np.zeros(16, np.float32)
+    ct.launch(None, (1,), shared_builtins, (a,), backend="numpy")
+    np.testing.assert_array_equal(a, 1)
