@@ -28,8 +28,11 @@ from compiler.jit import (
     kernel,
     set_backend,
 )
+from compiler.tracebacks import hide_frames
 
 __version__ = "0.1.0"
+
+hide_frames()  # uncaught TilecErrors print without tilec's own frames
 
 
 def cdiv(a: int, b: int) -> int:

@@ -22,10 +22,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import compiler.language as tl
-from compiler.errors import LaunchError
+from compiler.errors import ArgumentError, contiguous_fix, describe_value, unsupported_dtype
 from compiler.jit import KernelFunction
 from compiler.kinfo import ArgSpec
-from compiler.specialize import arg_spec
+from compiler.specialize import arg_spec, cuda_interface
 
 
 @dataclass(frozen=True)
@@ -68,42 +68,62 @@ class HostArray:
 
 def is_array(v: Any) -> bool:
     return isinstance(v, np.ndarray) and v.ndim > 0 or \
-        hasattr(v, "__cuda_array_interface__") or type(v).__name__ == "GPUBuffer"
+        cuda_interface(v) is not None or type(v).__name__ == "GPUBuffer"
 
 
 def host_array(v: Any) -> HostArray:
     """``v`` (a NumPy array, a device array or a ``wgpu.GPUBuffer``) as a ``HostArray``."""
-    if isinstance(v, np.ndarray):
-        h = _numpy_array(v)
-    elif getattr(v, "__cuda_array_interface__", None) is not None:
-        h = _device_array(v, v.__cuda_array_interface__)
-    else:
-        d = tl.dtype_from_str(getattr(v, "tilec_dtype", "f32"))
-        shape = tuple(getattr(v, "tilec_shape", (v.size // max(1, d.bits // 8),)))
-        h = HostArray(d, shape, _c_strides(shape), True, v)
-    _check_extent(h.shape, h.strides)
+    try:
+        if isinstance(v, np.ndarray):
+            h = _numpy_array(v)
+        elif cuda_interface(v) is not None:
+            h = _device_array(v, v.__cuda_array_interface__)
+        else:
+            d = tl.dtype_from_str(getattr(v, "tilec_dtype", "f32"))
+            shape = tuple(getattr(v, "tilec_shape", (v.size // max(1, d.bits // 8),)))
+            h = HostArray(d, shape, _c_strides(shape), True, v)
+        _check_extent(h.shape, h.strides)
+    except _Refused as e:
+        raise e.of(v) from None
     return h
+
+
+class _Refused(Exception):
+    """An array's shape, strides or dtype that compiler.tile cannot take, found from those
+    alone (a device array's facts are cached by them): ``of`` says it of the array.
+    ``problem`` follows the array's description; ``copy``: a contiguous copy would do."""
+
+    def __init__(self, problem: str = "", dtype: np.dtype | None = None, copy: bool = False):
+        super().__init__(problem)
+        self.problem, self.dtype, self.copy = problem, dtype, copy
+
+    def of(self, v: Any) -> ArgumentError:
+        if self.dtype is not None:
+            return unsupported_dtype(v, self.dtype)
+        return ArgumentError(f"{describe_value(v, strides=True)} {self.problem}",
+                             contiguous_fix(v) if self.copy else "")
 
 
 def _check_extent(shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
     if not 1 <= len(shape) <= 3:
-        raise LaunchError(f"array arguments have 1 to 3 dimensions, got shape {shape}")
+        raise _Refused(f"has {len(shape)} dimensions; compiler.tile kernels take arrays of "
+                       "1 to 3 dimensions")
     if max(*shape, *strides) >= 2**31:
-        raise LaunchError(f"array shape {shape} or strides {strides} exceed int32 "
-                          "(shapes and strides are 32-bit kernel arguments)")
+        raise _Refused("has a shape or stride of 2**31 or more; shapes and strides are "
+                       "32-bit kernel arguments")
 
 
 def _element_type(nd: np.dtype) -> tl.dtype:
     d = tl.dtype_from_numpy(nd)
     if d is None:
-        raise LaunchError(f"arrays of dtype {nd} are not supported")
+        raise _Refused(dtype=nd)
     return d
 
 
 def _element_strides(byte_strides: Sequence[int], itemsize: int) -> tuple[int, ...]:
     if any(s < 0 or s % itemsize for s in byte_strides):
-        raise LaunchError(f"array strides {tuple(byte_strides)} (bytes) must be "
-                          f"non-negative multiples of the element size {itemsize}")
+        raise _Refused("has strides that are negative or not multiples of its element "
+                       f"size ({itemsize} bytes)", copy=True)
     return tuple(s // itemsize for s in byte_strides)
 
 
@@ -169,10 +189,15 @@ def _device_facts(typestr: str, shape: tuple[int, ...], byte_strides: tuple[int,
                         tuple(h.scalars()))
 
 
-def _facts_of(cai: dict) -> _DeviceFacts:
+def _facts_of(v: Any, cai: dict) -> _DeviceFacts:
+    """The facts of device array ``v``, whose interface is ``cai``."""
     strides = cai.get("strides")
-    return _device_facts(cai["typestr"], tuple(cai["shape"]),
-                         None if strides is None else tuple(strides), cai["data"][0] % 16 == 0)
+    try:
+        return _device_facts(cai["typestr"], tuple(cai["shape"]),
+                             None if strides is None else tuple(strides),
+                             cai["data"][0] % 16 == 0)
+    except _Refused as e:
+        raise e.of(v) from None
 
 
 def _device_memory(v: Any, cai: dict, f: _DeviceFacts) -> Any:
@@ -181,7 +206,7 @@ def _device_memory(v: Any, cai: dict, f: _DeviceFacts) -> Any:
 
 
 def _device_array(v: Any, cai: dict) -> HostArray:
-    f = _facts_of(cai)
+    f = _facts_of(v, cai)
     return HostArray(f.dtype, tuple(cai["shape"]), f.strides, cai["data"][0] % 16 == 0,
                      _device_memory(v, cai, f))
 
@@ -241,7 +266,7 @@ class TileKernel(KernelFunction):
         for v in args:
             cai = _device_interface(v)
             if cai is not None:  # the launch path of GPU arrays: cached facts
-                f = _facts_of(cai)
+                f = _facts_of(v, cai)
                 runtime += [_device_memory(v, cai, f), *f.scalars]
             elif is_array(v):
                 h = host_array(v)
@@ -254,13 +279,13 @@ class TileKernel(KernelFunction):
 def _device_interface(v: Any) -> dict | None:
     if isinstance(v, np.ndarray | int | float):
         return None
-    return getattr(v, "__cuda_array_interface__", None)
+    return cuda_interface(v)
 
 
 def _array_key(v: Any) -> Any:
     cai = _device_interface(v)
     if cai is not None:
-        return _facts_of(cai).key
+        return _facts_of(v, cai).key
     if is_array(v):
         h = host_array(v)
         return ("array", h.dtype.short, h.aligned, h.layout())

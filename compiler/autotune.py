@@ -16,6 +16,7 @@ import functools
 import os
 import time
 from collections.abc import Callable, Sequence
+from types import MethodType
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ from compiler.jit import (
     availability,
     resolve_backend,
 )
+from compiler.tracebacks import grid_launch
 
 LAUNCH_OPTIONS = ("num_warps", "num_stages")
 
@@ -117,7 +119,7 @@ class _Wrapper:
         return self.fn.source
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+        return MethodType(grid_launch, (self, grid))
 
     def __call__(self, *args, **kwargs):
         raise TilecError(f"{self.__name__} is a kernel: launch it as "

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from compiler.errors import LaunchError
+from compiler.errors import ArgumentError, describe_value, not_contiguous, unsupported_dtype
 
 CPU, CUDA, CUDA_HOST, CUDA_MANAGED = 1, 2, 3, 13  # DLDeviceType values tilec meets
 
@@ -68,7 +68,7 @@ def describe(v: Any, stream: int | None = None) -> DLArray:
             capsule = v.__dlpack__()
         t = _Tensor.from_address(_get_pointer(capsule, b"dltensor"))
     except (TypeError, ValueError, BufferError, RuntimeError) as e:
-        raise LaunchError(f"cannot take a {type(v).__name__} by DLPack: {e}") from None
+        raise ArgumentError(f"{describe_value(v)} cannot be read through DLPack: {e}") from None
     shape = tuple(t.shape[i] for i in range(t.ndim))
     dtype = _DTYPES.get((t.dtype.code, t.dtype.bits)) if t.dtype.lanes == 1 else None
     strides = None if not t.strides else tuple(t.strides[i] for i in range(t.ndim))
@@ -96,9 +96,9 @@ def arg_spec(v: Any) -> tuple[str, str, bool]:
     """(kind, dtype, 16-byte aligned) of a DLPack argument, as ``jit.arg_spec`` gives."""
     info = describe(v)
     if info.dtype is None:
-        raise LaunchError(f"a {type(v).__name__} of this DLPack dtype is not supported")
+        raise unsupported_dtype(v, getattr(v, "dtype", "this DLPack dtype"))
     if not info.contiguous:
-        raise LaunchError("array arguments must be contiguous (call .contiguous())")
+        raise not_contiguous(v)
     return ("ptr", info.dtype, info.ptr % 16 == 0)
 
 
@@ -112,4 +112,4 @@ def host_view(v: Any) -> np.ndarray | None:
     try:
         return np.from_dlpack(v)
     except (TypeError, BufferError, RuntimeError) as e:
-        raise LaunchError(f"cannot view a {type(v).__name__} as a NumPy array: {e}") from None
+        raise ArgumentError(f"{describe_value(v)} cannot be viewed as a NumPy array: {e}") from None

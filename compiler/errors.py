@@ -1,4 +1,5 @@
-"""The errors a user can cause (docs/language.md, "Errors"). Imports nothing heavy."""
+"""The errors a user can cause (docs/language.md, "Errors"), and the one style of launch
+errors about an argument (``argument_error``). Imports nothing heavy."""
 
 from __future__ import annotations
 
@@ -6,6 +7,11 @@ import os
 import tempfile
 import traceback
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import compiler.language as tl
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,20 @@ class OutOfResources(LaunchError):
     name, so a ported autotuner skips such a config as Triton's does."""
 
 
+class ArgumentError(LaunchError):
+    """An argument that cannot be taken, found where its parameter is not known (the
+    launch cache's key of the values, say): the launch finds the parameter and raises
+    ``argument_error`` with it, so the user never sees this one unnamed. ``fix``: as in
+    ``argument_error``."""
+
+    def __init__(self, problem: str, fix: str = ""):
+        self.problem, self.fix = problem, fix
+        super().__init__(problem)
+
+    def named(self, name: str) -> LaunchError:
+        return argument_error(name, self.problem, self.fix)
+
+
 class BackendUnavailableError(TilecError):
     """The requested backend cannot run on this machine (no GPU, no adapter)."""
 
@@ -79,6 +99,66 @@ class DeviceAssertionError(TilecError):
 
 class InternalCompilerError(CompileError):
     """A bug in tilec, not in the kernel: says so, and where the failing stage's IR went."""
+
+
+def argument_error(name: str, problem: str, fix: str = "") -> LaunchError:
+    """The launch error about argument ``name``, in the style of every backend:
+    ``argument 'x': <problem>[; pass <fix>]``. ``problem`` says what the value is
+    (``describe_value``) and what would be accepted; ``fix``, a call making an acceptable
+    value, with ``{}`` for the argument (``"np.ascontiguousarray({})"``)."""
+    return LaunchError(f"argument {name!r}: {problem}" + (f"; pass {fix.format(name)}" if fix
+                                                           else ""))
+
+
+_LIBRARIES = {"numpy": "NumPy array", "torch": "PyTorch tensor", "cupy": "CuPy array",
+              "jax": "JAX array", "jaxlib": "JAX array"}
+
+
+def describe_value(value: Any, strides: bool = False) -> str:
+    """A launch argument as messages show it: an array by library, dtype and shape (and
+    ``strides``, as the library gives them), a buffer by size, anything else by type and,
+    when short, value: ``a NumPy array of float32 with shape (64, 32)``, ``list``,
+    ``str '4'``."""
+    kind = type(value)
+    if isinstance(value, np.generic):
+        return f"NumPy {value.dtype} {value}"
+    if kind.__module__.startswith("wgpu") and hasattr(value, "size"):
+        return f"a wgpu.{kind.__name__} of {value.size} bytes"
+    if kind.__name__ == "WgslArray":
+        return f"a tc.wgsl_array of {value.dtype} with shape {value.shape}"
+    shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+    if shape is not None and dtype is not None:
+        library = _LIBRARIES.get(kind.__module__.split(".")[0], kind.__name__)
+        text = f"a {library} of {str(dtype).removeprefix('torch.')} with shape {tuple(shape)}"
+        if strides:
+            steps = value.stride() if callable(getattr(value, "stride", None)) else \
+                getattr(value, "strides", None)
+            text += f" and strides {tuple(steps)}" if steps is not None else ""
+        device = getattr(value, "device", None)
+        return text + (f" on {device}" if library == "PyTorch tensor" else "")
+    if value is None:
+        return "None"
+    text = repr(value)
+    return kind.__name__ if len(text) > 40 else f"{kind.__name__} {text}"
+
+
+def contiguous_fix(value: Any) -> str:
+    """The call that makes a contiguous copy of ``value``, for ``argument_error``."""
+    library = type(value).__module__.split(".")[0]
+    return {"numpy": "np.ascontiguousarray({})", "torch": "{}.contiguous()",
+            "cupy": "cupy.ascontiguousarray({})"}.get(library, "a contiguous copy of {}")
+
+
+def not_contiguous(value: Any) -> ArgumentError:
+    return ArgumentError(f"{describe_value(value, strides=True)} is not contiguous",
+                         contiguous_fix(value))
+
+
+def unsupported_dtype(value: Any, dtype: Any) -> ArgumentError:
+    """An array whose elements tilec has no dtype for (fp8, complex, ...)."""
+    names = ", ".join("bool" if d is tl.int1 else d.name for d in tl.ALL_DTYPES)
+    return ArgumentError(f"{str(dtype).removeprefix('torch.')} arrays are not supported "
+                         f"(got {describe_value(value)}); use one of {names}")
 
 
 REPORT = ("this is a tilec bug, not a problem with your kernel: please report it on the "

@@ -20,6 +20,7 @@ import textwrap
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from types import MethodType
 from typing import Any
 
 import numpy as np
@@ -27,10 +28,11 @@ import numpy as np
 import compiler.language as tl
 from compiler import cache, progress
 from compiler import debug as debug_output
-from compiler.errors import BackendUnavailableError, LaunchError, TilecError
+from compiler.errors import ArgumentError, BackendUnavailableError, LaunchError, TilecError
 from compiler.kinfo import ArgSpec, KernelInfo, Param
 from compiler.source import KernelSource, TileFunction
-from compiler.specialize import arg_spec, fast_spec, is_one
+from compiler.specialize import arg_spec, check_dtypes, compiled_for, fast_spec, is_one
+from compiler.tracebacks import grid_launch
 
 BACKENDS = ("ptx", "wgsl", "numpy")
 _availability: dict[str, tuple[bool, str]] = {}
@@ -174,27 +176,33 @@ class CompiledKernel:
         return self._launcher
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+        return MethodType(grid_launch, (self, grid))
 
     def run(self, grid, args: Sequence[Any], kwargs: dict, verify: bool = False) -> None:
         params = [p for p in self.metadata.params
                   if not p.name.startswith(debug_output.HIDDEN)]
-        if self.expand_args is not None:
-            args = self.expand_args(args)
-        if self.constexprs and len(args) == len(params) + len(self.constexprs):
-            args = self._runtime_only(args)
-        if kwargs:
-            raise LaunchError(f"a compiled kernel takes its {len(params)} runtime arguments "
-                              f"positionally, got keywords {sorted(kwargs)}")
-        if len(args) != len(params):
-            raise LaunchError(f"{self.metadata.name} expects {len(params)} arguments "
-                              f"({', '.join(p.name for p in params)}), got {len(args)}")
-        for p, a in zip(params, args, strict=True):
-            kind, dtype, _ = arg_spec(a)
-            if (kind == "ptr") != p.is_ptr or (p.is_ptr and dtype != p.dtype):
-                want = f"*{p.dtype}" if p.is_ptr else p.dtype
-                raise LaunchError(f"argument {p.name!r} must be {want}, got {kind} {dtype}")
-        self.launch(normalize_grid(grid, {}), list(args), verify)
+        try:
+            if self.expand_args is not None:
+                args = self.expand_args(args)
+            if self.constexprs and len(args) == len(params) + len(self.constexprs):
+                args = self._runtime_only(args)
+            if kwargs:
+                raise LaunchError(f"a compiled kernel takes its {len(params)} runtime "
+                                  f"arguments positionally, got keywords {sorted(kwargs)}")
+            if len(args) != len(params):
+                raise LaunchError(f"{self.metadata.name} expects {len(params)} arguments "
+                                  f"({', '.join(p.name for p in params)}), got {len(args)}")
+            for p, a in zip(params, args, strict=True):
+                try:
+                    kind, dtype, _ = arg_spec(a)
+                except ArgumentError as e:
+                    raise e.named(p.name) from None
+                if (kind == "ptr") != p.is_ptr or (p.is_ptr and dtype != p.dtype):
+                    raise compiled_for(p, a)
+            self.launch(normalize_grid(grid, {}), list(args), verify)
+        except TilecError as e:
+            __tracebackhide__ = True  # IPython and pytest leave this frame out
+            raise e.with_traceback(None) from None
 
     def _runtime_only(self, args: Sequence[Any]) -> list:
         """``args`` without the constexprs, each checked to be the value compiled in."""
@@ -321,6 +329,7 @@ def _public(fn):
         try:
             return fn(*args, **kwargs)
         except TilecError as e:
+            __tracebackhide__ = True  # IPython and pytest leave this frame out
             raise e.with_traceback(None) from None
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
@@ -376,7 +385,7 @@ class KernelFunction:
                          f"{self.__name__}[grid](...)")
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+        return MethodType(grid_launch, (self, grid))
 
     def bind(self, args: Sequence[Any], kwargs: dict) -> dict[str, Any]:
         if len(args) > len(self.arg_names):
@@ -453,7 +462,25 @@ class KernelFunction:
             else:
                 ck.launch(grid, list(runtime), verify)
         except TilecError as e:  # ``_public``, written out: one call less a launch
-            raise e.with_traceback(None) from None
+            __tracebackhide__ = True  # IPython and pytest leave this frame out
+            raise self._named(e, args, kwargs).with_traceback(None) from None
+
+    def _named(self, error: TilecError, args: Sequence[Any], kwargs: dict) -> TilecError:
+        """``error``, naming its argument where it is an ``ArgumentError``: found by the
+        launch key, which sees values, not parameters. The argument is the one that
+        specializes with that error."""
+        if not isinstance(error, ArgumentError):
+            return error
+        try:
+            bound = self.bind(args, kwargs)
+        except TilecError as e:  # the wrong number of arguments says more
+            return e
+        for name, value in bound.items():
+            try:
+                self.specialize({name: value})
+            except ArgumentError as e:
+                return e.named(name)
+        return error
 
     def _options(self, kwargs: dict) -> tuple:
         """(backend, num_warps, debug, num_stages) of a launch, taken out of ``kwargs``;
@@ -479,7 +506,8 @@ class KernelFunction:
                              if n in self.constexprs}
             return ck
         except TilecError as e:
-            raise e.with_traceback(None) from None
+            __tracebackhide__ = True  # IPython and pytest leave this frame out
+            raise self._named(e, args, kwargs).with_traceback(None) from None
 
     def _unhashable(self, args: Sequence[Any], kwargs: dict) -> str:
         for name, v in self.bind(args, kwargs).items():
@@ -525,6 +553,9 @@ class KernelFunction:
         if any(n not in self.constexprs and n not in kwargs and i >= len(args)
                for i, n in enumerate(self.arg_names)):
             raise LaunchError(f"{self.__name__}(): runtime arguments cannot take defaults")
+        refused = getattr(backend_module(backend), "UNSUPPORTED_DTYPES", None)
+        if refused:  # named here: the compiler would point at the kernel's ``def``
+            check_dtypes(self.specialize(bound), bound, backend, refused)
         ck = self.compile_for(bound, backend, num_warps, debug, num_stages=num_stages)
         sources = tuple(i if i < len(args) else n for i, n in enumerate(self.arg_names)
                         if n not in self.constexprs and bound[n] is not None)

@@ -7,6 +7,11 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+MAX_GRID = (2**31 - 1, 65535, 65535)
+"""CUDA's grid limits (x, y, z). The numpy backend keeps to them too, so a grid that runs
+there runs on a GPU (wgsl folds x into y, within limits of its own)."""
+GRID_LIMITS = "each size must be positive, x at most 2**31 - 1, y and z at most 65535"
+
 
 @dataclass(frozen=True)
 class ArgSpec:

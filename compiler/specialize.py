@@ -11,38 +11,67 @@ import numpy as np
 
 import compiler.language as tl
 from compiler import device_arrays
-from compiler.errors import LaunchError, UnsupportedError
+from compiler.errors import (
+    ArgumentError,
+    LaunchError,
+    UnsupportedError,
+    argument_error,
+    describe_value,
+    not_contiguous,
+    unsupported_dtype,
+)
+from compiler.kinfo import ArgSpec, Param
+
+ACCEPTED = "an array (NumPy, CuPy, PyTorch, wgpu buffer) or a number"
+"""What a runtime argument may be, for messages."""
+
+
+def cuda_interface(v: Any) -> dict | None:
+    """``v.__cuda_array_interface__``, or None where it has none. A PyTorch tensor that
+    requires grad refuses to give it (RuntimeError): that is the user's to fix."""
+    try:
+        return getattr(v, "__cuda_array_interface__", None)
+    except RuntimeError as e:
+        raise ArgumentError(f"{describe_value(v)} cannot be passed: {e}") from None
 
 
 def _scalar_spec(v: Any) -> tuple[str, str, bool]:
     if isinstance(v, (bool, np.bool_)):
         return ("scalar", "i1", False)
     if isinstance(v, (int, np.integer)):
-        d = tl.dtype_from_numpy(v.dtype) if isinstance(v, np.integer) else \
+        d = _numpy_scalar_dtype(v) if isinstance(v, np.integer) else \
             tl.literal_int_dtype(int(v))
         return ("scalar", d.short, int(v) % 16 == 0)
     if isinstance(v, (float, np.floating)):
-        d = tl.dtype_from_numpy(v.dtype) if isinstance(v, np.floating) else tl.float32
+        d = _numpy_scalar_dtype(v) if isinstance(v, np.floating) else tl.float32
         return ("scalar", d.short, False)
-    raise LaunchError(f"unsupported argument of type {type(v).__name__}")
+    raise ArgumentError(f"expected {ACCEPTED}, got {describe_value(v)}")
+
+
+def _numpy_scalar_dtype(v: np.generic) -> tl.dtype:
+    d = tl.dtype_from_numpy(v.dtype)
+    if d is None:
+        raise ArgumentError(f"{v.dtype} scalars are not supported (got {describe_value(v)}); pass "
+                            "a Python int or float")
+    return d
 
 
 def arg_spec(v: Any) -> tuple[str, str, bool]:
     """(kind, dtype, divisible-by-16) of one runtime argument."""
     if isinstance(v, np.ndarray):
         if not v.flags.c_contiguous:
-            raise LaunchError("array arguments must be contiguous (use np.ascontiguousarray)")
+            raise not_contiguous(v)
         d = tl.dtype_from_numpy(v.dtype)
         if d is None:
-            raise LaunchError(f"arrays of dtype {v.dtype} are not supported")
+            raise unsupported_dtype(v, v.dtype)
         return ("ptr", d.short, True)
-    cai = getattr(v, "__cuda_array_interface__", None)
+    cai = cuda_interface(v)
     if cai is not None:
         d = _cai_dtype(v, cai["typestr"])
         if not _cai_contiguous(cai):
-            raise LaunchError("array arguments must be contiguous (call .contiguous())")
+            raise not_contiguous(v)
         if d is None:
-            raise LaunchError(f"arrays of dtype {cai['typestr']} are not supported")
+            raise unsupported_dtype(v, getattr(v, "dtype", cai["typestr"]))
         return ("ptr", d.short, cai["data"][0] % 16 == 0)
     if type(v).__name__ == "GPUBuffer":
         return ("ptr", getattr(v, "tilec_dtype", "f32"), True)
@@ -74,6 +103,28 @@ def _cai_contiguous(cai: dict) -> bool:
             return False
         expect *= dim
     return True
+
+
+def compiled_for(p: Param, value: Any) -> LaunchError:
+    """The error for ``value``, not what a compiled kernel's parameter ``p`` takes."""
+    d = tl.dtype_from_str(p.dtype)
+    want = f"an array of {d}" if p.is_ptr else f"a scalar of type {d}"
+    return argument_error(p.name, f"the kernel was compiled for {want}, got "
+                                  f"{describe_value(value)}")
+
+
+def check_dtypes(specs: list[ArgSpec], values: dict[str, Any], backend: str,
+                 refused: dict[str, tuple[str, str]]) -> None:
+    """Refuse, naming it, an argument of a dtype the backend has no type for: ``refused``
+    maps a short dtype to (why, what to use instead), as in ``UNSUPPORTED_DTYPES`` of
+    ``backends/wgsl``."""
+    for spec in specs:
+        why = refused.get(spec.dtype.short) if spec.kind != "constexpr" else None
+        if why is not None:
+            kind = "scalars" if spec.kind == "scalar" else "arrays"
+            raise UnsupportedError(
+                f"argument {spec.name!r}: {spec.dtype} {kind} are not supported on {backend} "
+                f"({why[0]}); use {why[1]} (got {describe_value(values[spec.name])})")
 
 
 def is_one(v: Any) -> bool:

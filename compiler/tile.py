@@ -10,11 +10,13 @@ xDSL; ``ct.kernel``, ``ct.launch`` and ``ct.cdiv`` also work on the host.
 from __future__ import annotations
 
 import enum
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import compiler.language as tl
 from compiler.arrays import TileKernel
+from compiler.errors import LaunchError, describe_value
 from compiler.language import (  # noqa: F401 - cuTile's names for the shared builtins
     abs,
     bfloat16,
@@ -88,8 +90,16 @@ def kernel(fn: Callable | None = None, **_options: Any):
 def launch(stream: Any, grid: Any, kernel: TileKernel, kernel_args: Sequence[Any],
            **options: Any) -> None:
     """cuTile's launch: ``kernel[grid](*kernel_args, **options)``. The PTX backend runs on
-    the current CuPy/PyTorch stream: pass that one as ``stream``."""
+    the current CuPy/PyTorch stream: pass that one as ``stream``.
+    ``kernel_args`` is a tuple, as cuTile requires: an array passed bare would otherwise
+    be taken as its rows."""
+    __tracebackhide__ = True  # IPython and pytest leave this frame out
     del stream
+    if not isinstance(kernel_args, tuple):
+        name = getattr(kernel, "__name__", "the kernel")
+        params = ", ".join(getattr(kernel, "arg_names", ()))
+        raise LaunchError(f"ct.launch(stream, grid, kernel, args): args must be a tuple of "
+                          f"{name}'s arguments ({params}), got {describe_value(kernel_args)}")
     kernel[grid](*kernel_args, **options)
 
 
@@ -107,6 +117,7 @@ def _builtin(fn: Callable) -> Callable:
         raise RuntimeError(f"ct.{fn.__name__} can only be used inside a @ct.kernel")
     outside.__name__ = fn.__name__
     outside.__doc__ = fn.__doc__
+    outside.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
     outside.__tilec_builtin__ = fn.__name__  # type: ignore[attr-defined]
     return outside
 

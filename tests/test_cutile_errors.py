@@ -78,3 +78,75 @@ def test_host_misuse():
         not_pow2[(1,)](np.zeros((32, 32), np.float32)[::-1], backend="numpy")
     with pytest.raises(tc.LaunchError, match="1 to 3 dimensions"):
         not_pow2[(1,)](np.zeros((2, 2, 2, 2), np.float32), backend="numpy")
+
+
+# -- what a store converts: cuTile's rule (the array's dtype is the promotion of both) ------
+
+@pytest.fixture(params=["numpy", "wgsl"])
+def host_backend(request):
+    if not tc.jit.availability(request.param)[0]:
+        pytest.skip(f"{request.param}: {tc.jit.availability(request.param)[1]}")
+    return request.param
+
+
+@ct.kernel
+def store_as(a, b):
+    ct.store(b, index=(0,), tile=ct.load(a, index=(0,), shape=(16,)))
+
+
+@ct.kernel
+def scatter_as(a, b):
+    ct.scatter(b, ct.arange(16, dtype=ct.int32), ct.load(a, index=(0,), shape=(16,)))
+
+
+@ct.kernel
+def scatter_constant(b):
+    ct.scatter(b, ct.arange(16, dtype=ct.int32), 1.5)
+
+
+@ct.kernel
+def store_tf32(a, b):
+    ct.store(b, index=(0,), tile=ct.load(a, index=(0,), shape=(16,)).astype(ct.tfloat32))
+
+
+REFUSED = [(np.float32, np.int32), (np.float32, np.float16), (np.int32, np.uint32),
+           (np.int32, np.int8), (np.int32, np.bool_), (np.uint8, np.int32)]
+
+
+@pytest.mark.parametrize("src, dst", REFUSED, ids=[f"{np.dtype(s)}-{np.dtype(d)}"
+                                                   for s, d in REFUSED])
+def test_a_store_that_would_convert_lossily_needs_a_cast(host_backend, src, dst):
+    a, b = np.full(16, 1.7).astype(src), np.zeros(16, dst)
+    name = "bool_" if dst is np.bool_ else np.dtype(dst).name
+    for kernel, what in ((store_as, "ct.store"), (scatter_as, "ct.scatter")):
+        with pytest.raises(tc.CompileError) as e:
+            ct.launch(None, (1,), kernel, (a, b), backend=host_backend)
+        assert e.value.message.startswith(f"{what}: a tile of {np.dtype(src).name} does not "
+                                          "store into array<1-D")
+        assert e.value.message.endswith(f"cast it with .astype(ct.{name})")
+    assert not b.any()
+
+
+def test_a_float_constant_or_a_tf32_tile_needs_a_cast(host_backend):
+    b = np.zeros(16, np.int32)
+    with pytest.raises(tc.CompileError, match="ct.scatter: 1.5 does not store into "
+                                              "array<1-D, int32> without a cast"):
+        ct.launch(None, (1,), scatter_constant, (b,), backend=host_backend)
+    with pytest.raises(tc.CompileError, match="a tile of tfloat32 does not store"):
+        ct.launch(None, (1,), store_tf32, (np.ones(16, np.float32), np.zeros(16, np.float32)),
+                  backend=host_backend)
+
+
+ALLOWED = [(np.int32, np.float32), (np.float16, np.float32), (np.bool_, np.int32),
+           (np.uint8, np.uint32), (np.int8, np.int32), (np.int32, np.float16)]
+
+
+@pytest.mark.parametrize("src, dst", ALLOWED, ids=[f"{np.dtype(s)}-{np.dtype(d)}"
+                                                   for s, d in ALLOWED])
+def test_a_store_to_the_promoted_dtype_converts(host_backend, src, dst):
+    """The other side of the rule: these convert implicitly, as in cuTile."""
+    a = np.arange(16).astype(src)
+    for kernel in (store_as, scatter_as):
+        b = np.zeros(16, dst)
+        ct.launch(None, (1,), kernel, (a, b), backend=host_backend)
+        np.testing.assert_array_equal(b, a.astype(dst))

@@ -99,7 +99,7 @@ CASES = [  # dtype, precision, (M, N, K), block (BM, BN, BK)
     (ml_dtypes.bfloat16, "ieee", (64, 48, 64), (32, 16, 32)),
 ]
 # What WGSL cannot hold (no bfloat16): asserted to be refused.
-_WGSL_REFUSES = {np.dtype(ml_dtypes.bfloat16): "bf16"}
+_WGSL_REFUSES = {np.dtype(ml_dtypes.bfloat16): "bfloat16 arrays are not supported on wgsl"}
 
 
 @pytest.mark.parametrize("trans_b", [False, True])

@@ -558,10 +558,12 @@ def test_out_of_bounds_store_negative_offset():
 
 LAUNCH_ERRORS = [
     ([[1.0, 2.0], np.zeros(2, np.float32), 2], "NumPy arrays, got list"),
-    ([np.zeros(2), np.zeros(2, np.float32), 2], "dtype float64, expected f32"),
+    ([np.zeros(2), np.zeros(2, np.float32), 2],
+     "expected an array of float32, got a NumPy array of float64 with shape \\(2,\\)"),
     ([np.zeros(4, np.float32)[::2], np.zeros(2, np.float32), 2], "not contiguous"),
-    ([np.zeros(2, np.float32), np.zeros(2, np.float32), 2**31], "does not fit i32"),
-    ([np.zeros(2, np.float32), np.zeros(2, np.float32), 2.0], "expects a i32 scalar"),
+    ([np.zeros(2, np.float32), np.zeros(2, np.float32), 2**31], "int 2147483648 does not fit int32"),
+    ([np.zeros(2, np.float32), np.zeros(2, np.float32), 2.0],
+     "expected a scalar of type int32, got float 2.0"),
     ([np.zeros(2, np.float32), np.zeros(2, np.float32)], "takes 3 arguments, got 2"),
 ]
 

@@ -740,7 +740,7 @@ def test_gpu_device_arrays_run_in_place(device, rng):
         launcher((4, 1, 1), [a.double(), b, out, n])
     with pytest.raises(LaunchError, match="not contiguous"):
         launcher((4, 1, 1), [a, b, torch.zeros(2 * n, device="cuda")[::2], n])
-    with pytest.raises(LaunchError, match="CPU"):
+    with pytest.raises(LaunchError, match="on cpu is not on cuda:0"):
         launcher((4, 1, 1), [a.cpu(), b, out, n])
     with pytest.raises(LaunchError, match="takes 4 arguments"):
         launcher((4, 1, 1), [a, b, out])

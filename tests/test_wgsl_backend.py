@@ -607,11 +607,12 @@ def test_zero_size_arrays():
 @device_test
 @pytest.mark.parametrize("args,match", [
     (lambda a: [a, a], "takes 4 arguments"),
-    (lambda a: [a.astype(np.float64), a, a, 4], "expected an array of f32"),
+    (lambda a: [a.astype(np.float64), a, a, 4], ("expected an array of float32, got a NumPy "
+                                                    "array of float64")),
     (lambda a: [a[::2], a, a, 4], "not contiguous"),
     (lambda a: [list(a), a, a, 4], "got list"),
-    (lambda a: [a, a, a, 2**31], "does not fit in i32"),
-    (lambda a: [a, a, a, 1.5], "expected a i32 scalar"),
+    (lambda a: [a, a, a, 2**31], "int 2147483648 does not fit int32"),
+    (lambda a: [a, a, a, 1.5], "expected a scalar of type int32, got float 1.5"),
     (lambda a: [a, a, np.broadcast_to(a, a.shape), 4], "read-only"),
 ])
 def test_launch_errors(args, match):

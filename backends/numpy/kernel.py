@@ -70,8 +70,16 @@ from backends.numpy.rows import load as load_rows
 from backends.numpy.rows import store as store_rows
 from compiler.context import source_loc
 from compiler.device_arrays import host_view
-from compiler.errors import LaunchError, OutOfBoundsError, UnsupportedError
-from compiler.kinfo import KernelInfo, Param
+from compiler.errors import (
+    ArgumentError,
+    LaunchError,
+    OutOfBoundsError,
+    UnsupportedError,
+    argument_error,
+    describe_value,
+    not_contiguous,
+)
+from compiler.kinfo import GRID_LIMITS, MAX_GRID, KernelInfo, Param
 from compiler.language import dtype_from_str
 from dialects.tile import PtrType, element_type
 
@@ -91,6 +99,7 @@ LAZY_VALUES: list[Callable[[SSAValue], bool]] = []
 LAZY_USERS: set[str] = set()
 
 _BATCH_ELEMENTS = 1 << 22  # elements of the largest tile value over a batch's programs
+_ID_SPAN = 1 << 16  # programs whose ids are made at once
 _ZERO_OFFSET = np.zeros(1, np.int64)
 _RUN_MIN = 1 << 12  # offsets worth testing for one consecutive run
 _BOOL = np.dtype(np.bool_)
@@ -243,19 +252,23 @@ class Kernel:
             bound = [bind(a) for bind, a in zip(self.binders, args, strict=True)]
             bufs = [buf for _, buf in bound]
             shared = _read_in_place(self.info.params, bufs)
-            pids = _program_ids(grid)
+            programs = math.prod(grid)
             num_programs = tuple(np.full(1, g, np.int32) for g in grid)
             # read at each launch: a batch size set for one launch must not stay with the kernel
             step = 1 if serial or self.serial else max(1, _BATCH_ELEMENTS // self.largest)
             pool = thread_pool()  # reuses the arrays of earlier batches and launches
-            for start in range(0, pids.shape[1], step):
-                env: list[Any] = [None] * len(self._slots)
-                for slot, (value, _) in zip(self.arg_slots, bound, strict=True):
-                    env[slot] = value
-                batch = Batch(self.info.params, bufs, pids[:, start:start + step],
-                              num_programs, env, pool, shared)
-                batch.run(self.steps)
-                batch.release_all()
+            # the ids of a span of batches at once: a grid may hold 2**31 programs
+            span = step * max(1, _ID_SPAN // step)
+            for first in range(0, programs, span):
+                pids = _program_ids(grid, first, min(first + span, programs))
+                for start in range(0, pids.shape[1], step):
+                    env: list[Any] = [None] * len(self._slots)
+                    for slot, (value, _) in zip(self.arg_slots, bound, strict=True):
+                        env[slot] = value
+                    batch = Batch(self.info.params, bufs, pids[:, start:start + step],
+                                  num_programs, env, pool, shared)
+                    batch.run(self.steps)
+                    batch.release_all()
 
 
 class Batch:
@@ -463,15 +476,18 @@ def _largest_tile(fn: func.FuncOp) -> int:
 
 def _check_grid(grid: Sequence[int]) -> tuple[int, int, int]:
     g = tuple(grid) + (1,) * (3 - len(grid))
-    if len(g) != 3 or not all(isinstance(x, int | np.integer) and x > 0 for x in g):
-        raise LaunchError(f"grid must be 1 to 3 positive integers, got {tuple(grid)}")
+    if len(g) != 3 or not all(isinstance(x, int | np.integer) for x in g):
+        raise LaunchError(f"grid must be 1 to 3 positive integers, got {tuple(grid)!r}")
+    if not all(0 < x <= most for x, most in zip(g, MAX_GRID)):
+        raise LaunchError(f"grid {tuple(grid)!r} is invalid: {GRID_LIMITS}")
     return int(g[0]), int(g[1]), int(g[2])
 
 
-def _program_ids(grid: tuple[int, int, int]) -> np.ndarray:
-    """(3, P) int32: program p is (p % gx, (p // gx) % gy, p // (gx * gy))."""
-    gx, gy, gz = grid
-    p = np.arange(gx * gy * gz, dtype=np.int64)
+def _program_ids(grid: tuple[int, int, int], start: int, stop: int) -> np.ndarray:
+    """(3, stop - start) int32: the ids of programs ``start`` to ``stop``, program p being
+    (p % gx, (p // gx) % gy, p // (gx * gy))."""
+    gx, gy, _ = grid
+    p = np.arange(start, stop, dtype=np.int64)
     return np.stack([p % gx, p // gx % gy, p // (gx * gy)]).astype(np.int32)
 
 
@@ -491,25 +507,25 @@ def _binder(index: int, param: Param, arg_type: Attribute, fn: func.FuncOp) -> B
     return partial(_bind_scalar, param, user, storage)
 
 
-def _type_name(v: Any) -> str:
-    return f"{type(v).__module__}.{type(v).__qualname__}".removeprefix("builtins.")
-
-
 def _bind_array(index: int, param: Param, user: np.dtype, storage: np.dtype,
                 a: Any) -> tuple[Ptr, np.ndarray]:
     name = param.name
     if not isinstance(a, np.ndarray):
-        view = host_view(a)  # a DLPack producer's CPU memory (a PyTorch CPU tensor): no copy
+        try:  # a DLPack producer's CPU memory (a PyTorch CPU tensor): no copy
+            view = host_view(a)
+        except ArgumentError as e:
+            raise e.named(name) from None
         if view is None:
-            raise LaunchError(f"argument '{name}': the numpy backend takes CPU arrays with "
-                              f"__dlpack__ or NumPy arrays, got {_type_name(a)}")
+            raise argument_error(name, "the numpy backend takes CPU arrays with __dlpack__ and "
+                                       f"NumPy arrays, got {describe_value(a)}")
         a = view
     if a.dtype != user:
-        raise LaunchError(f"argument '{name}' has dtype {a.dtype}, expected {param.dtype}")
+        raise argument_error(name, f"expected an array of {dtype_from_str(param.dtype)}, "
+                                   f"got {describe_value(a)}")
     if not (a.flags.c_contiguous or a.flags.f_contiguous):
-        raise LaunchError(f"argument '{name}' is not contiguous")
+        raise not_contiguous(a).named(name)
     if param.written and not a.flags.writeable:
-        raise LaunchError(f"argument '{name}' is read-only but the kernel writes it")
+        raise argument_error(name, f"{describe_value(a)} is read-only, and the kernel writes it")
     # Memory order ("A") keeps this a view, so the kernel writes the user's array.
     return Ptr(index, _ZERO_OFFSET), a.reshape(-1, order="A").view(storage)
 
@@ -520,13 +536,14 @@ _SCALAR_TYPES = {"f": (int, float, np.integer, np.floating), "i": (int, np.integ
 
 def _bind_scalar(param: Param, user: np.dtype, storage: np.dtype,
                  v: Any) -> tuple[np.ndarray, None]:
-    kind = dtype_from_str(param.dtype).kind
-    if not isinstance(v, _SCALAR_TYPES[kind]):
-        raise LaunchError(f"argument '{param.name}' expects a {param.dtype} scalar, "
-                          f"got {_type_name(v)}")
-    if kind in "iu":
+    dtype = dtype_from_str(param.dtype)
+    if not isinstance(v, _SCALAR_TYPES[dtype.kind]):
+        raise argument_error(param.name, f"expected a scalar of type {dtype}, got "
+                                         f"{describe_value(v)}")
+    if dtype.kind in "iu":
         info = np.iinfo(user)
         if not info.min <= int(v) <= info.max:
-            raise LaunchError(f"argument '{param.name}' = {v} does not fit {param.dtype}")
+            raise argument_error(param.name, f"{describe_value(v)} does not fit {dtype} (from "
+                                             f"{info.min} to {info.max})")
         v = int(v)
     return np.array([v], user).view(storage), None

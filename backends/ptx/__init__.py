@@ -21,8 +21,15 @@ import numpy as np
 
 from backends.ptx.tensor_maps import TensorMaps
 from compiler import device_arrays, timing
-from compiler.errors import LaunchError, OutOfResources
-from compiler.kinfo import KernelInfo, Param
+from compiler.errors import (
+    ArgumentError,
+    LaunchError,
+    OutOfResources,
+    argument_error,
+    describe_value,
+    not_contiguous,
+)
+from compiler.kinfo import GRID_LIMITS, MAX_GRID, KernelInfo, Param
 from compiler.language import dtype_from_str
 
 # Scalar parameter dtype -> the C type of its slot in the kernel's parameter buffer.
@@ -36,7 +43,6 @@ _HOST = "numpy"  # an argument that must be staged through device memory
 # A kernel may declare at most this much static .shared memory; one that needs more
 # declares it dynamic (.extern) and is launched with it after opting in.
 STATIC_SHARED_LIMIT = 48 * 1024
-_MAX_GRID = (2**31 - 1, 65535, 65535)
 
 # stores an argument in its slot; returns its library's current stream (``ordinal ->
 # stream``), ``_HOST`` for an array to stage through device memory, or None
@@ -366,15 +372,14 @@ def _check_grid(grid: tuple) -> tuple[int, int, int]:
     if type(grid) is tuple and len(grid) == 3:
         x, y, z = grid
         if (type(x) is int and type(y) is int and type(z) is int
-                and 0 < x <= _MAX_GRID[0] and 0 < y <= _MAX_GRID[1] and 0 < z <= _MAX_GRID[2]):
+                and 0 < x <= MAX_GRID[0] and 0 < y <= MAX_GRID[1] and 0 < z <= MAX_GRID[2]):
             return grid
     try:
         dims = tuple(int(g) for g in grid)
     except (TypeError, ValueError):
         raise LaunchError(f"grid must be a tuple of integers, got {grid!r}") from None
-    if len(dims) != 3 or not all(1 <= g <= m for g, m in zip(dims, _MAX_GRID)):
-        raise LaunchError(f"grid {grid!r} is invalid: each size must be positive, x at most "
-                          f"2**31 - 1, y and z at most 65535")
+    if len(dims) != 3 or not all(1 <= g <= m for g, m in zip(dims, MAX_GRID)):
+        raise LaunchError(f"grid {grid!r} is invalid: {GRID_LIMITS}")
     return dims  # type: ignore[return-value]
 
 
@@ -399,9 +404,17 @@ def _cupy_stream(_ordinal: int) -> int:
     return sys.modules["cupy"].cuda.get_current_stream().ptr
 
 
-def _fail(p: Param, why: str) -> LaunchError:
-    what = f"{p.dtype} pointer" if p.is_ptr else p.dtype
-    return LaunchError(f"argument {p.name!r} ({what}) {why}")
+def _fail(p: Param, problem: str) -> LaunchError:
+    return argument_error(p.name, problem)
+
+
+def _wrong_dtype(p: Param, a: Any) -> LaunchError:
+    return _fail(p, f"expected an array of {dtype_from_str(p.dtype)}, got {describe_value(a)}")
+
+
+def _elsewhere(p: Param, a: Any, device: Any, ordinal: int) -> LaunchError:
+    return _fail(p, f"{describe_value(a)} is on device {device}; the kernel runs on device "
+                    f"{ordinal}")
 
 
 # -- scalar parameters -------------------------------------------------------------------
@@ -410,7 +423,7 @@ def _scalar_put(p: Param, slot: Any, _ordinal: int, t: type) -> Put:
     """Stores Python/NumPy scalars of type ``t`` into ``slot`` as ``p.dtype``."""
     kind = dtype_from_str(p.dtype)
     if not issubclass(t, int | float | np.number | np.bool_):
-        raise _fail(p, f"must be a number, got {t.__name__}")
+        raise _fail(p, f"expected a scalar of type {kind}, got {t.__name__}")
     if kind.is_float:
         bits = {"f16": lambda v: int(np.float16(v).view(np.uint16)),
                 "bf16": bf16_bits}.get(p.dtype, float)
@@ -419,13 +432,13 @@ def _scalar_put(p: Param, slot: Any, _ordinal: int, t: type) -> Put:
             slot.value = bits(float(a))
         return put_float
     if not issubclass(t, int | np.integer | np.bool_):
-        raise _fail(p, f"must be an integer, got {t.__name__}")
+        raise _fail(p, f"expected a scalar of type {kind}, got {t.__name__}")
     lo, hi = ((0, 1) if kind.kind == "b" else (0, 2 ** kind.bits - 1) if not kind.is_signed
               else (-(2 ** (kind.bits - 1)), 2 ** (kind.bits - 1) - 1))
 
     def put_int(a: int) -> None:
         if not lo <= a <= hi:
-            raise _fail(p, f"= {a} does not fit")
+            raise _fail(p, f"{describe_value(a)} does not fit {kind} (from {lo} to {hi})")
         slot.value = a
     return put_int if t is int else lambda a: put_int(int(a))
 
@@ -447,16 +460,17 @@ def _pointer_put(p: Param, slot: Any, ordinal: int, t: type) -> Put:
         return functools.partial(_cuda_array, p, slot, ordinal)
     if hasattr(t, "__dlpack__"):
         return functools.partial(_dlpack_array, p, slot, ordinal)
-    raise _fail(p, f"must be a NumPy array or a CUDA device array, got {t.__name__}")
+    raise _fail(p, "the ptx backend takes NumPy arrays and CUDA device arrays (CuPy, "
+                   f"PyTorch, __cuda_array_interface__, DLPack), got {t.__name__}")
 
 
 def _numpy(p: Param, dtype: np.dtype | None, a: np.ndarray) -> str:
     if a.dtype != dtype:
-        raise _fail(p, f"got a NumPy array of {a.dtype}")
+        raise _wrong_dtype(p, a)
     if not a.flags.c_contiguous:
-        raise _fail(p, "is not contiguous")
+        raise not_contiguous(a).named(p.name)
     if p.written and not a.flags.writeable:
-        raise _fail(p, "is written by the kernel but the NumPy array is read-only")
+        raise _fail(p, f"{describe_value(a)} is read-only, and the kernel writes it")
     return _HOST
 
 
@@ -475,11 +489,11 @@ def _torch_put(p: Param, slot: Any, ordinal: int, torch: Any) -> Put:
 
 def _torch_error(p: Param, t: Any, dtype: Any, ordinal: int) -> LaunchError:
     if t.dtype is not dtype:
-        return _fail(p, f"got a tensor of {t.dtype}")
-    if t.get_device() != ordinal:
-        where = "the CPU" if t.get_device() < 0 else f"cuda:{t.get_device()}"
-        return _fail(p, f"is on {where}; the kernel runs on cuda:{ordinal}")
-    return _fail(p, "is not contiguous")
+        return _wrong_dtype(p, t)
+    if t.get_device() != ordinal:  # the description names the tensor's device
+        return argument_error(p.name, f"{describe_value(t)} is not on cuda:{ordinal}, where "
+                                      "the kernel runs", f"{{}}.to('cuda:{ordinal}')")
+    return not_contiguous(t).named(p.name)
 
 
 def _cupy_put(p: Param, slot: Any, ordinal: int) -> Put:
@@ -487,11 +501,11 @@ def _cupy_put(p: Param, slot: Any, ordinal: int) -> Put:
 
     def put(a: Any) -> Callable[[int], int]:
         if a.dtype != dtype:
-            raise _fail(p, f"got a CuPy array of {a.dtype}")
+            raise _wrong_dtype(p, a)
         if a.device.id != ordinal:
-            raise _fail(p, f"is on device {a.device.id}; the kernel runs on device {ordinal}")
+            raise _elsewhere(p, a, a.device.id, ordinal)
         if not a.flags.c_contiguous:
-            raise _fail(p, "is not contiguous")
+            raise not_contiguous(a).named(p.name)
         slot.value = a.data.ptr
         return _cupy_stream
     return put
@@ -501,16 +515,16 @@ def _cuda_array(p: Param, slot: Any, ordinal: int, a: Any) -> None:
     """Any other device array, through ``__cuda_array_interface__``."""
     d, dtype = a.__cuda_array_interface__, dtype_from_str(p.dtype).numpy
     if dtype is None or np.dtype(d["typestr"]) != dtype:
-        raise _fail(p, f"got a device array of {d['typestr']}")
+        raise _wrong_dtype(p, a)
     if not _c_contiguous(d["shape"], d.get("strides"), dtype.itemsize):
-        raise _fail(p, "is not contiguous")
+        raise not_contiguous(a).named(p.name)
     ptr = d["data"][0]
     if ptr:
         driver = _driver()
         attr = driver.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
         device = _check(driver.cuPointerGetAttribute(attr, ptr), "cuPointerGetAttribute")
         if device != ordinal:
-            raise _fail(p, f"is on device {device}; the kernel runs on device {ordinal}")
+            raise _elsewhere(p, a, device, ordinal)
     slot.value = ptr
 
 
@@ -518,15 +532,18 @@ def _dlpack_array(p: Param, slot: Any, ordinal: int, a: Any) -> None:
     """Any other device array, through DLPack (JAX, ...). The launch goes on the legacy
     default stream, which DLPack numbers 1: the producer orders its work before it."""
     if device_arrays.device_of(a)[0] not in (device_arrays.CUDA, device_arrays.CUDA_MANAGED):
-        raise _fail(p, f"is a {type(a).__name__} outside CUDA memory (pass host data as a "
-                    "NumPy array)")
-    info = device_arrays.describe(a, stream=1)
+        raise _fail(p, f"{describe_value(a)} is outside CUDA memory; pass host data as a "
+                       "NumPy array")
+    try:
+        info = device_arrays.describe(a, stream=1)
+    except ArgumentError as e:
+        raise e.named(p.name) from None
     if info.dtype != p.dtype:
-        raise _fail(p, f"got a DLPack array of {info.dtype or 'another dtype'}")
+        raise _wrong_dtype(p, a)
     if not info.contiguous:
-        raise _fail(p, "is not contiguous")
+        raise not_contiguous(a).named(p.name)
     if info.device_id != ordinal:
-        raise _fail(p, f"is on device {info.device_id}; the kernel runs on device {ordinal}")
+        raise _elsewhere(p, a, info.device_id, ordinal)
     slot.value = info.ptr
 
 

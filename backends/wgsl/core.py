@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from backends.wgsl import UNSUPPORTED_DTYPES
 from backends.wgsl.helpers import HELPERS
 from compiler.context import source_loc
 from compiler.errors import UnsupportedError
@@ -257,8 +258,7 @@ class WGSLEmitter:
         if isinstance(e, Float32Type):
             return "f32"
         d = str(e)  # the short dtype name: i8, f64, bf16...
-        reason = "WGSL has no 64-bit types" if d.endswith("64") else \
-            "WGSL has no bfloat16" if d == "bf16" else f"WGSL has no {d} arithmetic"
+        reason = UNSUPPORTED_DTYPES.get(d, (f"WGSL has no {d} arithmetic",))[0]
         raise self.error(f"dtype {d} is not supported by the wgsl backend ({reason})")
 
     def error(self, message: str) -> UnsupportedError:

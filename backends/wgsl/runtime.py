@@ -21,7 +21,15 @@ import wgpu
 from backends.wgsl import set_runtime_dir
 from backends.wgsl.arrays import WgslArray
 from compiler.device_arrays import host_view
-from compiler.errors import BackendUnavailableError, LaunchError, UnsupportedError
+from compiler.errors import (
+    ArgumentError,
+    BackendUnavailableError,
+    LaunchError,
+    UnsupportedError,
+    argument_error,
+    describe_value,
+    not_contiguous,
+)
 from compiler.kinfo import KernelInfo, Param
 from compiler.language import dtype_from_str
 from compiler.progress import step
@@ -160,28 +168,33 @@ class Kernel:
 
     def check_array(self, p: Param, arg, dt: np.dtype) -> np.ndarray:
         # A DLPack producer's CPU memory (a PyTorch CPU tensor) is viewed, not copied.
-        view = arg if isinstance(arg, np.ndarray) else host_view(arg)
+        try:
+            view = arg if isinstance(arg, np.ndarray) else host_view(arg)
+        except ArgumentError as e:
+            raise e.named(p.name) from None
         if view is None:
-            raise LaunchError(f"argument {p.name}: expected a NumPy array, a CPU array with "
-                              f"__dlpack__ or a wgpu.GPUBuffer of {p.dtype}, "
-                              f"got {type(arg).__name__}")
+            raise argument_error(p.name, "the wgsl backend takes NumPy arrays, CPU arrays "
+                                         "with __dlpack__ and wgpu.GPUBuffers, got "
+                                         f"{describe_value(arg)}")
         arg = view
         if arg.dtype != dt:
-            raise LaunchError(f"argument {p.name}: expected an array of {p.dtype} "
-                              f"({dt}), got {arg.dtype}")
+            raise argument_error(p.name, f"expected an array of {dtype_from_str(p.dtype)}, "
+                                         f"got {describe_value(arg)}")
         if not arg.flags.c_contiguous:
-            raise LaunchError(f"argument {p.name}: the array is not contiguous")
+            raise not_contiguous(arg).named(p.name)
         if p.written and not arg.flags.writeable:
-            raise LaunchError(f"argument {p.name}: the kernel writes it but it is read-only")
+            raise argument_error(p.name, f"{describe_value(arg)} is read-only, and the kernel "
+                                         "writes it")
         return arg
 
     def check_buffer(self, device: wgpu.GPUDevice, p: Param, buf: wgpu.GPUBuffer):
         if not buf.usage & _STORAGE:
-            raise LaunchError(f"argument {p.name}: the wgpu.GPUBuffer lacks STORAGE usage")
+            raise argument_error(p.name, f"{describe_value(buf)} lacks STORAGE usage; create it "
+                                         "with wgpu.BufferUsage.STORAGE")
         most = device.limits["max-storage-buffer-binding-size"]
         if buf.size % 4 or buf.size > most:
-            raise LaunchError(f"argument {p.name}: a storage binding must be a multiple of "
-                              f"4 bytes and at most {most}, got {buf.size}")
+            raise argument_error(p.name, f"{describe_value(buf)} cannot be bound: a storage "
+                                         f"binding is a multiple of 4 bytes, at most {most}")
         return buf
 
     def pack(self, words: np.ndarray, f: dict, p: Param, arg) -> None:
@@ -191,14 +204,15 @@ class Kernel:
         is_float = isinstance(arg, float | np.floating)
         if not isinstance(arg, int | float | np.integer | np.floating | np.bool_) or (
                 is_float and p.dtype in _INT_RANGE):
-            raise LaunchError(f"argument {p.name}: expected a {p.dtype} scalar, "
-                              f"got {type(arg).__name__}")
+            raise argument_error(p.name, f"expected a scalar of type "
+                                         f"{dtype_from_str(p.dtype)}, got {describe_value(arg)}")
         if f["type"] == "f32":
             words.view(np.float32)[f["offset"] // 4] = float(arg)
             return
         lo, hi = _INT_RANGE[p.dtype]
         if not lo <= int(arg) < hi:
-            raise LaunchError(f"argument {p.name}: {int(arg)} does not fit in {p.dtype}")
+            raise argument_error(p.name, f"{describe_value(arg)} does not fit "
+                                         f"{dtype_from_str(p.dtype)} (from {lo} to {hi - 1})")
         words[f["offset"] // 4] = int(arg) & 0xFFFFFFFF
 
     # ------------------------------------------------------------ running
@@ -411,8 +425,8 @@ def upload(device: wgpu.GPUDevice, p: Param, arr: np.ndarray) -> wgpu.GPUBuffer:
     size = max(4, -(-data.size // 4) * 4)
     most = device.limits["max-storage-buffer-binding-size"]
     if size > most:
-        raise LaunchError(f"argument {p.name}: {arr.nbytes} bytes is more than this wgsl "
-                          f"device binds ({most})")
+        raise argument_error(p.name, f"{describe_value(arr)} has {arr.nbytes} bytes, more than "
+                                     f"this wgsl device binds ({most})")
     buf = device.create_buffer(size=size, usage=_STORAGE | wgpu.BufferUsage.COPY_DST
                                | wgpu.BufferUsage.COPY_SRC)
     if data.size:

@@ -15,10 +15,16 @@ language module fills a ``BuiltinTable`` with the decorators::
 The code generator looks a ``tl.<name>`` call up by name (the ``__tilec_builtin__``
 attribute of ``compiler.language`` functions), ``x.<name>(...)`` with ``method_of`` and
 ``x.<name>`` in ``properties``. The table knows nothing of the code generator.
+
+A language whose kernels may meet the builtins of another (``tl.*`` in a ``@ct.kernel``:
+both are importable there) names it ``foreign``: a builtin of the foreign language's
+module is refused (``misused``) unless its handler is shared, meaning the same in both.
 """
 
 from __future__ import annotations
 
+import inspect
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +37,11 @@ class BuiltinTable:
     """The builtins of one kernel language (``prefix`` names it in messages: ``tl``)."""
 
     prefix: str
+    module: str = ""  # the Python module that defines the builtins: compiler.language
+    title: str = ""  # the language, for messages
     inline_plain: bool = False  # plain Python functions called in a kernel are inlined
+    foreign: BuiltinTable | None = None  # another language that kernels may reach
+    counterparts: dict[str, str] = field(default_factory=dict)  # foreign name -> ours
     functions: dict[str, Handler] = field(default_factory=dict)
     methods: dict[str, Handler] = field(default_factory=dict)
     object_methods: dict[tuple[type, str], Handler] = field(default_factory=dict)
@@ -56,6 +66,21 @@ class BuiltinTable:
                 self.object_methods[on, name] = fn
             return fn
         return register
+
+    def misused(self, fn: Any, name: str) -> str | None:
+        """Why builtin ``fn`` (named ``name``) cannot be called here, if it is the foreign
+        language's and means something else (a handler of its own, or none): ``tl.arange``
+        in a ``@ct.kernel`` would reach ``ct.arange(size)``. None: it can."""
+        other = self.foreign
+        if other is None or getattr(fn, "__module__", None) != other.module or \
+                self.functions.get(name) is other.functions.get(name):
+            return None
+        why = f"belongs to {other.title}, not to {self.title}"
+        ours = self.counterparts.get(name, name)
+        own = getattr(sys.modules.get(self.module), ours, None)
+        if ours not in self.functions or own is None:
+            return f"{why}, which has no {name}"
+        return f"{why}: use {self.prefix}.{ours}{inspect.signature(own)}"
 
     def method_of(self, value: Any, name: str, is_tile: bool) -> Handler | None:
         """The handler of ``value.name(...)`` (``is_tile``: ``value`` is a tile or scalar)."""

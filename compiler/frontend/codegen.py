@@ -391,6 +391,9 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             return self.inline_call(fn.tile_function, args, kwargs)
         name = getattr(fn, "__tilec_builtin__", None)
         if name is not None:
+            misused = self.table.misused(fn, name)
+            if misused is not None:
+                self._fail(node.func, f"{ast.unparse(node.func)} {misused}")
             return self._call(self.builtin(name), f"{self.table.prefix}.{name}", args, kwargs)
         if fn in _PY_CALLABLE or fn is getattr(__import__("compiler"), "cdiv", None):
             if any(isinstance(a, Value) for a in args):

@@ -170,6 +170,46 @@ def _order(cg: CodeGenerator, order: Any, rank: int, what: str) -> tuple[int, ..
     return perm
 
 
+def implicitly_stored(src: tl.dtype, dst: tl.dtype) -> bool:
+    """Whether a tile of ``src`` stores into an array of ``dst`` without an explicit cast,
+    by cuTile's rule: only where ``dst`` is the promotion of the two dtypes. So a bool
+    into anything; an integer into any float, or into an integer of the same signedness
+    at least as wide; a float into a wider float (float16 or bfloat16 into float32 or
+    float64, float32 into float64). Anything else (a float into an integer array, any
+    narrowing, signed and unsigned mixed, float16 and bfloat16 either way) needs
+    ``.astype(dtype)``."""
+    if src == dst or src is tl.int1:
+        return True
+    if dst.is_float:
+        return not src.is_float or dst.bits > src.bits
+    return src.kind == dst.kind and dst.bits >= src.bits
+
+
+def checked_store_value(cg: CodeGenerator, value: Any, arr: Array, what: str) -> None:
+    """Fail unless ``value`` (a tile, or a Python number for ``ct.scatter``) stores into
+    ``arr`` without an explicit cast, by cuTile's rules: ``implicitly_stored`` for a tile
+    (an ``x.astype(ct.tfloat32)`` tile stores nowhere), and for a number: no float into
+    an integer array, only 0, 1 and bools into a bool array, an integer in the dtype's
+    range."""
+    dst = arr.dtype
+    cast = f"cast it with .astype(ct.{'bool_' if dst is tl.int1 else dst.name})"
+    if isinstance(value, Value):
+        tf32 = value.ssa in getattr(cg, "tf32", ())  # ArrayCodeGenerator's marks
+        if tf32 or not implicitly_stored(value.dtype, dst):
+            cg.fail(f"{what}: a tile of {'tfloat32' if tf32 else value.dtype} does not store "
+                    f"into {arr.describe()} without a cast (as in cuTile, a store converts "
+                    f"implicitly only to the promotion of the tile's and the array's dtypes); "
+                    f"{cast}")
+        return
+    if isinstance(value, float) and not dst.is_float or dst is tl.int1 and value not in (0, 1):
+        cg.fail(f"{what}: {value!r} does not store into {arr.describe()} without a cast")
+    if isinstance(value, int) and dst.kind in "iu":
+        low, high = (0, 2**dst.bits) if dst.kind == "u" else \
+            (-2**(dst.bits - 1), 2**(dst.bits - 1))
+        if not low <= value < high:
+            cg.fail(f"{what}: {value} is out of the range of {dst}")
+
+
 def _padding(cg: CodeGenerator, mode: Any) -> str:
     value = getattr(mode, "value", mode)
     if value not in PADDING_MODES:
@@ -215,6 +255,7 @@ def store(cg: CodeGenerator, array: Any, index: Any, tile: Any, order: Any = "C"
     if perm != tuple(range(arr.ndim)):  # back to array order
         value = permute(cg, value, tuple(perm.index(a) for a in range(arr.ndim)))
         idx = [idx[perm.index(a)] for a in range(arr.ndim)]
+    checked_store_value(cg, value, arr, "ct.store")
     value = cast(cg.b, value, arr.dtype)
     cg.b.emit(ViewStoreOp(arr.view, [v.ssa for v in idx], value.ssa))
 

@@ -15,7 +15,7 @@ from typing import Any
 import compiler.language as tl
 from compiler.frontend import operators as ops
 from compiler.frontend.codegen import CodeGenerator
-from compiler.frontend.cutile.arrays import Array, array_arg
+from compiler.frontend.cutile.arrays import Array, array_arg, checked_store_value
 from compiler.frontend.cutile.table import builtin
 from compiler.frontend.triton import atomic, memory
 from compiler.frontend.values import Value, broadcast_shapes, cast, splat
@@ -64,6 +64,7 @@ def gather(cg: CodeGenerator, array: Any, indices: Any, padding_value: Any = 0,
 def scatter(cg: CodeGenerator, array: Any, indices: Any, value: Any,
             check_bounds: Any = True, latency: Any = None, mask: Any = None) -> None:
     arr = array_arg(cg, array, "ct.scatter")
+    checked_store_value(cg, value, arr, "ct.scatter")
     ptr, inside = _pointers(cg, arr, indices, "ct.scatter", value)
     if mask is not None:
         inside = ops.binary(cg.b, "and", inside, ops.to_bool(cg.b, mask))

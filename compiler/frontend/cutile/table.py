@@ -11,7 +11,10 @@ import compiler.language as tl
 from compiler.frontend.builtins import BuiltinTable
 from compiler.frontend.triton import TABLE as TRITON
 
-TABLE = BuiltinTable("ct", inline_plain=True)
+TABLE = BuiltinTable("ct", "compiler.tile", "the cuTile-style language (compiler.tile, "
+                     "@ct.kernel)", inline_plain=True, foreign=TRITON,
+                     counterparts={"program_id": "bid", "num_programs": "num_blocks",
+                                   "dot": "matmul", "trans": "transpose", "cast": "astype"})
 builtin = TABLE.builtin
 method = TABLE.method
 tile_property = TABLE.property

@@ -6,7 +6,8 @@ The family modules of ``compiler.frontend.triton`` register their handlers here 
 
 from compiler.frontend.builtins import BuiltinTable
 
-TABLE = BuiltinTable("tl")
+TABLE = BuiltinTable("tl", "compiler.language",
+                     "the Triton-style language (compiler.language, @tc.kernel)")
 builtin = TABLE.builtin
 method = TABLE.method
 tile_property = TABLE.property
