@@ -360,7 +360,8 @@ class KernelFunction:
                                              default=len(self.arg_names))
         self._source: str | None = None
         self._tile_function: TileFunction | None = None
-        self._option_params = frozenset(n for n, _ in _OPTION_DEFAULTS if n in self.arg_names)
+        self._option_params = {n: self.arg_names.index(n) for n, _ in _OPTION_DEFAULTS
+                               if n in self.arg_names}  # option -> its parameter's position
 
     @property
     def source(self) -> str:
@@ -439,7 +440,7 @@ class KernelFunction:
         about the arguments, a dict lookup and the launcher's call (CPU time per launch
         is what a small kernel costs); a new key compiles, or explains what is wrong."""
         try:
-            opts = self._options(kwargs)
+            opts = self._options(kwargs, len(args))
             backend = opts[0]
             verify = bool(kwargs.pop("verify", False))
             key = self._launch_key(opts, args, kwargs)
@@ -482,16 +483,16 @@ class KernelFunction:
                 return e.named(name)
         return error
 
-    def _options(self, kwargs: dict) -> tuple:
+    def _options(self, kwargs: dict, nargs: int) -> tuple:
         """(backend, num_warps, debug, num_stages) of a launch, taken out of ``kwargs``;
-        an option that is also a parameter's name (Triton's tutorials pass
+        an option that names a parameter not given by position (Triton's tutorials pass
         ``num_stages=`` to a ``num_stages: tl.constexpr``) stays there and is both."""
         if not self._option_params:
             return (resolve_backend(kwargs.pop("backend", None)), kwargs.pop("num_warps", 4),
                     bool(kwargs.pop("debug", False)) or CHECK_BOUNDS,
                     kwargs.pop("num_stages", DEFAULT_STAGES))
-        o = {n: (kwargs.get if n in self._option_params else kwargs.pop)(n, default)
-             for n, default in _OPTION_DEFAULTS}
+        o = {n: (kwargs.get if self._option_params.get(n, -1) >= nargs else kwargs.pop)(n, d)
+             for n, d in _OPTION_DEFAULTS}
         return (resolve_backend(o["backend"]), o["num_warps"],
                 bool(o["debug"]) or CHECK_BOUNDS, o["num_stages"])
 
@@ -500,7 +501,7 @@ class KernelFunction:
         ``kernel.warmup(*args, grid=..., **meta)``); the compiled kernel launches with
         the runtime arguments or with all of them."""
         try:
-            ck, _ = self._prepare(self._options(kwargs), args, kwargs)
+            ck, _ = self._prepare(self._options(kwargs, len(args)), args, kwargs)
             bound = self.bind(args, kwargs)
             ck.constexprs = {i: bound[n] for i, n in enumerate(self.arg_names)
                              if n in self.constexprs}

@@ -54,7 +54,7 @@ CASES = {
     "ct kernel": ("double[(1,)](np.zeros(64, np.complex64), backend='numpy')",
                   "tilec.LaunchError: argument 'a'"),
     "tc.compile": ("tc.compile(add, signature='*f32, *f33, *f32, i32', backend='numpy')",
-                   "tilec.LaunchError: signature of 'y'"),
+                   "tilec.LaunchError: signature type of 'y'"),
     "autotune": ("tuned[(1,)](x, x, x, 'ten', backend='numpy')",
                  "tilec.LaunchError: argument 'n'"),
     "thread": ("in_thread(lambda: add[(1,)](x, x, x, 'ten', BLOCK=64))",
