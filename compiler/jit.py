@@ -23,8 +23,11 @@ from typing import Any
 import numpy as np
 
 import compiler.language as tl
-from compiler import cache, dependencies
+from compiler import cache
 from compiler import debug as debug_output
+from compiler.dependencies import NONE as NO_DEPENDENCIES
+from compiler.dependencies import Dependencies
+from compiler.dependencies import find as find_dependencies
 from compiler.errors import BackendUnavailableError, LaunchError, TilecError
 from compiler.kinfo import ArgSpec, KernelInfo, Param
 from compiler.source import TileFunction
@@ -296,7 +299,7 @@ class KernelFunction:
             i for i, n in enumerate(self.arg_names) if n in self.constexprs)
         self._first_constexpr_position = min(self._constexpr_positions,
                                              default=len(self.arg_names))
-        self._dependencies = dependencies.NONE
+        self._dependencies = NO_DEPENDENCIES
 
     @property
     def source(self) -> str:
@@ -304,14 +307,14 @@ class KernelFunction:
         kernel and of the functions it inlines, and the values of the globals they read."""
         return self.dependencies().key
 
-    def dependencies(self) -> dependencies.Dependencies:
+    def dependencies(self) -> Dependencies:
         """What ``source`` is made of; found again when a global it read has changed."""
         deps = self._dependencies
-        if deps is dependencies.NONE or deps.changed():
+        if deps is NO_DEPENDENCIES or deps.changed():
             with _COMPILING:
                 deps = self._dependencies
-                if deps is dependencies.NONE or deps.changed():
-                    new = dependencies.find(self.fn, self._tile_function.text,
+                if deps is NO_DEPENDENCIES or deps.changed():
+                    new = find_dependencies(self.fn, self._tile_function.text,
                                             plain=self.language == "cutile")
                     if new.key != deps.key:
                         self._launches = {}  # they launch what the old values compiled

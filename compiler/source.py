@@ -117,6 +117,9 @@ def _given_text(name: str, code: Any, source: str, what: str) -> FunctionText:
     """``source=``: the text of the definition or of all the code that was run; the
     definition of ``name`` in it is the one on the function's own first line, else the
     only one."""
+    if not isinstance(source, str):
+        raise TilecError(f"{what} {name!r}: source= takes the text of the code (a str), "
+                         f"got {type(source).__name__}")
     try:
         tree = ast.parse(textwrap.dedent(source))
     except SyntaxError as e:

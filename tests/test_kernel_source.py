@@ -81,6 +81,8 @@ def test_source_without_the_function_is_a_tilec_error():
     exec(ADD_ONE, scope)  # noqa: S102 - the case under test
     with pytest.raises(tc.TilecError, match="source= holds 0 definitions of 'add_one'"):
         tc.kernel(scope["add_one"], source="def other():\n    pass\n")
+    with pytest.raises(tc.TilecError, match="source= takes the text of the code"):
+        tc.kernel(scope["add_one"], source=ADD_ONE.splitlines())
 
 
 @pytest.mark.parametrize("name", ["/tmp/ipykernel_4242/2831674507.py",
