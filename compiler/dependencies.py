@@ -7,7 +7,7 @@ itself resolves as the frontend resolves it: in the function's closure, then its
 them. Their values go into the kernel's cache keys, in memory and on disk, so a changed
 constant compiles again, in this process and the next.
 
-``Dependencies.changed`` runs at every launch, so it is one ``operator.itemgetter`` (or
+``Dependencies.check`` runs at every launch, so it is one ``operator.itemgetter`` (or
 ``attrgetter``) call and a compare per dictionary, module or closure cell read, identity
 first: re-running ``FACTOR = 2.0`` in a notebook finds a new but equal float, and the key,
 found again, is the same.
@@ -89,11 +89,15 @@ class Dependencies:
     values: list[tuple[str, str, Any]]  # (where, name, value_token) of each global read
     checks: list[tuple[Callable, Any, Any]] = field(default_factory=list)
     """(getter, holder, what the getter returned): a dict, module or closure cell."""
-    changed: Callable[[], bool] = field(init=False)
-    """Whether a global read holds another value now (or was deleted)."""
+    check: Callable[[], bool] | None = field(init=False)
+    """``changed`` as the launch path calls it: None when nothing is read."""
 
     def __post_init__(self):
-        self.changed = _checker(self.checks)
+        self.check = _checker(self.checks)
+
+    def changed(self) -> bool:
+        """Whether a global read holds another value now (or was deleted)."""
+        return self.check is not None and self.check()
 
     @functools.cached_property
     def key(self) -> str:
@@ -101,20 +105,16 @@ class Dependencies:
         return "\n".join(self.sources) + "\n" + repr(self.values)
 
 
-def _checker(checks: list[tuple[Callable, Any, Any]]) -> Callable[[], bool]:
-    """``Dependencies.changed``, made for its checks: it runs at every launch, and a
+def _checker(checks: list[tuple[Callable, Any, Any]]) -> Callable[[], bool] | None:
+    """``Dependencies.check``, made for its checks: it runs at every launch, and a
     kernel mostly reads globals of its own module only, so that case is one closure call
     (a loop in a method took twice its time)."""
     if not checks:
-        return _unchanged
+        return None
     parts = [_check(*c) for c in checks]
     if len(parts) == 1:
         return parts[0]
     return lambda: any(changed() for changed in parts)
-
-
-def _unchanged() -> bool:
-    return False
 
 
 def _check(get: Callable, holder: Any, seen: Any) -> Callable[[], bool]:

@@ -300,6 +300,7 @@ class KernelFunction:
         self._first_constexpr_position = min(self._constexpr_positions,
                                              default=len(self.arg_names))
         self._dependencies = NO_DEPENDENCIES
+        self._check_globals: Callable[[], bool] | None = None  # its ``check``, at hand
 
     @property
     def source(self) -> str:
@@ -319,6 +320,7 @@ class KernelFunction:
                     if new.key != deps.key:
                         self._launches = {}  # they launch what the old values compiled
                     self._dependencies = deps = new
+                    self._check_globals = new.check
         return deps
 
     @property
@@ -393,7 +395,8 @@ class KernelFunction:
                     kwargs.pop("num_stages", DEFAULT_STAGES))
             verify = bool(kwargs.pop("verify", False))
             key = self._launch_key(opts, args, kwargs)
-            if self._dependencies.changed():  # a global the kernel read was assigned
+            check = self._check_globals
+            if check is not None and check():  # a global the kernel read was assigned
                 self.dependencies()
             try:
                 prepared = self._launches.get(key)
