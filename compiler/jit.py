@@ -269,9 +269,7 @@ def _public(fn):
             return fn(*args, **kwargs)
         except TilecError as e:
             raise e.with_traceback(None) from None
-    wrapper.__name__ = fn.__name__
-    wrapper.__doc__ = fn.__doc__
-    return wrapper
+    return functools.update_wrapper(wrapper, fn)  # help() shows fn's signature
 
 
 # ---------------------------------------------------------------- @kernel
