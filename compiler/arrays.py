@@ -222,9 +222,10 @@ class TileKernel(KernelFunction):
     """A ``@ct.kernel``: array arguments expand to pointer, shape and strides."""
 
     language = "cutile"
+    decorator = "@ct.kernel"
 
-    def __init__(self, fn):
-        super().__init__(fn)
+    def __init__(self, fn, source: str | None = None):
+        super().__init__(fn, source)
         params = inspect.signature(fn).parameters
         self.constexprs = {n for n, p in params.items() if _is_constant(p.annotation)}
         self._constexpr_positions = frozenset(

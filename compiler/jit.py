@@ -8,7 +8,6 @@ instead of this module.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import functools
 import gc
@@ -16,7 +15,6 @@ import importlib
 import inspect
 import operator
 import os
-import textwrap
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -28,9 +26,12 @@ import numpy as np
 import compiler.language as tl
 from compiler import cache, progress
 from compiler import debug as debug_output
+from compiler.dependencies import NONE as NO_DEPENDENCIES
+from compiler.dependencies import Dependencies
+from compiler.dependencies import find as find_dependencies
 from compiler.errors import ArgumentError, BackendUnavailableError, LaunchError, TilecError
 from compiler.kinfo import ArgSpec, KernelInfo, Param
-from compiler.source import KernelSource, TileFunction
+from compiler.source import TileFunction
 from compiler.specialize import arg_spec, check_dtypes, compiled_for, fast_spec, is_one
 from compiler.tracebacks import grid_launch
 
@@ -251,7 +252,7 @@ def _launch_arch(backend: str) -> str | None:
     return importlib.import_module("backends.ptx").device_arch()
 
 
-def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
+def _compile(fn: TileFunction, specs: list, backend: str, num_warps: int, debug: bool,
              dump: Any = None, key: str | None = None, arch: str | None = None,
              num_stages: int = DEFAULT_STAGES, language: str = "triton") -> CompiledKernel:
     with _COMPILING:
@@ -259,7 +260,7 @@ def _compile(fn: Callable, specs: list, backend: str, num_warps: int, debug: boo
                                num_stages, language)
 
 
-def _compile_locked(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
+def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int, debug: bool,
                     dump: Any, key: str | None, arch: str | None, num_stages: int,
                     language: str) -> CompiledKernel:
     options = (backend, num_warps, debug, arch, num_stages, language)
@@ -273,7 +274,7 @@ def _compile_locked(fn: Callable, specs: list, backend: str, num_warps: int, deb
         from compiler import frontend, pipeline, timing
         with timing.compilation(f"{fn.__name__} on {backend} ({num_warps} warps)"):
             with timing.phase("frontend"):
-                module, params = frontend.generate(KernelSource.of(fn), specs, language)
+                module, params = frontend.generate(fn.kernel_source(), specs, language)
             # No stage is kept: a third of a compilation went to printing or copying them,
             # for the few callers that read them (``ck.stages`` compiles again).
             compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
@@ -312,12 +313,12 @@ def collector_paused():
             gc.enable()
 
 
-def _stages(fn: Callable, specs: list, backend: str, num_warps: int, debug: bool,
+def _stages(fn: TileFunction, specs: list, backend: str, num_warps: int, debug: bool,
             arch: str | None, num_stages: int, language: str) -> list[tuple[str, str]]:
     """Every stage's IR, from a compilation that keeps them (``ck.stages``)."""
     from compiler import frontend, pipeline
     with _COMPILING, collector_paused():
-        module, _ = frontend.generate(KernelSource.of(fn), specs, language)
+        module, _ = frontend.generate(fn.kernel_source(), specs, language)
         compiled = pipeline.run(module, backend, num_warps, debug=debug, num_stages=num_stages,
                                 arch=arch or pipeline.DEFAULT_ARCH, eager_stages=True)
     return list(compiled.stages)
@@ -331,9 +332,7 @@ def _public(fn):
         except TilecError as e:
             __tracebackhide__ = True  # IPython and pytest leave this frame out
             raise e.with_traceback(None) from None
-    wrapper.__name__ = fn.__name__
-    wrapper.__doc__ = fn.__doc__
-    return wrapper
+    return functools.update_wrapper(wrapper, fn)  # help() shows fn's signature
 
 
 # ---------------------------------------------------------------- @kernel
@@ -342,8 +341,11 @@ class KernelFunction:
     """A ``@tc.kernel`` function: ``kernel[grid](*args, backend=, num_warps=, verify=)``."""
 
     language = "triton"  # the frontend's builtin table: "triton" (tl.*) or "cutile" (ct.*)
+    decorator = "@tc.kernel"
 
-    def __init__(self, fn: Callable):
+    def __init__(self, fn: Callable, source: str | None = None):
+        # the function checked and its source text found now, while it is at hand
+        self._tile_function = TileFunction(fn, source, self.decorator)
         self.fn = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -358,27 +360,36 @@ class KernelFunction:
             i for i, n in enumerate(self.arg_names) if n in self.constexprs)
         self._first_constexpr_position = min(self._constexpr_positions,
                                              default=len(self.arg_names))
-        self._source: str | None = None
-        self._tile_function: TileFunction | None = None
+        self._dependencies = NO_DEPENDENCIES
+        self._check_globals: Callable[[], bool] | None = None  # its ``check``, at hand
         self._option_params = {n: self.arg_names.index(n) for n, _ in _OPTION_DEFAULTS
                                if n in self.arg_names}  # option -> its parameter's position
 
     @property
     def source(self) -> str:
-        if self._source is None:
-            try:
-                self._source = "\n".join([located_source(self.fn)] + dependency_sources(
-                    self.fn, plain=self.language == "cutile"))
-            except OSError:
-                self._source = self.fn.__name__
-        return self._source
+        """What the compiled code depends on, as text for cache keys: the sources of this
+        kernel and of the functions it inlines, and the values of the globals they read."""
+        return self.dependencies().key
+
+    def dependencies(self) -> Dependencies:
+        """What ``source`` is made of; found again when a global it read has changed."""
+        deps = self._dependencies
+        if deps is NO_DEPENDENCIES or deps.changed():
+            with _COMPILING:
+                deps = self._dependencies
+                if deps is NO_DEPENDENCIES or deps.changed():
+                    new = find_dependencies(self.fn, self._tile_function.text,
+                                            plain=self.language == "cutile")
+                    if new.key != deps.key:
+                        self._launches = {}  # they launch what the old values compiled
+                    self._dependencies = deps = new
+                    self._check_globals = new.check
+        return deps
 
     @property
     def tile_function(self) -> TileFunction:
         """This kernel as a function other kernels call (inlined), as a ``@triton.jit``
         function may be both launched and called."""
-        if self._tile_function is None:
-            self._tile_function = TileFunction(self.fn)
         return self._tile_function
 
     def __call__(self, *args, **kwargs):
@@ -423,16 +434,17 @@ class KernelFunction:
                     num_stages: int = DEFAULT_STAGES) -> CompiledKernel:
         arch = _launch_arch(backend)
         key = (backend, num_warps, debug, num_stages, arch, self._spec_key(bound))
-        ck = self._cache.get(key)
+        source = self.source
+        ck = self._cache.get((source, key))
         if ck is None or dump:
             with _COMPILING:
-                ck = self._cache.get(key)  # another thread may have compiled it meanwhile
+                ck = self._cache.get((source, key))  # another thread may have compiled it
                 if ck is None or dump:
-                    disk_key = cache.make_key(self.source, key)
-                    ck = _compile(self.fn, self.specialize(bound), backend, num_warps, debug,
-                                  dump, disk_key, arch, num_stages=num_stages,
-                                  language=self.language)
-                    self._cache[key] = ck
+                    disk_key = cache.make_key(source, key)
+                    ck = _compile(self._tile_function, self.specialize(bound), backend,
+                                  num_warps, debug, dump, disk_key, arch,
+                                  num_stages=num_stages, language=self.language)
+                    self._cache[source, key] = ck
         return ck
 
     def run(self, grid, args, kwargs) -> None:
@@ -444,6 +456,9 @@ class KernelFunction:
             backend = opts[0]
             verify = bool(kwargs.pop("verify", False))
             key = self._launch_key(opts, args, kwargs)
+            check = self._check_globals
+            if check is not None and check():  # a global the kernel read was assigned
+                self.dependencies()
             try:
                 prepared = self._launches.get(key)
             except TypeError:  # an unhashable constexpr (a list, say) cannot specialize
@@ -583,47 +598,22 @@ def _is_constexpr(annotation: Any) -> bool:
         isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr")
 
 
-def func(fn: Callable) -> TileFunction:
-    """Decorator: ``@tc.func`` marks a helper that kernels call (inlined)."""
-    return TileFunction(fn)
-
-
-def located_source(fn: Callable) -> str:
-    """A function's file, first line and source: compiled IR records source locations,
-    so moving a kernel within its file must not reuse a cache entry."""
-    lines, first = inspect.getsourcelines(fn)
-    return f"{inspect.getsourcefile(fn)}:{first}\n{''.join(lines)}"
-
-
-def dependency_sources(fn: Callable, seen: set | None = None, plain: bool = False) -> list[str]:
-    """Sources of the ``@tc.func`` functions ``fn`` calls, transitively (for cache keys);
-    ``plain``: plain Python functions too (``compiler.tile`` inlines them)."""
-    seen = set() if seen is None else seen
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, SyntaxError):
-        return []
-    scope = {**fn.__globals__, **inspect.getclosurevars(fn).nonlocals}
-    found = []
-    for node in ast.walk(tree):
-        obj = scope.get(node.id) if isinstance(node, ast.Name) else None
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            obj = getattr(scope.get(node.value.id), node.attr, None)
-        helper = plain and inspect.isfunction(obj) and not hasattr(obj, "__tilec_builtin__")
-        called = isinstance(obj, TileFunction | KernelFunction)  # a kernel inlines as in Triton
-        if (called or helper) and obj not in seen:
-            seen.add(obj)
-            inner = obj.fn if called else obj
-            found.append(located_source(inner))
-            found += dependency_sources(inner, seen, plain)
-    return found
-
-
-def kernel(fn: Callable | None = None, **_options):
-    """Decorator: ``@tc.kernel`` makes a launchable tile kernel."""
+@_public
+def func(fn: Callable | None = None, *, source: str | None = None):
+    """Decorator: ``@tc.func`` marks a helper that kernels call (inlined). ``source=``:
+    its text, for a function Python keeps none of (defined by ``exec`` of a string)."""
     if fn is None:
-        return lambda f: KernelFunction(f)
-    return KernelFunction(fn)
+        return _public(lambda f: TileFunction(f, source))
+    return TileFunction(fn, source)
+
+
+@_public
+def kernel(fn: Callable | None = None, *, source: str | None = None, **_options):
+    """Decorator: ``@tc.kernel`` makes a launchable tile kernel. ``source=``: its text,
+    for a kernel Python keeps none of (defined by ``exec`` of a string)."""
+    if fn is None:
+        return _public(lambda f: KernelFunction(f, source))
+    return KernelFunction(fn, source)
 
 
 # ---------------------------------------------------------------- tc.compile
@@ -687,8 +677,8 @@ def compile(fn, signature=None, constants=None, backend: str | None = None,
     else:
         specs = _signature_specs(kf, signature, constants)
     key = cache.make_key(kf.source, backend, num_warps, debug, specs, target, num_stages)
-    ck = _compile(kf.fn, specs, backend, num_warps, debug, dump_ir, key, target, num_stages,
-                  kf.language)
+    ck = _compile(kf.tile_function, specs, backend, num_warps, debug, dump_ir, key, target,
+                  num_stages, kf.language)
     if kf.language == "cutile":
         ck.expand_args = kf.expand_args  # pyright: ignore[reportAttributeAccessIssue]
     return ck

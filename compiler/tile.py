@@ -17,6 +17,7 @@ from typing import Any
 import compiler.language as tl
 from compiler.arrays import TileKernel
 from compiler.errors import LaunchError, describe_value
+from compiler.jit import _public
 from compiler.language import (  # noqa: F401 - cuTile's names for the shared builtins
     abs,
     bfloat16,
@@ -80,11 +81,13 @@ class PaddingMode(enum.Enum):
     NAN = "nan"
 
 
-def kernel(fn: Callable | None = None, **_options: Any):
-    """Decorator: ``@ct.kernel`` makes a kernel over arrays and tiles."""
+@_public
+def kernel(fn: Callable | None = None, *, source: str | None = None, **_options: Any):
+    """Decorator: ``@ct.kernel`` makes a kernel over arrays and tiles. ``source=``: its
+    text, for a kernel Python keeps none of (defined by ``exec`` of a string)."""
     if fn is None:
-        return TileKernel
-    return TileKernel(fn)
+        return _public(lambda f: TileKernel(f, source))
+    return TileKernel(fn, source)
 
 
 def launch(stream: Any, grid: Any, kernel: TileKernel, kernel_args: Sequence[Any],

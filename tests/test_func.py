@@ -5,7 +5,7 @@ import pytest
 
 import compiler as tc
 import compiler.language as tl
-from compiler.jit import dependency_sources
+from compiler.dependencies import find as find_dependencies
 from tests.conftest import launch
 
 
@@ -64,7 +64,7 @@ def test_helper_is_inlined():
 
 
 def test_cache_key_covers_called_functions():
-    sources = dependency_sources(apply.fn)
+    sources = find_dependencies(apply.fn, apply.tile_function.text).sources
     assert any("def softplus_ish" in s for s in sources)
     assert any("def scale_shift" in s for s in sources)
     assert "def scale_shift" in apply.source

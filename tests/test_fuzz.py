@@ -32,7 +32,7 @@ def no_disk_cache(monkeypatch):
 
 def load_kernel(source: str, directory: Path):
     """The ``fuzzed`` kernel of ``source``, written to a file so that errors can point
-    into it (None when the source is not even Python)."""
+    into it (None when the source is not even Python, or defines no kernel)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)  # "1.5[0]": Python's lint, not ours
         try:
@@ -43,7 +43,11 @@ def load_kernel(source: str, directory: Path):
         path.write_text(source)
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except tc.TilecError as e:  # no kernel at all (a generator, say): at decoration
+            check_failure(e, path)
+            return None, None
     return module.fuzzed, path
 
 

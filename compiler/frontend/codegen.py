@@ -23,6 +23,7 @@ from xdsl.ir import Block, Region
 from xdsl.printer import Printer
 
 import compiler.language as tl
+from compiler.dependencies import compiler_owned, global_problem
 from compiler.errors import CompileError, TilecError, internal_error
 from compiler.frontend import operators as ops
 from compiler.frontend.builtins import BuiltinTable, Handler, Method
@@ -39,7 +40,7 @@ from compiler.frontend.values import (
 )
 from compiler.frontend.written import written_arguments
 from compiler.kinfo import ArgSpec, Param
-from compiler.source import KernelSource, TileFunction
+from compiler.source import HELPER, KernelSource, TileFunction
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
            ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and",
@@ -240,15 +241,27 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> Any:
         if node.id in self.scope:
             return self.scope[node.id]
-        fn = self.src.fn
-        closure = inspect.getclosurevars(fn)
-        for table in (closure.nonlocals, fn.__globals__, vars(builtins)):
-            if node.id in table:
-                return _unwrapped(table[node.id])
         why = self._function_frame().unbound.get(node.id) if self.frames else None
         if why:
             self._fail(node, f"name {node.id!r} is not bound on every path to here: {why}")
+        if node.id in self.src.local_names:  # Python's rule: never the global of that name
+            self._fail(node, f"name {node.id!r} is used before it is assigned")
+        fn = self.src.fn
+        closure = inspect.getclosurevars(fn)
+        for table in (closure.nonlocals, fn.__globals__):
+            if node.id in table:
+                return self._global(node.id, table[node.id])
+        if node.id in vars(builtins):
+            return vars(builtins)[node.id]
         self._fail(node, f"name {node.id!r} is not defined")
+
+    def _global(self, name: str, v: Any) -> Any:
+        """A global's (or closure variable's) value, if kernels may read its kind
+        (``compiler.dependencies`` keys it); ``G = tl.constexpr(4)`` reads as 4."""
+        problem = global_problem(name, v)
+        if problem:
+            self.fail(problem)
+        return v.value if isinstance(v, tl.constexpr) else v
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         base = self.visit(node.value)
@@ -263,6 +276,8 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             shown = base.describe() if hasattr(base, "describe") else \
                 repr(getattr(base, "__name__", base))
             self._fail(node, f"{shown} has no attribute {node.attr!r}")
+        if (inspect.ismodule(base) or inspect.isclass(base)) and not compiler_owned(base):
+            return self._global(f"{base.__name__}.{node.attr}", getattr(base, node.attr))
         return _unwrapped(getattr(base, node.attr))
 
     def visit_Tuple(self, node: ast.Tuple) -> tuple:
@@ -400,7 +415,9 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
                 return self._python_builtin_on_tiles(node, fn, args, kwargs)
             return self.constexpr_eval(fn, *args, **kwargs)
         if self.table.inline_plain and inspect.isfunction(fn):
-            helper = self._helpers.setdefault(fn, TileFunction(fn))
+            helper = self._helpers.get(fn)
+            if helper is None:
+                helper = self._helpers[fn] = TileFunction(fn, what=HELPER)
             return self.inline_call(helper, args, kwargs)
         self._fail(node, f"cannot call {getattr(fn, '__name__', fn)!r} in a kernel "
                          "(only tl builtins and constexpr helpers)")
