@@ -5,6 +5,7 @@ imported only when a kernel must be compiled.
 """
 
 from compiler import testing  # tc.testing.do_bench, perf_report, Benchmark
+from compiler.ahead_of_time import compile
 from compiler.autotune import Config, autotune, heuristics
 from compiler.errors import (
     BackendUnavailableError,
@@ -23,7 +24,6 @@ from compiler.jit import (
     KernelFunction,
     TileFunction,
     backends,
-    compile,
     func,
     kernel,
     set_backend,

@@ -19,15 +19,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import compiler as tc
+from compiler.ahead_of_time import CLI_NAMES, _signature_specs
 from compiler.arguments import FAILURE, USAGE, ArgParser, usage_error
 from compiler.autotune import _Wrapper
 from compiler.errors import TilecError
 from compiler.jit import (
     BACKEND_NAMES,
-    CLI_NAMES,
     NUM_WARPS,
     KernelFunction,
-    _signature_specs,
     availability,
     default_backend,
     resolve_backend,

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from compiler.ahead_of_time import _parse_signature, compile
 from compiler.errors import LaunchError
-from compiler.jit import KernelFunction, _parse_signature, compile
+from compiler.jit import KernelFunction
 
 TARGETS = ("web",)
 RUNTIME_NAME = "tilec-runtime.js"

@@ -175,7 +175,7 @@ def test_a_huge_grid_makes_program_ids_a_batch_at_a_time(monkeypatch):
 def test_num_warps_is_shown_as_given():
     """As num_stages, the grid and the backend already were: ``'4'``, not ``4``."""
     x, y, out = vectors()
-    with pytest.raises(tc.LaunchError, match="^num_warps must be 1, 2, 4, 8 or 16, got '4'$"):
+    with pytest.raises(tc.LaunchError, match="^num_warps must be 1, 2, 4, 8, 16 or 32, got '4'$"):
         add[(1,)](x, y, out, N, BLOCK=N, backend="numpy", num_warps="4")
 
 

@@ -5,7 +5,7 @@ import pytest
 
 import compiler as tc
 from compiler import frontend, pipeline
-from compiler.jit import _signature_specs
+from compiler.ahead_of_time import _signature_specs
 from compiler.source import KernelSource
 from examples.vector_add import add
 

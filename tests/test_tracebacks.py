@@ -101,8 +101,13 @@ def test_a_caught_error_keeps_its_frames():
         [frame.f_code.co_name for frame in hidden]
 
 
+@ct.kernel
+def _takes_one(a):
+    ct.store(a, index=(0,), tile=ct.load(a, index=(0,), shape=(4,)))
+
+
 @pytest.mark.parametrize("launch", [
-    lambda: ct.launch(None, (1,), ct.kernel(lambda a: None), np.zeros(4), backend="numpy"),
+    lambda: ct.launch(None, (1,), _takes_one, np.zeros(4), backend="numpy"),
     lambda: tc.compile(add, signature="*f33", backend="numpy"),
 ])
 def test_every_frame_of_an_entry_point_is_marked(launch):
