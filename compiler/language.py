@@ -415,9 +415,11 @@ def debug_barrier():
 
 
 @_builtin
-def range(start, stop=None, step=None, num_stages=None, loop_unroll_factor=None):
-    """Like ``range`` in a ``for`` loop; ``num_stages`` sets that loop's prefetch depth,
-    ``loop_unroll_factor`` is accepted and ignored."""
+def range(start, stop=None, step=None, num_stages=None, loop_unroll_factor=None,
+          disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False,
+          disable_licm=False):
+    """Like ``range`` in a ``for`` loop; ``num_stages`` sets that loop's prefetch depth;
+    ``loop_unroll_factor`` and the flags are Triton's hints, accepted and ignored."""
 
 
 @_builtin

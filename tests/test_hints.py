@@ -249,7 +249,8 @@ def _bad(body: str, where: Path) -> str:
     ("r = tl.range(0, 4)", "iterable of a for loop"),
     ("for i in tl.range(0, n, num_stages=0): pass", "num_stages must be >= 1"),
     ("for i in tl.range(0, n, num_stages=B + n): pass", "num_stages must be a constexpr"),
-    ("for i in tl.range(0, n, flatten=True): pass", "unexpected keywords"),
+    ("for i in tl.range(0, n, unroll=True): pass", "unexpected keywords"),
+    ("for i in tl.range(0, n, flatten=n): pass", "flatten must be a constexpr bool"),
     ("for i in range(0, n, num_stages=2): pass", "positional arguments only"),
 ])
 def test_errors(body, message, tmp_path):

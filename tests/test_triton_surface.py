@@ -85,3 +85,26 @@ def test_ptx_reports_registers_and_spills():
                                       2, 2, 128, 2), backend="ptx", num_warps=4)
     assert 8 <= k.n_regs <= 255 and k.n_spills == 0
     assert k.metadata.num_stages == 2 and k.metadata.shared >= 0
+
+
+@tc.kernel
+def running_sum(X, Y, n, BLOCK: tl.constexpr, WS: tl.constexpr):
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for start in tl.range(0, n, BLOCK, warp_specialize=WS, flatten=True,
+                          disallow_acc_multi_buffer=True, disable_licm=False):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.load(X + cols, mask=cols < n, other=0.0)
+    tl.store(Y + tl.arange(0, BLOCK), acc)
+
+
+def test_tl_range_takes_tritons_scheduling_hints(backend):
+    x = np.arange(100, dtype=np.float32)
+    y = np.zeros(32, np.float32)
+    if launch(running_sum, (1,), x, y, 100, backend=backend, BLOCK=32, WS=True):
+        np.testing.assert_array_equal(y, np.pad(x, (0, 28)).reshape(-1, 32).sum(axis=0))
+
+
+def test_tl_range_hints_must_be_constexpr_bools():
+    x = np.zeros(8, np.float32)
+    with pytest.raises(tc.CompileError, match="warp_specialize must be a constexpr bool"):
+        running_sum[(1,)](x, x, 8, BLOCK=8, WS="yes", backend="numpy")

@@ -66,6 +66,10 @@ def _same_binding(a: Any, b: Any) -> bool:
     return isinstance(a, _NUMBER) and type(a) is type(b) and a == b
 
 
+LOOP_FLAGS = ("warp_specialize", "flatten", "disallow_acc_multi_buffer", "disable_licm")
+"""``tl.range``'s scheduling hints from Triton, accepted and ignored: tilec neither
+specializes warps nor flattens loop nests yet."""
+
 class Sig(NamedTuple):
     """The type of a carried or yielded value: what a loop or branch may not change."""
 
@@ -280,14 +284,20 @@ class ControlFlow(Jumps):
 
     def _loop_hints(self, kwargs: dict[str, Any]) -> dict[str, Attribute]:
         """``tl.range``'s keywords as attributes of its ``scf.for``: ``num_stages`` (this
-        loop's prefetch depth for pipeline-loads); ``loop_unroll_factor`` is checked and
-        ignored."""
-        unknown = set(kwargs) - {"num_stages", "loop_unroll_factor"}
+        loop's prefetch depth for pipeline-loads); ``loop_unroll_factor`` and Triton's
+        boolean scheduling hints (``LOOP_FLAGS``) are checked and ignored."""
+        unknown = set(kwargs) - {"num_stages", "loop_unroll_factor", *LOOP_FLAGS}
         if unknown:
             self._fail(self.node.iter, f"tl.range() got unexpected keywords {sorted(unknown)} "
-                                       "(it takes num_stages= and loop_unroll_factor=)")
+                                       "(it takes num_stages=, loop_unroll_factor= and "
+                                       f"the flags {', '.join(LOOP_FLAGS)})")
         attrs: dict[str, Attribute] = {}
         for name, v in kwargs.items():
+            if name in LOOP_FLAGS:
+                if not isinstance(v, bool | int):
+                    self._fail(self.node.iter, f"tl.range {name} must be a constexpr bool, "
+                                               f"got {v!r}")
+                continue
             if v is not None and (self.const_int(v, f"tl.range {name}") < 1):
                 self._fail(self.node.iter, f"tl.range {name} must be >= 1, got {v}")
             if name == "num_stages" and v is not None:
