@@ -43,7 +43,8 @@ def _scalar_spec(v: Any) -> tuple[str, str, bool]:
             tl.literal_int_dtype(int(v))
         return ("scalar", d.short, int(v) % 16 == 0)
     if isinstance(v, (float, np.floating)):
-        d = _numpy_scalar_dtype(v) if isinstance(v, np.floating) else tl.float32
+        # np.float64 is a Python float, so float32 as in Triton (``1 / np.sqrt(d)``)
+        d = tl.float32 if isinstance(v, float) else _numpy_scalar_dtype(v)
         return ("scalar", d.short, False)
     raise ArgumentError(f"expected {ACCEPTED}, got {describe_value(v)}")
 

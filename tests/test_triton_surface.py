@@ -108,3 +108,21 @@ def test_tl_range_hints_must_be_constexpr_bools():
     x = np.zeros(8, np.float32)
     with pytest.raises(tc.CompileError, match="warp_specialize must be a constexpr bool"):
         running_sum[(1,)](x, x, 8, BLOCK=8, WS="yes", backend="numpy")
+
+
+@tc.kernel
+def decayed(X, Y, n, s, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m_i = tl.zeros((BLOCK,), tl.float32)
+    for _ in range(2):  # loop-carried: a float64 s would change m_i's type
+        m_i = m_i * s + tl.load(X + offs, mask=offs < n, other=0.0)
+    tl.store(Y + offs, m_i, mask=offs < n)
+
+
+def test_a_numpy_float64_scalar_is_a_python_float(backend):
+    x = np.arange(10, dtype=np.float32)
+    y = np.zeros_like(x)
+    scale = 1.0 / np.sqrt(16.0)  # np.float64, as ported attention code computes it
+    assert decayed.specialize(decayed.bind((x, y, 10, scale, 16), {}))[3].dtype == tl.float32
+    if launch(decayed, (1,), x, y, 10, scale, backend=backend, BLOCK=16):
+        np.testing.assert_array_equal(y, x * np.float32(0.25) + x)
