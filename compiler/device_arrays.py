@@ -16,7 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from compiler.errors import ArgumentError, describe_value, not_contiguous, unsupported_dtype
+from compiler.errors import (
+    ArgumentError,
+    contiguous_fix,
+    describe_value,
+    negative_strides,
+    unsupported_dtype,
+)
 
 CPU, CUDA, CUDA_HOST, CUDA_MANAGED = 1, 2, 3, 13  # DLDeviceType values tilec meets
 
@@ -55,12 +61,14 @@ class DLArray:
     dtype: str | None
     shape: tuple[int, ...]
     contiguous: bool
+    forward: bool  # no negative stride: the array lies after its first element
 
 
 def describe(v: Any, stream: int | None = None) -> DLArray:
     """Read ``v.__dlpack__()``'s capsule. ``stream``: the CUDA stream the consumer will use
     (DLPack's convention: 1 is the legacy default stream), so the producer orders its
     pending work before it."""
+    v = detached(v)
     try:
         try:
             capsule = v.__dlpack__() if stream is None else v.__dlpack__(stream=stream)
@@ -73,7 +81,8 @@ def describe(v: Any, stream: int | None = None) -> DLArray:
     dtype = _DTYPES.get((t.dtype.code, t.dtype.bits)) if t.dtype.lanes == 1 else None
     strides = None if not t.strides else tuple(t.strides[i] for i in range(t.ndim))
     return DLArray((t.data or 0) + t.byte_offset, t.device.device_type, t.device.device_id,
-                   dtype, shape, _contiguous(shape, strides))
+                   dtype, shape, _contiguous(shape, strides),
+                   all(s >= 0 for s in strides or ()))
 
 
 def _contiguous(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> bool:
@@ -97,9 +106,34 @@ def arg_spec(v: Any) -> tuple[str, str, bool]:
     info = describe(v)
     if info.dtype is None:
         raise unsupported_dtype(v, getattr(v, "dtype", "this DLPack dtype"))
-    if not info.contiguous:
-        raise not_contiguous(v)
+    if not info.forward:
+        raise negative_strides(v)
     return ("ptr", info.dtype, info.ptr % 16 == 0)
+
+
+def detached(v: Any) -> Any:
+    """A PyTorch tensor that requires grad as the same memory without autograd, which is
+    what torch exports by DLPack and the CUDA array interface: a launch reads and writes
+    its data, as Triton's does; anything else as it is."""
+    return v.detach() if getattr(v, "requires_grad", False) else v
+
+
+def span_view(a: np.ndarray) -> np.ndarray:
+    """``a`` where it is contiguous, else a 1-D view of its memory from its first element
+    to its last (writes reach ``a``): a kernel takes an array as a pointer to its first
+    element and addresses it with the strides it is given, so a backend takes (copies,
+    binds, checks bounds against) the memory those strides span."""
+    if a.flags.c_contiguous:
+        return a
+    if any(s < 0 for s in a.strides):
+        raise negative_strides(a)
+    if any(s % a.itemsize for s in a.strides):
+        raise ArgumentError(f"{describe_value(a, strides=True)} has strides that are not "
+                            f"multiples of its element size ({a.itemsize} bytes)",
+                            contiguous_fix(a))
+    span = 0 if a.size == 0 else 1 + sum((n - 1) * s for n, s in zip(a.shape, a.strides,
+                                                                    strict=True)) // a.itemsize
+    return np.lib.stride_tricks.as_strided(a, (span,), (a.itemsize,))
 
 
 def host_view(v: Any) -> np.ndarray | None:
@@ -110,6 +144,6 @@ def host_view(v: Any) -> np.ndarray | None:
     if device_of(v)[0] not in (CPU, CUDA_HOST):
         return None
     try:
-        return np.from_dlpack(v)
+        return np.from_dlpack(detached(v))
     except (TypeError, BufferError, RuntimeError) as e:
         raise ArgumentError(f"{describe_value(v)} cannot be viewed as a NumPy array: {e}") from None

@@ -149,6 +149,13 @@ def contiguous_fix(value: Any) -> str:
             "cupy": "cupy.ascontiguousarray({})"}.get(library, "a contiguous copy of {}")
 
 
+def negative_strides(value: Any) -> ArgumentError:
+    """An array that runs backwards in memory: a kernel addresses an array from its
+    first element with the strides it is given, which tilec takes as non-negative."""
+    return ArgumentError(f"{describe_value(value, strides=True)} has negative strides",
+                         contiguous_fix(value))
+
+
 def not_contiguous(value: Any) -> ArgumentError:
     return ArgumentError(f"{describe_value(value, strides=True)} is not contiguous",
                          contiguous_fix(value))

@@ -17,7 +17,7 @@ from compiler.errors import (
     UnsupportedError,
     argument_error,
     describe_value,
-    not_contiguous,
+    negative_strides,
     unsupported_dtype,
 )
 from compiler.kinfo import ArgSpec, Param
@@ -27,10 +27,10 @@ ACCEPTED = "an array (NumPy, CuPy, PyTorch, wgpu buffer) or a number"
 
 
 def cuda_interface(v: Any) -> dict | None:
-    """``v.__cuda_array_interface__``, or None where it has none. A PyTorch tensor that
-    requires grad refuses to give it (RuntimeError): that is the user's to fix."""
+    """``v.__cuda_array_interface__``, or None where it has none (a PyTorch tensor that
+    requires grad gives its detached self's: a launch reads and writes its data)."""
     try:
-        return getattr(v, "__cuda_array_interface__", None)
+        return getattr(device_arrays.detached(v), "__cuda_array_interface__", None)
     except RuntimeError as e:
         raise ArgumentError(f"{describe_value(v)} cannot be passed: {e}") from None
 
@@ -59,9 +59,9 @@ def _numpy_scalar_dtype(v: np.generic) -> tl.dtype:
 
 def arg_spec(v: Any) -> tuple[str, str, bool]:
     """(kind, dtype, divisible-by-16) of one runtime argument."""
-    if isinstance(v, np.ndarray):
-        if not v.flags.c_contiguous:
-            raise not_contiguous(v)
+    if isinstance(v, np.ndarray):  # any strides: the backends take the memory they span
+        if any(s < 0 for s in v.strides):
+            raise negative_strides(v)
         d = tl.dtype_from_numpy(v.dtype)
         if d is None:
             raise unsupported_dtype(v, v.dtype)
@@ -69,8 +69,8 @@ def arg_spec(v: Any) -> tuple[str, str, bool]:
     cai = cuda_interface(v)
     if cai is not None:
         d = _cai_dtype(v, cai["typestr"])
-        if not _cai_contiguous(cai):
-            raise not_contiguous(v)
+        if any(s < 0 for s in cai.get("strides") or ()):
+            raise negative_strides(v)
         if d is None:
             raise unsupported_dtype(v, getattr(v, "dtype", cai["typestr"]))
         return ("ptr", d.short, cai["data"][0] % 16 == 0)
@@ -92,18 +92,6 @@ def _cai_dtype(v: Any, typestr: str) -> tl.dtype | None:
     if np.dtype(typestr).kind == "V" and str(getattr(v, "dtype", "")).endswith("bfloat16"):
         return tl.bfloat16
     return tl.dtype_from_numpy(np.dtype(typestr))
-
-
-def _cai_contiguous(cai: dict) -> bool:
-    strides = cai.get("strides")
-    if strides is None:
-        return True
-    expect = np.dtype(cai["typestr"]).itemsize
-    for dim, stride in zip(reversed(cai["shape"]), reversed(strides)):
-        if dim > 1 and stride != expect:
-            return False
-        expect *= dim
-    return True
 
 
 def compiled_for(p: Param, value: Any) -> LaunchError:

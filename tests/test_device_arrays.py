@@ -45,12 +45,13 @@ def test_dlpack_producers_on_host_backends(host_backend, rng):
 def test_the_capsule_is_read_in_place(rng):
     a = rng.integers(0, 9, (4, 6)).astype(np.int16)
     info = device_arrays.describe(Producer(a))
-    assert (info.ptr, info.device_type, info.dtype, info.shape, info.contiguous) == (
-        a.ctypes.data, device_arrays.CPU, "i16", (4, 6), True)
+    assert (info.ptr, info.device_type, info.dtype, info.shape, info.contiguous,
+            info.forward) == (a.ctypes.data, device_arrays.CPU, "i16", (4, 6), True, True)
     assert arg_spec(Producer(a)) == ("ptr", "i16", a.ctypes.data % 16 == 0)
     assert device_arrays.describe(Producer(a[:, 1:])).ptr == a.ctypes.data + 2
-    with pytest.raises(tc.LaunchError, match="contiguous"):
-        arg_spec(Producer(a[:, ::2]))
+    assert arg_spec(Producer(a[:, ::2]))[:2] == ("ptr", "i16")  # strided views are taken
+    with pytest.raises(tc.LaunchError, match="negative strides"):
+        arg_spec(Producer(a[:, ::-2]))
     with pytest.raises(tc.LaunchError, match="not supported"):
         arg_spec(Producer(np.zeros(3, np.complex64)))
 

@@ -18,8 +18,8 @@ from examples.vector_add import add
 
 N = 64
 LIST = "argument 'x': expected an array (NumPy, CuPy, PyTorch, wgpu buffer) or a number, got list"
-STRIDED = ("argument 'x': a NumPy array of float32 with shape (32, 64) and strides (4, 128) is "
-           "not contiguous; pass np.ascontiguousarray(x)")
+STRIDED = ("argument 'x': a NumPy array of float32 with shape (32, 64) and strides (-4, 128) "
+           "has negative strides; pass np.ascontiguousarray(x)")
 
 
 @pytest.fixture(params=["numpy", "wgsl"])
@@ -45,7 +45,7 @@ class GradTensor:
 
 @pytest.mark.parametrize("make_x, message", [
     (lambda: [1.0] * N, LIST),
-    (lambda: np.ones((64, 32), np.float32).T, STRIDED),
+    (lambda: np.ones((64, 32), np.float32).T[::-1], STRIDED),
     (lambda: np.ones(N, np.complex64), ("argument 'x': complex64 arrays are not supported (got a "
                                        "NumPy array of complex64 with shape (64,)); use one of "
                                        "float16, bfloat16, float32")),
@@ -105,13 +105,13 @@ def test_cutile_arrays_are_named(backend, a, message):
 def test_backend_checks_share_the_style():
     """Each backend's own check of an argument (a launcher called directly) words it as
     the launch does."""
-    strided = np.zeros(8, np.float32)[::2]
-    want = ("argument 'x': a NumPy array of float32 with shape (4,) and strides (8,) is not "
-            "contiguous; pass np.ascontiguousarray(x)")
-    messages = [_launcher_message(name, strided) for name in ("numpy", "wgsl")
+    backwards = np.zeros(8, np.float32)[::-2]
+    want = ("argument 'x': a NumPy array of float32 with shape (4,) and strides (-8,) has "
+            "negative strides; pass np.ascontiguousarray(x)")
+    messages = [_launcher_message(name, backwards) for name in ("numpy", "wgsl")
                 if availability(name)[0]]
     with pytest.raises(tc.LaunchError) as e:  # ptx: its check, without a GPU
-        ptx_backend._numpy(Param("x", "f32", True), np.dtype(np.float32), strided)
+        ptx_backend._span(Param("x", "f32", True), backwards)
     assert [*messages, str(e.value)] == [want] * (len(messages) + 1)
 
 

@@ -560,7 +560,7 @@ LAUNCH_ERRORS = [
     ([[1.0, 2.0], np.zeros(2, np.float32), 2], "NumPy arrays, got list"),
     ([np.zeros(2), np.zeros(2, np.float32), 2],
      "expected an array of float32, got a NumPy array of float64 with shape \\(2,\\)"),
-    ([np.zeros(4, np.float32)[::2], np.zeros(2, np.float32), 2], "not contiguous"),
+    ([np.zeros(4, np.float32)[::-2], np.zeros(2, np.float32), 2], "negative strides"),
     ([np.zeros(2, np.float32), np.zeros(2, np.float32), 2**31], "int 2147483648 does not fit int32"),
     ([np.zeros(2, np.float32), np.zeros(2, np.float32), 2.0],
      "expected a scalar of type int32, got float 2.0"),

@@ -460,12 +460,15 @@ def test_half_scalars_are_passed_as_bits(rng):
                 np.asarray(x, ml_dtypes.bfloat16).view(np.uint16))
 
 
-def test_contiguity_check():
-    a = np.zeros((4, 6), np.float32)
-    assert ptx_backend._c_contiguous(a.shape, a.strides, 4)
-    assert not ptx_backend._c_contiguous(a[:, ::2].shape, a[:, ::2].strides, 4)
-    assert ptx_backend._c_contiguous((4, 1), (4, 999), 4)  # size-1 dims have any stride
-    assert ptx_backend._c_contiguous((3,), None, 8)
+def test_a_strided_numpy_argument_is_staged_whole():
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    p = Param("x", "f32", True)
+    assert ptx_backend._span(p, a) is a
+    span = ptx_backend._span(p, a[1:, ::2])  # from its first element to its last
+    assert span.ctypes.data == a[1:, ::2].ctypes.data
+    np.testing.assert_array_equal(span, np.arange(6, 23, dtype=np.float32))
+    with pytest.raises(LaunchError, match="'x'.*negative strides"):
+        ptx_backend._span(p, a[::-1])
 
 
 def test_availability_is_a_one_line_reason():
@@ -738,8 +741,9 @@ def test_gpu_device_arrays_run_in_place(device, rng):
     torch.testing.assert_close(out, a * b, rtol=0, atol=0)
     with pytest.raises(LaunchError, match="'x'.*float64"):
         launcher((4, 1, 1), [a.double(), b, out, n])
-    with pytest.raises(LaunchError, match="not contiguous"):
-        launcher((4, 1, 1), [a, b, torch.zeros(2 * n, device="cuda")[::2], n])
+    strided = torch.zeros(2 * n, device="cuda")
+    launcher((4, 1, 1), [a, b, strided[::2], n])  # the kernel's own indexing: contiguous
+    torch.testing.assert_close(strided[:n], a * b, rtol=0, atol=0)
     with pytest.raises(LaunchError, match="on cpu is not on cuda:0"):
         launcher((4, 1, 1), [a.cpu(), b, out, n])
     with pytest.raises(LaunchError, match="takes 4 arguments"):
@@ -762,8 +766,8 @@ def test_gpu_numpy_argument_errors(device, rng):
     _, cubin, info = build(kernel_ir(BINARY.format(op="addf"), "f32", "f32"))
     launcher = ptx_backend.Launcher(cubin, info)
     a = inputs(rng, "f32", 100)
-    with pytest.raises(LaunchError, match="not contiguous"):
-        launcher((1, 1, 1), [a, a, np.zeros(200, np.float32)[::2], 100])
+    with pytest.raises(LaunchError, match="negative strides"):
+        launcher((1, 1, 1), [a, a, np.zeros(200, np.float32)[::-2], 100])
     with pytest.raises(LaunchError, match="float64"):
         launcher((1, 1, 1), [a, a.astype(np.float64), a, 100])
     with pytest.raises(LaunchError, match="read-only"):

@@ -609,7 +609,7 @@ def test_zero_size_arrays():
     (lambda a: [a, a], "takes 4 arguments"),
     (lambda a: [a.astype(np.float64), a, a, 4], ("expected an array of float32, got a NumPy "
                                                     "array of float64")),
-    (lambda a: [a[::2], a, a, 4], "not contiguous"),
+    (lambda a: [a[::-2], a, a, 4], "negative strides"),
     (lambda a: [list(a), a, a, 4], "got list"),
     (lambda a: [a, a, a, 2**31], "int 2147483648 does not fit int32"),
     (lambda a: [a, a, a, 1.5], "expected a scalar of type int32, got float 1.5"),

@@ -69,7 +69,7 @@ from backends.numpy.pool import SOLE_REFS, Pool, recyclable, thread_pool
 from backends.numpy.rows import load as load_rows
 from backends.numpy.rows import store as store_rows
 from compiler.context import source_loc
-from compiler.device_arrays import host_view
+from compiler.device_arrays import host_view, span_view
 from compiler.errors import (
     ArgumentError,
     LaunchError,
@@ -77,7 +77,6 @@ from compiler.errors import (
     UnsupportedError,
     argument_error,
     describe_value,
-    not_contiguous,
 )
 from compiler.kinfo import GRID_LIMITS, MAX_GRID, KernelInfo, Param
 from compiler.language import dtype_from_str
@@ -522,12 +521,13 @@ def _bind_array(index: int, param: Param, user: np.dtype, storage: np.dtype,
     if a.dtype != user:
         raise argument_error(name, f"expected an array of {dtype_from_str(param.dtype)}, "
                                    f"got {describe_value(a)}")
-    if not (a.flags.c_contiguous or a.flags.f_contiguous):
-        raise not_contiguous(a).named(name)
+    try:
+        a = span_view(a)
+    except ArgumentError as e:
+        raise e.named(name) from None
     if param.written and not a.flags.writeable:
         raise argument_error(name, f"{describe_value(a)} is read-only, and the kernel writes it")
-    # Memory order ("A") keeps this a view, so the kernel writes the user's array.
-    return Ptr(index, _ZERO_OFFSET), a.reshape(-1, order="A").view(storage)
+    return Ptr(index, _ZERO_OFFSET), a.reshape(-1).view(storage)
 
 
 _SCALAR_TYPES = {"f": (int, float, np.integer, np.floating), "i": (int, np.integer),

@@ -27,7 +27,7 @@ from compiler.errors import (
     OutOfResources,
     argument_error,
     describe_value,
-    not_contiguous,
+    negative_strides,
 )
 from compiler.kinfo import GRID_LIMITS, MAX_GRID, KernelInfo, Param
 from compiler.language import dtype_from_str
@@ -297,7 +297,7 @@ class DeviceLauncher:
             stream = 0 if source is None else source(self._ordinal)
             if staged:
                 self._launch_staged(dims, stream, [
-                    (i, a) for i, (p, a) in enumerate(zip(self.info.params, args))
+                    (i, _span(p, a)) for i, (p, a) in enumerate(zip(self.info.params, args))
                     if p.is_ptr and isinstance(a, np.ndarray)])
             else:
                 self._launch(dims, stream)
@@ -467,11 +467,17 @@ def _pointer_put(p: Param, slot: Any, ordinal: int, t: type) -> Put:
 def _numpy(p: Param, dtype: np.dtype | None, a: np.ndarray) -> str:
     if a.dtype != dtype:
         raise _wrong_dtype(p, a)
-    if not a.flags.c_contiguous:
-        raise not_contiguous(a).named(p.name)
     if p.written and not a.flags.writeable:
         raise _fail(p, f"{describe_value(a)} is read-only, and the kernel writes it")
     return _HOST
+
+
+def _span(p: Param, a: np.ndarray) -> np.ndarray:
+    """The memory a NumPy argument's strides span, staged whole (``span_view``)."""
+    try:
+        return device_arrays.span_view(a)
+    except ArgumentError as e:
+        raise e.named(p.name) from None
 
 
 def _torch_put(p: Param, slot: Any, ordinal: int, torch: Any) -> Put:
@@ -480,9 +486,9 @@ def _torch_put(p: Param, slot: Any, ordinal: int, torch: Any) -> Put:
     stream = _torch_stream(torch)
 
     def put(t: Any) -> Callable[[int], int]:
-        if t.dtype is not dtype or t.get_device() != ordinal or not t.is_contiguous():
+        if t.dtype is not dtype or t.get_device() != ordinal:
             raise _torch_error(p, t, dtype, ordinal)
-        slot.value = t.data_ptr()
+        slot.value = t.data_ptr()  # the view's first element; any strides, requires grad
         return stream
     return put
 
@@ -490,10 +496,9 @@ def _torch_put(p: Param, slot: Any, ordinal: int, torch: Any) -> Put:
 def _torch_error(p: Param, t: Any, dtype: Any, ordinal: int) -> LaunchError:
     if t.dtype is not dtype:
         return _wrong_dtype(p, t)
-    if t.get_device() != ordinal:  # the description names the tensor's device
-        return argument_error(p.name, f"{describe_value(t)} is not on cuda:{ordinal}, where "
-                                      "the kernel runs", f"{{}}.to('cuda:{ordinal}')")
-    return not_contiguous(t).named(p.name)
+    # on another device: the description names the tensor's device
+    return argument_error(p.name, f"{describe_value(t)} is not on cuda:{ordinal}, where "
+                                  "the kernel runs", f"{{}}.to('cuda:{ordinal}')")
 
 
 def _cupy_put(p: Param, slot: Any, ordinal: int) -> Put:
@@ -504,8 +509,8 @@ def _cupy_put(p: Param, slot: Any, ordinal: int) -> Put:
             raise _wrong_dtype(p, a)
         if a.device.id != ordinal:
             raise _elsewhere(p, a, a.device.id, ordinal)
-        if not a.flags.c_contiguous:
-            raise not_contiguous(a).named(p.name)
+        if any(s < 0 for s in a.strides):
+            raise negative_strides(a).named(p.name)
         slot.value = a.data.ptr
         return _cupy_stream
     return put
@@ -516,8 +521,8 @@ def _cuda_array(p: Param, slot: Any, ordinal: int, a: Any) -> None:
     d, dtype = a.__cuda_array_interface__, dtype_from_str(p.dtype).numpy
     if dtype is None or np.dtype(d["typestr"]) != dtype:
         raise _wrong_dtype(p, a)
-    if not _c_contiguous(d["shape"], d.get("strides"), dtype.itemsize):
-        raise not_contiguous(a).named(p.name)
+    if any(s < 0 for s in d.get("strides") or ()):
+        raise negative_strides(a).named(p.name)
     ptr = d["data"][0]
     if ptr:
         driver = _driver()
@@ -540,19 +545,8 @@ def _dlpack_array(p: Param, slot: Any, ordinal: int, a: Any) -> None:
         raise e.named(p.name) from None
     if info.dtype != p.dtype:
         raise _wrong_dtype(p, a)
-    if not info.contiguous:
-        raise not_contiguous(a).named(p.name)
+    if not info.forward:
+        raise negative_strides(a).named(p.name)
     if info.device_id != ordinal:
         raise _elsewhere(p, a, info.device_id, ordinal)
     slot.value = info.ptr
-
-
-def _c_contiguous(shape: tuple, strides: tuple | None, itemsize: int) -> bool:
-    if strides is None:
-        return True
-    expected = itemsize
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n != 1 and s != expected:
-            return False
-        expected *= n
-    return True

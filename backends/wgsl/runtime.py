@@ -20,7 +20,7 @@ import wgpu
 
 from backends.wgsl import set_runtime_dir
 from backends.wgsl.arrays import WgslArray
-from compiler.device_arrays import host_view
+from compiler.device_arrays import host_view, span_view
 from compiler.errors import (
     ArgumentError,
     BackendUnavailableError,
@@ -28,7 +28,6 @@ from compiler.errors import (
     UnsupportedError,
     argument_error,
     describe_value,
-    not_contiguous,
 )
 from compiler.kinfo import KernelInfo, Param
 from compiler.language import dtype_from_str
@@ -180,8 +179,10 @@ class Kernel:
         if arg.dtype != dt:
             raise argument_error(p.name, f"expected an array of {dtype_from_str(p.dtype)}, "
                                          f"got {describe_value(arg)}")
-        if not arg.flags.c_contiguous:
-            raise not_contiguous(arg).named(p.name)
+        try:
+            arg = span_view(arg)
+        except ArgumentError as e:
+            raise e.named(p.name) from None
         if p.written and not arg.flags.writeable:
             raise argument_error(p.name, f"{describe_value(arg)} is read-only, and the kernel "
                                          "writes it")
