@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import compiler.language as tl
-from compiler import cache, progress
+from compiler import cache, launch_hints, progress
 from compiler import debug as debug_output
 from compiler.dependencies import NONE as NO_DEPENDENCIES
 from compiler.dependencies import Dependencies
@@ -405,6 +405,8 @@ class KernelFunction:
         bound = dict(zip(self.arg_names, args))
         for k, v in kwargs.items():
             if k not in self.arg_names:
+                if k in launch_hints.NAMES:  # checked by ``_prepare``; no parameter's
+                    continue
                 raise LaunchError(f"{self.__name__}() got an unexpected argument {k!r}")
             if k in bound:
                 raise LaunchError(f"{self.__name__}() got argument {k!r} twice")
@@ -554,8 +556,8 @@ class KernelFunction:
             key = list(map(fast_spec, args))
         if kwargs.keys() <= self.constexprs:
             return (opts, *key, *kwargs.items())
-        return (opts, *key, *[(k, v if k in self.constexprs else fast_spec(v))
-                              for k, v in kwargs.items()])
+        return (opts, *key, *[(k, v if k in self.constexprs or k in launch_hints.NAMES
+                               else fast_spec(v)) for k, v in kwargs.items()])
 
     def _prepare(self, opts: tuple, args: Sequence[Any], kwargs: dict):
         """Compile for a new launch key; returns the kernel and where each runtime
@@ -564,6 +566,7 @@ class KernelFunction:
         if num_warps not in NUM_WARPS or isinstance(num_warps, bool):
             raise LaunchError(f"num_warps must be 1, 2, 4, 8, 16 or 32, got {num_warps!r}")
         _check_stages(num_stages)
+        launch_hints.check(kwargs, self.arg_names)
         bound = self.bind(args, kwargs)
         if any(n not in self.constexprs and n not in kwargs and i >= len(args)
                for i, n in enumerate(self.arg_names)):

@@ -415,6 +415,18 @@ def debug_barrier():
 
 
 @_builtin
+def gdc_wait():
+    """Programmatic dependent launch: wait for the kernel launched before this one
+    (``tl.extra.cuda.gdc_wait``); a no-op, since tilec launches every kernel after the
+    one before it has finished."""
+
+
+@_builtin
+def gdc_launch_dependents():
+    """Programmatic dependent launch: let the next kernel start (a no-op, as above)."""
+
+
+@_builtin
 def range(start, stop=None, step=None, num_stages=None, loop_unroll_factor=None,
           disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False,
           disable_licm=False):

@@ -126,3 +126,34 @@ def test_a_numpy_float64_scalar_is_a_python_float(backend):
     assert decayed.specialize(decayed.bind((x, y, 10, scale, 16), {}))[3].dtype == tl.float32
     if launch(decayed, (1,), x, y, 10, scale, backend=backend, BLOCK=16):
         np.testing.assert_array_equal(y, x * np.float32(0.25) + x)
+
+
+@tc.kernel
+def dependent_add(x, y, out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.extra.cuda.gdc_wait()  # programmatic dependent launch (tutorial 11's idiom)
+    a = tl.load(x + offs, mask=mask)
+    tl.extra.cuda.gdc_launch_dependents()
+    tl.store(out + offs, a + tl.load(y + offs, mask=mask), mask=mask)
+
+
+def test_tritons_launch_options_are_taken(backend):
+    import compiler.triton  # noqa: F401 - gives tl.extra.cuda its Triton names
+    x, y = np.arange(100, dtype=np.float32), np.ones(100, np.float32)
+    out = np.zeros_like(x)
+    if launch(dependent_add, (4,), x, y, out, 100, backend=backend, BLOCK=32, num_ctas=1,
+              launch_pdl=True, maxnreg=128, enable_fp_fusion=False):
+        np.testing.assert_array_equal(out, x + y)
+
+
+@pytest.mark.parametrize("options, error, match", [
+    ({"num_ctas": 2}, tc.UnsupportedError, "thread-block clusters"),
+    ({"num_ctas": 0}, tc.LaunchError, "num_ctas must be a positive integer"),
+    ({"launch_pdl": "yes"}, tc.LaunchError, "launch_pdl must be True or False"),
+    ({"maxnreg": 1000}, tc.LaunchError, "maxnreg must be None or 1 to 255"),
+])
+def test_launch_options_are_checked(options, error, match):
+    x = np.zeros(8, np.float32)
+    with pytest.raises(error, match=match):
+        centered[(1,)](x, x, 8, 0.1, BLOCK=8, backend="numpy", **options)

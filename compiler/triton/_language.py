@@ -23,6 +23,7 @@ def alias_language() -> None:
         cuda = types.ModuleType(f"{tl.__name__}.extra.cuda",
                                 "``tl.extra.cuda``: holds ``libdevice`` (Triton 3.0's place).")
         cuda.libdevice = extra.libdevice
+        cuda.gdc_wait, cuda.gdc_launch_dependents = tl.gdc_wait, tl.gdc_launch_dependents
         extra.cuda = cuda
     modules = {"": tl, ".core": tl, ".math": tl.math, ".extra": extra,
                ".extra.libdevice": extra.libdevice, ".extra.cuda": extra.cuda,

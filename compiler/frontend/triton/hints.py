@@ -79,6 +79,13 @@ def debug_barrier(cg: CodeGenerator) -> None:
     cg.b.emit(tile.BarrierOp())
 
 
+@builtin("gdc_wait")
+@builtin("gdc_launch_dependents")
+def no_dependent_launch(_cg: CodeGenerator) -> None:
+    """PDL's waits compile to nothing: without ``launch_pdl`` overlap, each launch already
+    starts after the previous one ends."""
+
+
 @builtin("range")
 def range_(cg: CodeGenerator, *_args: Any, **_kwargs: Any) -> None:
     cg.fail("tl.range can only be the iterable of a for loop")
