@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from types import MethodType
 from typing import Any
@@ -96,6 +97,17 @@ def _launchable(fn: Any, decorator: str) -> Any:
     return fn
 
 
+def _known_keys(fn: Any, key: Sequence[str]) -> list[str]:
+    """The ``key`` names that are arguments; the others warned about and dropped, as
+    Triton ignores them (a misspelt key leaves that argument out of the tuning key)."""
+    unknown = [n for n in key if n not in fn.arg_names]
+    if unknown:
+        warnings.warn(f"{fn.__name__}: autotune key names {', '.join(map(repr, unknown))}, "
+                      f"not among its arguments ({', '.join(fn.arg_names)}); ignored",
+                      stacklevel=4)
+    return [n for n in key if n in fn.arg_names]
+
+
 def _check_names(fn: Any, what: str, names: Sequence[str]) -> list[str]:
     unknown = [n for n in names if n not in fn.arg_names]
     if unknown:
@@ -159,7 +171,7 @@ class Autotuner(_Wrapper):
         if not configs:
             raise TilecError(f"@tc.autotune on {fn.__name__} needs at least one tc.Config")
         self.configs = list(configs)
-        self.keys = _check_names(fn, "key", key)
+        self.keys = _known_keys(fn, key)
         self.restore_value = _check_names(fn, "restore_value", restore_value)
         self.reset_to_zero = _check_names(fn, "reset_to_zero", reset_to_zero)
         prune = dict(prune_configs_by or {})
@@ -245,6 +257,9 @@ class Autotuner(_Wrapper):
                 timings[config] = self.bench(config, grid, args, kwargs, saved, errors)
         if all(t == float("inf") for t in timings.values()):
             raise errors[0] if errors else LaunchError(f"{self.__name__}: no config ran")
+        for config, error in zip((c for c, t in timings.items() if t == float("inf")),
+                                 errors, strict=False):
+            self.note(f"skipped config {config}: {type(error).__name__}: {error}")
         self.configs_timings = timings
         self.bench_time = time.perf_counter() - start
         return min(timings, key=timings.__getitem__)
@@ -291,9 +306,12 @@ class Autotuner(_Wrapper):
         return configs
 
     def report(self, key: tuple, config: Config, how: str) -> None:
+        self.note(f"best config selected {how} for key {key}: {config}")
+
+    def note(self, text: str) -> None:
+        """A line under ``TILEC_PRINT_AUTOTUNING=1``."""
         if os.environ.get("TILEC_PRINT_AUTOTUNING", "") not in ("", "0"):
-            print(f"tilec autotuning for {self.__name__} with key {key}: best config "
-                  f"selected {how}: {config}")
+            print(f"tilec autotuning {self.__name__}: {text}")
 
 
 def _key_value(v: Any) -> Any:

@@ -194,7 +194,7 @@ def test_print_autotuning(monkeypatch, capsys):
     tuned = tc.autotune(CONFIGS, key=["n"], restore_value=["x"])(increment)
     tuned[grid_for(100)](np.zeros(100, np.int32), 100, backend="numpy")
     printed = capsys.readouterr().out
-    assert "tilec autotuning for increment" in printed
+    assert "tilec autotuning increment" in printed
     assert str(tuned.best_config) in printed and "benchmarking" in printed
 
 
@@ -290,9 +290,35 @@ def test_autotune_above_heuristics(rng):
     np.testing.assert_array_equal(flag[:tc.cdiv(96, block)], int(96 % block == 0))
 
 
+def test_a_key_naming_no_argument_is_a_warning_as_triton_ignores_it():
+    with pytest.warns(UserWarning, match="key names 'size', not among its arguments"):
+        tuned = tc.autotune(CONFIGS, key=["size", "n"])(increment)
+    assert tuned.keys == ["n"]
+
+
+@tc.kernel
+def bump_through(x, n, BLOCK: tl.constexpr, DTYPE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x + offs, mask=offs < n).to(DTYPE)
+    tl.store(x + offs, (v + 1).to(tl.int32), mask=offs < n)
+
+
+def test_configs_the_backend_cannot_run_are_skipped_with_a_note(monkeypatch, capsys):
+    if not availability("wgsl")[0]:
+        pytest.skip(availability("wgsl")[1])
+    monkeypatch.setenv("TILEC_PRINT_AUTOTUNING", "1")
+    wide = tc.Config({"BLOCK": 64, "DTYPE": tl.float64})  # WGSL has no float64
+    tuned = tc.autotune([wide, tc.Config({"BLOCK": 32, "DTYPE": tl.float32})],
+                        key=["n"], restore_value=["x"])(bump_through)
+    x = np.zeros(64, np.int32)
+    tuned[grid_for(64)](x, 64, backend="wgsl")
+    assert tuned.best_config.kwargs["BLOCK"] == 32
+    np.testing.assert_array_equal(x, 1)
+    assert "skipped config BLOCK: 64, DTYPE: float64, num_warps: 4, num_stages: 2: Unsupported" \
+        in capsys.readouterr().out
+
+
 def test_misuse_is_reported():
-    with pytest.raises(tc.TilecError, match="not among its arguments"):
-        tc.autotune(CONFIGS, key=["size"])(increment)
     with pytest.raises(tc.TilecError, match="above @tc.kernel"):
         tc.autotune(CONFIGS, key=["n"])(lambda x, n: None)
     with pytest.raises(tc.TilecError, match="not among its arguments"):

@@ -25,6 +25,7 @@ from compiler.errors import (
     ArgumentError,
     BackendUnavailableError,
     LaunchError,
+    OutOfResources,
     UnsupportedError,
     argument_error,
     describe_value,
@@ -399,6 +400,11 @@ def check_device(device: wgpu.GPUDevice, facts: dict) -> None:
     if arrays > device.limits["max-storage-buffers-per-shader-stage"]:
         raise UnsupportedError(f"kernel {name} takes {arrays} arrays; this wgsl device binds "
                                f"at most {device.limits['max-storage-buffers-per-shader-stage']}")
+    storage = device.limits["max-compute-workgroup-storage-size"]
+    if facts.get("shared", 0) > storage:
+        raise OutOfResources(f"kernel {name} needs {facts['shared']:,} bytes of workgroup "
+                             f"memory; this wgsl device gives a program at most {storage:,}: "
+                             "smaller tiles, fewer stages or fewer warps")
     if facts["workgroup_size"] > device.limits["max-compute-invocations-per-workgroup"]:
         raise UnsupportedError(f"kernel {name} needs {facts['workgroup_size']} threads per "
                                "program, more than this wgsl device allows")
