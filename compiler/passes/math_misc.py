@@ -1,0 +1,2 @@
+"""Part of expand-math: rounding, fmod and remainder, hypot and norms, cbrt, nextafter,
+ldexp, logb, copysign."""

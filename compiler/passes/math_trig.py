@@ -1,0 +1,1 @@
+"""Part of expand-math: inverse trigonometric functions, tan, sinpi and cospi."""

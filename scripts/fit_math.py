@@ -1,0 +1,189 @@
+"""Fits the polynomials of ``expand-math`` (``compiler/passes/math_*.py``) and prints them.
+
+    python scripts/fit_math.py [NAME ...]      # every fit, or the named ones
+
+Each fit minimizes the largest weighted error ``w(x) * (p(x) - g(x))`` over ``[lo, hi]``
+(Lawson's iteratively reweighted least squares on Chebyshev points, in 40-digit decimal
+arithmetic), with ``g`` computed to well beyond float64 by ``decimal`` (series, ``exp``,
+``ln``) or, for f32 fits, by float64 ``math`` functions. The weight turns the
+polynomial's error into the relative error of the function it serves, so the printed
+maximum is the sequence's error before rounding. Coefficients print highest power first,
+rounded to the fit's float type, as the modules hold them.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from decimal import Decimal, getcontext
+
+import numpy as np
+
+getcontext().prec = 40
+D = Decimal
+Fn = Callable[[Decimal], Decimal]
+
+
+def pw(x: Decimal, k: int) -> Decimal:
+    """``x ** k`` (decimal refuses ``0 ** 0``)."""
+    return x ** k if k else D(1)
+
+
+def _solve(a: list[list[Decimal]], b: list[Decimal]) -> list[Decimal]:
+    """Gaussian elimination with partial pivoting."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(c + 1, n):
+            f = m[r][c] / m[c][c]
+            for k in range(c, n + 1):
+                m[r][k] -= f * m[c][k]
+    x = [D(0)] * n
+    for r in reversed(range(n)):
+        x[r] = (m[r][n] - sum(m[r][k] * x[k] for k in range(r + 1, n))) / m[r][r]
+    return x
+
+
+def fit(g: Fn, lo: float, hi: float, degree: int, w: Fn = lambda x: D(1),
+        powers: list[int] | None = None, iters: int = 40) -> tuple[list[Decimal], float]:
+    """Coefficients (lowest power first, of ``powers`` or ``0..degree``) and the largest
+    weighted error, minimizing ``max |w (p - g)|`` on ``[lo, hi]``."""
+    powers = powers if powers is not None else list(range(degree + 1))
+    n = 8 * len(powers) + 40
+    xs = [D(lo) + (D(hi) - D(lo)) * (1 - D(math.cos(math.pi * (i + 0.5) / n))) / 2
+          for i in range(n)]
+    gs, ws = [g(x) for x in xs], [w(x) for x in xs]
+    basis = [[pw(x, p) for p in powers] for x in xs]
+    lam = [D(1) / n] * n
+    coeffs: list[Decimal] = []
+    for _ in range(iters):
+        a = [[sum(lam[i] * ws[i] ** 2 * basis[i][j] * basis[i][k] for i in range(n))
+              for k in range(len(powers))] for j in range(len(powers))]
+        b = [sum(lam[i] * ws[i] ** 2 * basis[i][j] * gs[i] for i in range(n))
+             for j in range(len(powers))]
+        coeffs = _solve(a, b)
+        errs = [abs(ws[i] * (sum(c * v for c, v in zip(coeffs, basis[i], strict=True)) - gs[i]))
+                for i in range(n)]
+        total = sum(lam[i] * errs[i] for i in range(n))
+        lam = [lam[i] * errs[i] / total for i in range(n)]
+    return coeffs, float(max(errs))
+
+
+def check(coeffs: list[float], g: Fn, lo: float, hi: float, w: Fn,
+          powers: list[int] | None = None, n: int = 4000) -> float:
+    """The largest weighted error of the rounded coefficients on a denser grid."""
+    powers = powers if powers is not None else list(range(len(coeffs)))
+    worst = 0.0
+    for i in range(n):
+        x = D(lo) + (D(hi) - D(lo)) * D(i) / D(n - 1)
+        p = sum(D(c) * pw(x, k) for c, k in zip(coeffs, powers, strict=True))
+        worst = max(worst, float(abs(w(x) * (p - g(x)))))
+    return worst
+
+
+def show(name: str, coeffs: list[Decimal], err: float, wide: bool, g: Fn, lo: float,
+         hi: float, w: Fn, powers: list[int] | None = None) -> None:
+    rnd = (lambda c: float(c)) if wide else (lambda c: float(np.float32(float(c))))
+    rounded = [rnd(c) for c in coeffs]
+    after = check(rounded, g, lo, hi, w, powers)
+    print(f"{name}: fit {err:.3g}, rounded {after:.3g}  (ulp {2.0 ** (-53 if wide else -24):.3g})")
+    print("    " + ", ".join(repr(c) for c in reversed(rounded)))
+
+
+# -- reference functions in decimal ---------------------------------------------------
+
+_TOL = D("1e-38")
+
+
+def _series(terms: Callable[[int], Decimal], tol: Decimal = _TOL) -> Decimal:
+    total, k = D(0), 0
+    while True:
+        t = terms(k)
+        total += t
+        if abs(t) < tol and k > 2:
+            return total
+        k += 1
+
+
+def datan(x: Decimal) -> Decimal:
+    """atan by halving the argument until the series converges fast."""
+    halvings = 0
+    while abs(x) > D("0.05"):
+        x = x / (1 + (1 + x * x).sqrt())
+        halvings += 1
+    return _series(lambda k: (-1) ** k * x ** (2 * k + 1) / (2 * k + 1)) * 2 ** halvings
+
+
+def dasin(x: Decimal) -> Decimal:
+    return datan(x / (1 - x * x).sqrt())
+
+
+PI = 4 * datan(D(1))
+LN2 = D(2).ln()
+
+
+def dsin(x: Decimal) -> Decimal:
+    return _series(lambda k: (-1) ** k * x ** (2 * k + 1) / math.factorial(2 * k + 1))
+
+
+def dsinh(x: Decimal) -> Decimal:
+    return _series(lambda k: pw(x, 2 * k + 1) / math.factorial(2 * k + 1))
+
+
+def dcos(x: Decimal) -> Decimal:
+    return _series(lambda k: (-1) ** k * pw(x, 2 * k) / math.factorial(2 * k))
+
+
+# -- the fits -------------------------------------------------------------------------
+
+def _expm1_q(r: Decimal) -> Decimal:
+    """(e^r - 1 - r) / r^2, whose polynomial ``P`` gives ``e^r - 1 = r + r^2 P(r)``."""
+    if r == 0:
+        return D("0.5")
+    return (r.exp() - 1 - r) / (r * r)
+
+
+def _log_q(z: Decimal) -> Decimal:
+    """Q of ``log1p(f) = f - s*(f - z*Q(z))``, ``s = f/(2+f)``, ``z = s^2``:
+    ``Q(z) = sum 2 z^k / (2k + 3)``."""
+    return _series(lambda k: 2 * pw(z, k) / (2 * k + 3))
+
+
+def fits() -> dict[str, Callable[[], None]]:
+    half_ln2 = float(LN2 / 2)
+    out: dict[str, Callable[[], None]] = {}
+
+    def reg(name: str, g: Fn, lo: float, hi: float, deg: int, w: Fn, wide: bool,
+            powers: list[int] | None = None) -> None:
+        def run() -> None:
+            c, err = fit(g, lo, hi, deg, w, powers)
+            show(name, c, err, wide, g, lo, hi, w, powers)
+        out[name] = run
+
+    # e^r = 1 + r + r^2 P(r): relative error r^2 dP / e^r
+    for wide, deg in ((False, 4), (True, 10)):
+        reg(f"EXPM1_{64 if wide else 32}", _expm1_q, -half_ln2, half_ln2, deg,
+            lambda r: r * r / r.exp(), wide)
+    # log1p(f) = f - s (f - z Q(z)): error s z dQ relative to ~2s
+    zmax = float((D(2).sqrt() - 1) / (D(2).sqrt() + 1)) ** 2
+    for wide, deg in ((False, 2), (True, 6)):
+        reg(f"LOG_{64 if wide else 32}", _log_q, 0.0, zmax, deg, lambda z: z / 2, wide)
+    # sinh(x) = x + x^3 P(x^2) on |x| < 1: relative error x^3 dP / sinh(x)
+    for wide, deg in ((False, 3), (True, 7)):
+        reg(f"SINH_{64 if wide else 32}",
+            lambda z: _series(lambda k: pw(z, k) / math.factorial(2 * k + 3)), 0.0, 1.0, deg,
+            lambda z: z * z.sqrt() / dsinh(z.sqrt()) if z else D(0), wide)
+    return out
+
+
+def main() -> None:
+    table = fits()
+    for name in sys.argv[1:] or list(table):
+        table[name]()
+
+
+if __name__ == "__main__":
+    main()
