@@ -176,6 +176,27 @@ def fits() -> dict[str, Callable[[], None]]:
         reg(f"SINH_{64 if wide else 32}",
             lambda z: _series(lambda k: pw(z, k) / math.factorial(2 * k + 3)), 0.0, 1.0, deg,
             lambda z: z * z.sqrt() / dsinh(z.sqrt()) if z else D(0), wide)
+    # odd functions f(x) = x + x z P(z), z = x^2: relative error x z dP / f(x)
+    def odd(f: Fn) -> tuple[Fn, Fn]:
+        def g(z: Decimal) -> Decimal:
+            x = z.sqrt()
+            return (f(x) - x) / (z * x)
+        return g, lambda z: z * z.sqrt() / f(z.sqrt()) if z else D(0)
+
+    tan_pi8 = float((D(2).sqrt() - 1) ** 2)
+    for name, f, zmax, degs in (
+            ("ATAN", datan, tan_pi8, (4, 10)), ("ASIN", dasin, 0.25, (4, 11)),
+            ("TAN", lambda x: dsin(x) / dcos(x), 0.65, (6, 14))):
+        g, w = odd(f)
+        for wide, deg in ((False, degs[0]), (True, degs[1])):
+            reg(f"{name}_{64 if wide else 32}", g, 1e-30, zmax, deg, w, wide)
+    # sin(pi r) = r (pi + z Q(z)) and cos(pi r) = 1 + z C(z) on |r| <= 1/4, z = r^2
+    for wide, degs in ((False, (3, 3)), (True, (7, 7))):
+        reg(f"SINPI_{64 if wide else 32}",
+            lambda z: (dsin(PI * z.sqrt()) / z.sqrt() - PI) / z, 1e-30, 1 / 16, degs[0],
+            lambda z: z / PI, wide)
+        reg(f"COSPI_{64 if wide else 32}", lambda z: (dcos(PI * z.sqrt()) - 1) / z, 1e-30,
+            1 / 16, degs[1], lambda z: z / dcos(PI * z.sqrt()), wide)
     return out
 
 

@@ -98,19 +98,29 @@ def _erfinv(y: np.ndarray) -> np.ndarray:
     return np.where(np.abs(y) <= 0.5, x, np.copysign(_erfcinv(1.0 - np.abs(y)), y))
 
 
+def _quarter_turns(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``t`` in [-1/4, 1/4] and ``q`` in 0..3 with ``x = 2m + q/2 + t`` (exact)."""
+    r = np.fmod(x, 2.0)
+    n = np.rint(2.0 * r)
+    return r - n / 2.0, np.fmod(np.where(np.isfinite(n), n, 0.0), 4.0) % 4
+
+
 def _sinpi(x: np.ndarray) -> np.ndarray:
-    """``sin(pi x)`` with ``x`` reduced exactly modulo 2 first; at integers a zero with
-    the sign of ``x`` (IEEE 754's ``sinPi``)."""
-    r = np.fmod(x, 2.0)  # exact
+    """``sin(pi x)``, from ``sin``/``cos`` of ``pi t`` with ``|t| <= 1/4`` (so the rounding
+    of ``pi t`` costs nothing); at integers a zero with the sign of ``x`` (IEEE's
+    ``sinPi``)."""
+    t, q = _quarter_turns(x)
     pi = _PI_LONG if x.dtype == np.longdouble else np.pi
-    return np.where(np.fmod(r, 1.0) == 0, np.copysign(np.zeros_like(x), x), np.sin(pi * r))
+    v = np.where(q % 2 == 0, np.sin(pi * t), np.cos(pi * t)) * np.where(q >= 2, -1, 1)
+    return np.where(v == 0, np.copysign(np.zeros_like(x), x), v)
 
 
 def _cospi(x: np.ndarray) -> np.ndarray:
     """``cos(pi x)``, +0 at the half-integers."""
-    r = np.fmod(np.abs(x), 2.0)
+    t, q = _quarter_turns(x)
     pi = _PI_LONG if x.dtype == np.longdouble else np.pi
-    return np.where(np.fmod(r, 1.0) == 0.5, 0.0, np.cos(pi * r))
+    v = np.where(q % 2 == 0, np.cos(pi * t), -np.sin(pi * t)) * np.where(q >= 2, -1, 1)
+    return np.where(v == 0, 0.0, v)
 
 
 def _logb(x: np.ndarray) -> np.ndarray:
@@ -145,7 +155,7 @@ REFERENCES: dict[str, tuple[Callable[..., np.ndarray], bool]] = {
     "normcdf": (lambda x: 0.5 * _erfc(-x / _SQRT2), False),
     "normcdfinv": (lambda p: -_SQRT2 * _erfcinv(2.0 * p), False),
     "lgamma": (_lgamma, False), "tgamma": (_tgamma, False), "sinpi": (_sinpi, True),
-    "cospi": (_cospi, True), "logb": (_logb, False), "hypot": (np.hypot, True),
+    "cospi": (_cospi, True), "hypot": (np.hypot, True),
     "rhypot": (lambda x, y: 1 / np.hypot(x, y), True), "norm3d": (_norm, True),
     "norm4d": (_norm, True), "rnorm3d": (lambda *v: 1 / _norm(*v), True),
     "rnorm4d": (lambda *v: 1 / _norm(*v), True), "remainder": (_remainder, False),
@@ -162,15 +172,15 @@ REFERENCES: dict[str, tuple[Callable[..., np.ndarray], bool]] = {
 may go to long double): the backend rounds them, ``benchmarks/math_accuracy.py`` measures
 against them."""
 
-_EXACT: dict[str, Callable[..., np.ndarray]] = {
+EXACT: dict[str, Callable[..., np.ndarray]] = {
     "fmod": np.fmod, "nextafter": np.nextafter, "ldexp": lambda x, n: np.ldexp(x, n),
-    "round": _round, "roundeven": np.rint, "copysign": np.copysign,
+    "round": _round, "roundeven": np.rint, "copysign": np.copysign, "logb": _logb,
 }
 """Functions whose result the operand type holds exactly."""
 
-_LIBM = {name: _EXACT.get(name) or _in_wide(*REFERENCES[name])
+_LIBM = {name: EXACT.get(name) or _in_wide(*REFERENCES[name])
          for name in tile.LIBM_FUNCTIONS}
-_MATH = {f"math.{name}": _EXACT.get(name) or _in_wide(*REFERENCES[name]) for name in (
+_MATH = {f"math.{name}": EXACT.get(name) or _in_wide(*REFERENCES[name]) for name in (
     "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1",
     "log1p", "log10", "cbrt", "tan", "round", "roundeven", "copysign")}
 

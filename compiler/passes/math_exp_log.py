@@ -34,6 +34,7 @@ from compiler.passes.math_values import (
     exp2_native,
     expands,
     fabs,
+    fence,
     fma,
     from_bits,
     hi_lo,
@@ -90,7 +91,7 @@ def reduce_exp(x: F) -> tuple[I, F]:
     """``k`` and ``r`` with ``x = k ln2 + r``, ``|r| <= ln2/2`` (``x`` in range)."""
     w = x.e.wide
     kf = rint(x * _LOG2E[w][0])
-    r = fma(-kf, _LN2[w][0], x)
+    r = fence(fma(-kf, _LN2[w][0], x))  # not merged with the next: ln2 would round
     return to_int(kf), fma(-kf, _LN2[w][1], r)
 
 
@@ -125,7 +126,7 @@ def exp10(x: F) -> F:
     lo, hi = _EXP_RANGE[w]
     xc = minimum(maximum(x, lo * 0.45), hi * 0.45)
     kf = rint(xc * _LOG2_10)
-    t = fma(-kf, _LOG10_2[w][0], xc)
+    t = fence(fma(-kf, _LOG10_2[w][0], xc))
     t = fma(-kf, _LOG10_2[w][1], t)
     return exp_kr(to_int(kf), fma(t, _LN10[w][0], t * _LN10[w][1]))
 

@@ -16,16 +16,17 @@ from __future__ import annotations
 import math as pymath
 from collections.abc import Callable, Sequence
 from decimal import Context, Decimal
+from typing import TypeVar
 
 import numpy as np
-from xdsl.dialects import arith, math
+from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     IntegerType,
     f64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from dialects import arith_shaped as casts
@@ -37,23 +38,61 @@ class Emitter:
     """Inserts ops of float type ``t`` (f32 or f64, scalar or shaped), its integer twin
     and its i1 shape before ``at``, with ``at``'s location; constants are made once."""
 
-    def __init__(self, at: Operation, t: Attribute):
+    def __init__(self, at: Operation, t: Attribute, outer: Emitter | None = None):
         self.at, self.ft = at, t
         self.wide = element_type(t) == f64
         self.bits = 64 if self.wide else 32
         self.mant = 52 if self.wide else 23  # explicit mantissa bits
+        self.bias = 1023 if self.wide else 127
         self.it = like(t, IntegerType(self.bits))
         self.bt = i1_like(t)
+        self.outer = outer  # makes the constants (before the loop this one fills)
+        self.inside: Emitter | None = None  # the loop body being filled, if any
         self._consts: dict[tuple[str, float | int], SSAValue] = {}
 
-    def emit(self, op: Operation) -> SSAValue:
+    def _target(self) -> Emitter:
+        """Where ops go now: the innermost loop body being filled."""
+        e = self
+        while e.inside is not None:
+            e = e.inside
+        return e
+
+    def insert(self, op: Operation) -> None:
         op.location = self.at.location
         Rewriter.insert_op(op, InsertPoint.before(self.at))
+
+    def emit(self, op: Operation) -> SSAValue:
+        """Insert the single-result ``op`` (into the loop body being filled, if any)."""
+        self._target().insert(op)
         return op.results[0]
+
+    def repeat(self, n: int, init: Sequence[V], body: Callable[..., Sequence[V]]) -> list[V]:
+        """``init`` after ``n`` applications of ``body``: an ``scf.for`` whose body ``body``
+        fills, given the loop's values (ops of any value made meanwhile go there)."""
+        i32 = IntegerType(32)
+        bounds = [self.const(v, i32) for v in (0, n, 1)]
+        block = Block(arg_types=[i32, *(v.v.type for v in init)])
+        yield_op = scf.YieldOp()
+        block.add_op(yield_op)
+        loop = scf.ForOp(*bounds, [v.v for v in init], Region(block))
+        self._target().insert(loop)
+        before = Emitter(loop, self.ft)  # the loop's constants, defined before it
+        before._consts = self._consts
+        inner = Emitter(yield_op, self.ft, before)
+        self.inside = inner
+        out = body(*(type(v)(self, a) for v, a in zip(init, block.args[1:], strict=True)))
+        self.inside = None
+        Rewriter.replace_op(yield_op, scf.YieldOp(*(v.v for v in out)))
+        return [type(v)(self, r) for v, r in zip(init, loop.results, strict=True)]
 
     def const(self, v: float, t: Attribute) -> SSAValue:
         """A constant of type ``t`` (float, integer or i1; scalar or a tile splat from
         one, as the frontend makes them)."""
+        target = self._target()
+        if target is not self:
+            return target.const(v, t)
+        if self.outer is not None:
+            return self.outer.const(v, t)
         key = (str(t), v)
         if key not in self._consts:
             elem = element_type(t)
@@ -89,6 +128,9 @@ class _Value:
 
     def _lift(self, o: object) -> _Value:
         raise NotImplementedError
+
+
+V = TypeVar("V", bound=_Value)
 
 
 class F(_Value):
@@ -168,6 +210,10 @@ class I(_Value):
     def __mul__(self, o: I | int) -> I:
         return I(self.e, self._op(arith.MuliOp, o))
 
+    def __floordiv__(self, o: I | int) -> I:
+        """Signed division, truncated (C's)."""
+        return I(self.e, self._op(arith.DivSIOp, o))
+
     def __and__(self, o: I | int) -> I:
         return I(self.e, self._op(arith.AndIOp, o))
 
@@ -241,7 +287,8 @@ def iselect(c: B, a: I | int, b: I | int) -> I:
 
 
 def fma(a: F, b: F | Number, c: F | Number) -> F:
-    """``a * b + c`` rounded once."""
+    """``a * b + c``: rounded once on PTX and NumPy, maybe twice on WGSL (whose ``fma`` is
+    ``a * b + c``), so no f32 sequence relies on it being exact."""
     return F(a.e, a._op(math.FmaOp, b, c))
 
 
@@ -251,7 +298,7 @@ def _unary(cls: Callable[..., Operation]) -> Callable[[F], F]:
     return fn
 
 
-sqrt = _unary(math.SqrtOp)
+sqrt = _unary(math.SqrtOp)  # correctly rounded on PTX; WGSL allows some ulps
 exp2_native = _unary(math.Exp2Op)  # the target's own 2^x (PTX: ex2.approx.ftz.f32)
 fabs = _unary(math.AbsFOp)
 rint = _unary(math.RoundEvenOp)  # to nearest, ties to even
@@ -315,6 +362,19 @@ def scale(x: F, k: I) -> F:
     return x * pow2(half) * pow2(k - half)
 
 
+def clamp_int(k: I, lo: int, hi: int) -> I:
+    return iselect(k < lo, lo, iselect(k > hi, hi, k))
+
+
+def scale_up(x: F, k: I) -> F:
+    """``x * 2^k`` for ``0 <= k <= 3 (bias - 1)``, exact until it overflows (three normal
+    powers of two)."""
+    top = x.e.bias - 1
+    k1 = clamp_int(k, 0, top)
+    k2 = clamp_int(k - k1, 0, top)
+    return x * pow2(k1) * pow2(k2) * pow2(k - k1 - k2)
+
+
 def poly(coeffs: Sequence[float], z: F) -> F:
     """Horner's rule with fused multiply-adds; ``coeffs`` highest power first."""
     r = z.e.f(coeffs[0])
@@ -329,10 +389,23 @@ def fence(x: F) -> F:
     return F(x.e, x.e.emit(tile.ArithFenceOp(x.v)))
 
 
+def split(x: F) -> tuple[F, F]:
+    """``x`` as ``hi + lo`` (exactly), each with at most 12 significant bits (f32), so
+    that products of parts are exact: the low mantissa bits cleared, then the rest."""
+    hi = from_bits(bits(x) & ~0xFFF)
+    return hi, x - hi
+
+
 def two_prod(a: F, b: F) -> tuple[F, F]:
-    """``a * b`` as ``p + err`` exactly (the error from a fused multiply-add)."""
+    """``a * b`` as ``p + err`` exactly. f64 (PTX only) takes the error from a fused
+    multiply-add; f32 by Dekker's sum of partial products, since WGSL's ``fma`` may
+    round the product first (lavapipe's does)."""
     p = fence(a * b)
-    return p, fma(a, b, -p)
+    if a.e.wide:
+        return p, fma(a, b, -p)
+    ah, al = split(a)
+    bh, bl = split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
 def two_sum(a: F, b: F) -> tuple[F, F]:
@@ -386,6 +459,19 @@ def hi_lo(v: str | Decimal, hi_bits: int) -> tuple[float, float]:
     exp = pymath.frexp(float(x))[1]
     hi = pymath.ldexp(round(pymath.ldexp(float(x), hi_bits - exp)), exp - hi_bits)
     return hi, float(_CTX.subtract(x, Decimal(hi)))
+
+
+def parts(v: str | Decimal, n: int, wide: bool, bits: int = 0) -> tuple[float, ...]:
+    """``v`` as ``n`` floats of the type (f64 if ``wide``, else f32), each what the ones
+    before leave, rounded to the type or (``bits``) to that many significant bits; the
+    last is rounded to the type."""
+    rest, out = dec(v), []
+    for i in range(n):
+        p = hi_lo(rest, bits)[0] if bits and i < n - 1 else \
+            float(rest) if wide else float(np.float32(float(rest)))
+        out.append(p)
+        rest = _CTX.subtract(rest, Decimal(p))
+    return tuple(out)
 
 
 LN2 = "0.6931471805599453094172321214581765680755"

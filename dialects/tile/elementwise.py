@@ -147,8 +147,8 @@ LIBM_FUNCTIONS: dict[str, str] = {
     **dict.fromkeys(("hypot", "rhypot", "fmod", "remainder", "nextafter"), "ff"),
     "norm3d": "fff", "rnorm3d": "fff", "norm4d": "ffff", "rnorm4d": "ffff", "ldexp": "fi",
 }
-"""``tile.libm`` functions -> their operands: ``f`` the result's float type, ``i`` an integer
-of the float's width (``ldexp``'s exponent)."""
+"""``tile.libm`` functions -> their operands: ``f`` the result's float type, ``i`` i32 of its
+shape (``ldexp``'s exponent)."""
 
 
 @irdl_op_definition
@@ -176,12 +176,10 @@ class LibmOp(IRDLOperation):
         t = self.result.type
         if not isinstance(element_type(t), AnyFloat):
             raise VerifyException("tile.libm result must be a float (scalar or shaped)")
-        width = element_type(t).bitwidth  # pyright: ignore[reportAttributeAccessIssue]
         for kind, arg in zip(kinds, self.args, strict=True):
-            want = t if kind == "f" else like(t, IntegerType(width))
-            if arg.type != want:
+            if arg.type != (t if kind == "f" else like(t, IntegerType(32))):
                 raise VerifyException(f"tile.libm {self.fn.data} operands must be "
-                                      f"({', '.join(kinds)}) of the result's shape and width")
+                                      f"({', '.join(kinds)}): f the result's type, i i32")
 
 
 @irdl_op_definition
