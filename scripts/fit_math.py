@@ -13,6 +13,7 @@ rounded to the fit's float type, as the modules hold them.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Callable
@@ -48,11 +49,12 @@ def _solve(a: list[list[Decimal]], b: list[Decimal]) -> list[Decimal]:
 
 
 def fit(g: Fn, lo: float, hi: float, degree: int, w: Fn = lambda x: D(1),
-        powers: list[int] | None = None, iters: int = 40) -> tuple[list[Decimal], float]:
+        powers: list[int] | None = None, iters: int = 40, n: int = 0
+        ) -> tuple[list[Decimal], float]:
     """Coefficients (lowest power first, of ``powers`` or ``0..degree``) and the largest
-    weighted error, minimizing ``max |w (p - g)|`` on ``[lo, hi]``."""
+    weighted error, minimizing ``max |w (p - g)|`` on ``[lo, hi]`` (at ``n`` points)."""
     powers = powers if powers is not None else list(range(degree + 1))
-    n = 8 * len(powers) + 40
+    n = n or 8 * len(powers) + 40
     xs = [D(lo) + (D(hi) - D(lo)) * (1 - D(math.cos(math.pi * (i + 0.5) / n))) / 2
           for i in range(n)]
     gs, ws = [g(x) for x in xs], [w(x) for x in xs]
@@ -72,6 +74,26 @@ def fit(g: Fn, lo: float, hi: float, degree: int, w: Fn = lambda x: D(1),
     return coeffs, float(max(errs))
 
 
+def fit_rounded(g: Fn, lo: float, hi: float, degree: int, w: Fn, wide: bool,
+                powers: list[int] | None = None) -> tuple[list[float], float]:
+    """Coefficients rounded to the float type one at a time, lowest power first, each
+    rounding followed by a fit of the remaining ones to what it left (rounding them all
+    at once can cost far more than the fit's error)."""
+    powers = powers if powers is not None else list(range(degree + 1))
+    rnd = (lambda c: float(c)) if wide else (lambda c: float(np.float32(float(c))))
+    g, w = functools.lru_cache(maxsize=None)(g), functools.lru_cache(maxsize=None)(w)
+    n = 8 * len(powers) + 40
+    fixed: list[float] = []
+    err = 0.0
+    for i in range(len(powers)):
+        def rest(x: Decimal, done: list[float] = list(fixed)) -> Decimal:
+            return g(x) - sum((D(c) * pw(x, p) for c, p in zip(done, powers, strict=False)),
+                              D(0))
+        coeffs, err = fit(rest, lo, hi, 0, w, powers[i:], n=n)
+        fixed.append(rnd(coeffs[0]))
+    return fixed, err
+
+
 def check(coeffs: list[float], g: Fn, lo: float, hi: float, w: Fn,
           powers: list[int] | None = None, n: int = 4000) -> float:
     """The largest weighted error of the rounded coefficients on a denser grid."""
@@ -84,13 +106,11 @@ def check(coeffs: list[float], g: Fn, lo: float, hi: float, w: Fn,
     return worst
 
 
-def show(name: str, coeffs: list[Decimal], err: float, wide: bool, g: Fn, lo: float,
+def show(name: str, coeffs: list[float], err: float, wide: bool, g: Fn, lo: float,
          hi: float, w: Fn, powers: list[int] | None = None) -> None:
-    rnd = (lambda c: float(c)) if wide else (lambda c: float(np.float32(float(c))))
-    rounded = [rnd(c) for c in coeffs]
-    after = check(rounded, g, lo, hi, w, powers)
-    print(f"{name}: fit {err:.3g}, rounded {after:.3g}  (ulp {2.0 ** (-53 if wide else -24):.3g})")
-    print("    " + ", ".join(repr(c) for c in reversed(rounded)))
+    after = check(coeffs, g, lo, hi, w, powers, n=1000)
+    print(f"{name}: fit {err:.3g}, checked {after:.3g}  (ulp {2.0 ** (-53 if wide else -24):.3g})")
+    print("    " + ", ".join(repr(c) for c in reversed(coeffs)))
 
 
 # -- reference functions in decimal ---------------------------------------------------
@@ -137,6 +157,74 @@ def dcos(x: Decimal) -> Decimal:
     return _series(lambda k: (-1) ** k * pw(x, 2 * k) / math.factorial(2 * k))
 
 
+EULER_GAMMA = D("0.5772156649015328606065120900824024310422")
+SQRT_PI = PI.sqrt()
+
+
+def dzeta(k: int) -> Decimal:
+    """zeta(k), k >= 2, by Euler-Maclaurin summation from n = 20."""
+    n = 20
+    head = sum(D(1) / D(i) ** k for i in range(1, n))
+    tail = D(n) ** (1 - k) / (k - 1) + D(n) ** -k / 2
+    bernoulli = (D(1) / 6, D(-1) / 30, D(1) / 42, D(-1) / 30, D(5) / 66, D(-691) / 2730)
+    rising = D(k)
+    for j, b in enumerate(bernoulli, 1):
+        tail += b / math.factorial(2 * j) * rising * D(n) ** (-k - 2 * j + 1)
+        rising *= (k + 2 * j - 1) * (k + 2 * j)
+    return head + tail
+
+
+_ZETA = {k: dzeta(k) for k in range(2, 130)}
+
+
+def dlgamma2(t: Decimal) -> Decimal:
+    """lgamma(2 + t) for |t| <= 1/2: (1 - gamma) t + sum (-1)^k (zeta(k) - 1) t^k / k."""
+    return (1 - EULER_GAMMA) * t + sum((-1) ** k * (_ZETA[k] - 1) * pw(t, k) / k
+                                       for k in range(2, 130))
+
+
+def derf(x: Decimal) -> Decimal:
+    return 2 / SQRT_PI * _series(lambda n: (-1) ** n * pw(x, 2 * n + 1)
+                                 / (math.factorial(n) * (2 * n + 1)))
+
+
+def derfcx(x: Decimal) -> Decimal:
+    """exp(x^2) erfc(x), x >= 1/2: the series of erf below 2, Laplace's continued
+    fraction above."""
+    if x < 2:
+        return (x * x).exp() * (1 - derf(x))
+    frac = x
+    for k in range(400, 0, -1):
+        frac = x + D(k) / 2 / frac
+    return 1 / (SQRT_PI * frac)
+
+
+def derfcinv(c: Decimal) -> Decimal:
+    """x with erfc(x) = c for 0 < c <= 1: Newton on log erfc(x) = log erfcx(x) - x^2."""
+    x = (-(c * (2 - c)).ln()).sqrt()
+    for _ in range(60):
+        if x < D("0.5"):
+            f = (1 - derf(x)).ln() - c.ln()
+            slope = -2 / SQRT_PI * (-x * x).exp() / (1 - derf(x))
+        else:
+            ex = derfcx(x)
+            f, slope = ex.ln() - x * x - c.ln(), -2 / (SQRT_PI * ex)
+        x -= f / slope
+    return x
+
+
+def _erfinv_over_y(w: Decimal) -> Decimal:
+    """erfinv(y) / y for w = -log(1 - y^2)."""
+    y = (1 - (-w).exp()).sqrt()
+    return derfcinv(1 - y) / y if w else SQRT_PI / 2
+
+
+def _erfcinv_of_w(s: Decimal) -> Decimal:
+    """erfcinv(c) for s = sqrt(-log(c (2 - c))) (c small)."""
+    e = (-s * s).exp()
+    return derfcinv(e / (1 + (1 - e).sqrt()))
+
+
 # -- the fits -------------------------------------------------------------------------
 
 def _expm1_q(r: Decimal) -> Decimal:
@@ -159,7 +247,7 @@ def fits() -> dict[str, Callable[[], None]]:
     def reg(name: str, g: Fn, lo: float, hi: float, deg: int, w: Fn, wide: bool,
             powers: list[int] | None = None) -> None:
         def run() -> None:
-            c, err = fit(g, lo, hi, deg, w, powers)
+            c, err = fit_rounded(g, lo, hi, deg, w, wide, powers)
             show(name, c, err, wide, g, lo, hi, w, powers)
         out[name] = run
 
@@ -197,6 +285,24 @@ def fits() -> dict[str, Callable[[], None]]:
             lambda z: z / PI, wide)
         reg(f"COSPI_{64 if wide else 32}", lambda z: (dcos(PI * z.sqrt()) - 1) / z, 1e-30,
             1 / 16, degs[1], lambda z: z / dcos(PI * z.sqrt()), wide)
+    # special functions (f32 only): lgamma(2 + t) = t A(t), gamma(2 + t) = G(t)
+    reg("LGAMMA_32", lambda t: dlgamma2(t) / t if t else 1 - EULER_GAMMA, -0.5, 0.5, 11,
+        lambda t: t / dlgamma2(t) if t else 1 / (1 - EULER_GAMMA), False)
+    reg("TGAMMA_32", lambda t: dlgamma2(t).exp(), -0.5, 0.5, 10,
+        lambda t: 1 / dlgamma2(t).exp(), False)
+    # erfcx(x) = E(x - 2) on [1/2, 4]; above, H(1/x^2) / (x sqrt(pi))
+    reg("ERFCX_NEAR_32", lambda u: derfcx(u + 2), -1.5, 2.0, 13,
+        lambda u: 1 / derfcx(u + 2), False)
+    reg("ERFCX_FAR_32", lambda u: derfcx(1 / u.sqrt()) * SQRT_PI / u.sqrt() if u else D(1),
+        1e-30, 1 / 16, 6, lambda u: D(1), False)
+    # erfinv(y) = y C(w - 5/2), w = -log(1 - y^2) < 5; erfcinv(c) = T(sqrt(w)) above
+    reg("ERFINV_C_32", lambda u: _erfinv_over_y(u + D("2.5")), -2.5, 2.5, 11,
+        lambda u: 1 / _erfinv_over_y(u + D("2.5")), False)
+    # (in s - 3.4 and s - 7.4: centred, so that f32 Horner does not cancel)
+    reg("ERFINV_T_32", lambda u: _erfcinv_of_w(u + D("3.4")), math.sqrt(5) - 3.4, 1.1, 9,
+        lambda u: 1 / _erfcinv_of_w(u + D("3.4")), False)
+    reg("ERFINV_F_32", lambda u: _erfcinv_of_w(u + D("7.4")), -2.9, 2.8, 9,
+        lambda u: 1 / _erfcinv_of_w(u + D("7.4")), False)
     return out
 
 

@@ -452,6 +452,14 @@ def dq(a: str | Decimal, b: str | Decimal) -> Decimal:
     return _CTX.divide(dec(a), dec(b))
 
 
+def dln(a: str | Decimal) -> Decimal:
+    return _CTX.ln(dec(a))
+
+
+def dsqrt(a: str | Decimal) -> Decimal:
+    return _CTX.sqrt(dec(a))
+
+
 def hi_lo(v: str | Decimal, hi_bits: int) -> tuple[float, float]:
     """``v`` as ``hi + lo``: ``hi`` has ``hi_bits`` significant bits (so that its product
     with a small integer is exact), ``lo`` is the rest (to be rounded to the float type)."""
