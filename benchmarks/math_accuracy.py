@@ -84,7 +84,7 @@ FUNCTIONS: dict[str, Case] = {
     "erfinv": _c(libdevice.erfinv, (-1.0, 1.0)), "erfcinv": _c(libdevice.erfcinv, (0.0, 2.0)),
     "normcdf": _c(libdevice.normcdf, (-15.0, 15.0)),
     "normcdfinv": _c(libdevice.normcdfinv, (0.0, 1.0)),
-    "lgamma": _c(libdevice.lgamma, (-50.0, 1e30)), "tgamma": _c(libdevice.tgamma, (-40.0, 36.0)),
+    "lgamma": _c(libdevice.lgamma, (0.0, 1e30)), "tgamma": _c(libdevice.tgamma, (-40.0, 36.0)),
     "round": _c(libdevice.round, (-1e8, 1e8)), "copysign": _c(libdevice.copysign, _WIDE, _WIDE),
     "fmod": _c(libdevice.fmod, _WIDE, _WIDE), "remainder": _c(libdevice.remainder, _WIDE, _WIDE),
     "nextafter": _c(libdevice.nextafter, _WIDE, _WIDE), "logb": _c(libdevice.logb, _WIDE),

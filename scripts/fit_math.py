@@ -174,13 +174,13 @@ def dzeta(k: int) -> Decimal:
     return head + tail
 
 
-_ZETA = {k: dzeta(k) for k in range(2, 130)}
+_ZETA = {k: dzeta(k) for k in range(2, 200)}
 
 
 def dlgamma2(t: Decimal) -> Decimal:
-    """lgamma(2 + t) for |t| <= 1/2: (1 - gamma) t + sum (-1)^k (zeta(k) - 1) t^k / k."""
+    """lgamma(2 + t) for |t| <= 3/4: (1 - gamma) t + sum (-1)^k (zeta(k) - 1) t^k / k."""
     return (1 - EULER_GAMMA) * t + sum((-1) ** k * (_ZETA[k] - 1) * pw(t, k) / k
-                                       for k in range(2, 130))
+                                       for k in range(2, 200))
 
 
 def derf(x: Decimal) -> Decimal:
@@ -286,7 +286,7 @@ def fits() -> dict[str, Callable[[], None]]:
         reg(f"COSPI_{64 if wide else 32}", lambda z: (dcos(PI * z.sqrt()) - 1) / z, 1e-30,
             1 / 16, degs[1], lambda z: z / dcos(PI * z.sqrt()), wide)
     # special functions (f32 only): lgamma(2 + t) = t A(t), gamma(2 + t) = G(t)
-    reg("LGAMMA_32", lambda t: dlgamma2(t) / t if t else 1 - EULER_GAMMA, -0.5, 0.5, 11,
+    reg("LGAMMA_32", lambda t: dlgamma2(t) / t if t else 1 - EULER_GAMMA, -0.75, 0.5, 13,
         lambda t: t / dlgamma2(t) if t else 1 / (1 - EULER_GAMMA), False)
     reg("TGAMMA_32", lambda t: dlgamma2(t).exp(), -0.5, 0.5, 10,
         lambda t: 1 / dlgamma2(t).exp(), False)

@@ -144,8 +144,17 @@ def _round(x: np.ndarray) -> np.ndarray:
     return t + np.copysign((np.abs(x - t) >= 0.5).astype(x.dtype), x)
 
 
+def _quiet(fn: Callable[..., np.ndarray], *args: np.ndarray) -> np.ndarray:
+    """``fn`` without NumPy's warnings on overflow (the infinities are the meaning)."""
+    with np.errstate(all="ignore"):
+        return fn(*args)
+
+
 def _norm(*vs: np.ndarray) -> np.ndarray:
-    return np.sqrt(sum(v * v for v in vs))  # in the wide type: no overflow
+    """The root of the sum of squares (in the wide type: no overflow); infinite where an
+    operand is, even beside a NaN (as CUDA's ``norm3d``)."""
+    inf = np.logical_or.reduce([np.isinf(v) for v in vs])
+    return np.where(inf, np.inf, np.sqrt(sum(v * v for v in vs)))
 
 
 REFERENCES: dict[str, tuple[Callable[..., np.ndarray], bool]] = {
@@ -173,7 +182,7 @@ may go to long double): the backend rounds them, ``benchmarks/math_accuracy.py``
 against them."""
 
 EXACT: dict[str, Callable[..., np.ndarray]] = {
-    "fmod": np.fmod, "nextafter": np.nextafter, "ldexp": lambda x, n: np.ldexp(x, n),
+    "fmod": np.fmod, "nextafter": np.nextafter, "ldexp": lambda x, n: _quiet(np.ldexp, x, n),
     "round": _round, "roundeven": np.rint, "copysign": np.copysign, "logb": _logb,
 }
 """Functions whose result the operand type holds exactly."""

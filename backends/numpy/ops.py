@@ -194,7 +194,8 @@ def _high_half(x: np.ndarray) -> np.ndarray:
 def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """f64 ``a * b + c`` rounded once (Boldo and Melquiond): the product split exactly
     by Dekker's method, the low parts summed with rounding to odd; where a part
-    overflows or the product is tiny, ``a * b + c`` rounded twice."""
+    overflows or the product is tiny, ``a * b + c`` rounded twice (exact for a zero
+    product, whose sign it keeps)."""
     with np.errstate(all="ignore"):
         p = a * b
         ah, bh = _high_half(a), _high_half(b)
@@ -204,7 +205,7 @@ def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         u, err = _two_sum(t, pl)
         r = s + _round_to_odd(u, err)
         plain = a * b + c
-    ok = np.isfinite(r) & np.isfinite(pl) & ((np.abs(p) > 1e-290) | (p == 0))
+    ok = np.isfinite(r) & np.isfinite(pl) & (np.abs(p) > 1e-290)  # a zero p: plain is exact
     return np.where(ok, r, plain)
 
 

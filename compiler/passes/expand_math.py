@@ -60,9 +60,8 @@ def _expansion(op: Operation) -> Expansion | None:
         return None
     wide = element_type(op.results[0].type) == f64
     if wide and False in widths and True not in widths:
-        what = f'tile.libm "{name}"' if isinstance(op, tile.LibmOp) else op.name
-        raise UnsupportedError(f"{what} of float64 is not supported by tilec's GPU targets "
-                               "(it has a float32 sequence only)", source_loc(op))
+        raise UnsupportedError(f"{name} ({op.name}) of float64 is not supported by tilec's "
+                               "GPU targets (it has a float32 sequence only)", source_loc(op))
     return widths.get(wide)
 
 

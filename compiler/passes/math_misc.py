@@ -26,6 +26,7 @@ from compiler.passes.math_values import (
     F,
     I,
     bits,
+    clamp_int,
     copysign,
     expands,
     fabs,
@@ -90,8 +91,8 @@ def ldexp(x: F, n: I) -> F:
     up = scale(x * pow2(iselect(n < e.bias - 1, n, e.bias - 1)),
                iselect(n < e.bias - 1, 0, n - (e.bias - 1)))
     # down: first exactly to the smallest normal exponent at most, then one rounding
-    first = iselect(n > (1 - e.bias) - exponent(x), n, (1 - e.bias) - exponent(x))
-    first = iselect(first > 0, 0, first)
+    first = clamp_int(iselect(n > (1 - e.bias) - exponent(x), n, (1 - e.bias) - exponent(x)),
+                      4 - 2 * e.bias, 0)  # two normal halves of the scaling
     rest = n - first
     down = scale(x, first) * pow2(iselect(rest < 1 - e.bias, 1 - e.bias, rest))
     return select(n >= 0, up, down)
@@ -179,18 +180,18 @@ def _norm(*xs: F) -> tuple[F, F, F]:
     return sqrt(total), pow2(k), total
 
 
-def _norm_special(xs: tuple[F, ...], r: F) -> F:
-    """An infinite operand makes the result infinite, even beside a NaN."""
+def _norm_special(xs: tuple[F, ...], r: F, at_inf: float) -> F:
+    """``at_inf`` where an operand is infinite, even beside a NaN (as CUDA's)."""
     inf = isinf(xs[0])
     for x in xs[1:]:
         inf = inf | isinf(x)
-    return select(inf, float("inf"), r)
+    return select(inf, at_inf, r)
 
 
 @expands("hypot", "norm3d", "norm4d")
 def norm(*xs: F) -> F:
     root, p, _ = _norm(*xs)
-    return _norm_special(xs, root * p)
+    return _norm_special(xs, root * p, float("inf"))
 
 
 @expands("rhypot", "rnorm3d", "rnorm4d")
@@ -201,7 +202,7 @@ def rnorm(*xs: F) -> F:
     sq, sq_err = two_prod(root, root)
     d = ((total - sq) - sq_err) / (root + root)  # the square root's rounding error
     z = fma(z, ((1.0 - rz) - rz_err) - d * z, z)  # 1 / (root + d)
-    return _norm_special(xs, z / p)
+    return _norm_special(xs, select(root.eq(0.0), float("inf"), z / p), 0.0)
 
 
 # -- cube root ------------------------------------------------------------------------------

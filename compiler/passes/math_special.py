@@ -11,8 +11,8 @@ bf16 computed in it; no f64 sequences: ``expand-math`` refuses those).
 - ``erfinv``/``erfcinv``/``normcdfinv``: with ``w = -log((1 - y)(1 + y))`` (``erfcinv``: of
   ``c (2 - c)``, so small ``c`` keeps its digits), ``y C(w - 5/2)`` while ``w < 5``, then
   polynomials in ``sqrt(w)`` on two ranges of the tail.
-- ``lgamma``: ``t A(t) = lgamma(2 + t)`` on ``|t| <= 1/2``, reached by ``lgamma(x) =
-  lgamma(x + 1) - log(x)`` (or ``+ 2``) below 1.5 and by ``log`` of the product
+- ``lgamma``: ``t A(t) = lgamma(2 + t)`` on ``[-3/4, 1/2]``, reached by ``lgamma(x) =
+  lgamma(x + 1) - log(x)`` (or ``+ 2``) below 1.25 and by ``log`` of the product
   ``(x - 1)...(x - n)`` up to 6; Stirling's series from 6; for ``x < 0`` the reflection
   ``log(pi / |x sinpi(x)|) - lgamma(-x)`` (inaccurate near the negative zeros, as libdevice).
 - ``tgamma``: ``G(t) = gamma(2 + t)`` with the same shifts (products and quotients) below 6;
@@ -49,6 +49,7 @@ from compiler.passes.math_values import (
     hi_lo,
     isinf,
     isnan,
+    maximum,
     minimum,
     poly,
     select,
@@ -115,7 +116,7 @@ def _exp_neg_square(a: F) -> F:
 
 @expands("erfc", f64=False)
 def erfc(x: F) -> F:
-    a = fabs(x)
+    a = minimum(fabs(x), 20.0)  # erfc(20) is 0 in f32
     tail = _exp_neg_square(a) * _erfcx_pos(a)
     r = select(x > 0.0, tail, 2.0 - tail)
     return select(a < 0.5, 1.0 - _erf_small(x), select(isnan(x), x, r))
@@ -124,8 +125,8 @@ def erfc(x: F) -> F:
 @expands("erfcx", f64=False)
 def erfcx(x: F) -> F:
     a = fabs(x)
-    h, lo = two_prod(x, x)
-    grow = _exp_dd(h, lo)  # e^(x^2)
+    h, lo = two_prod(minimum(a, 10.0), minimum(a, 10.0))
+    grow = _exp_dd(h, lo)  # e^(x^2), infinite from 10 on
     small = grow * (1.0 - _erf_small(x))
     r = select(x > 0.0, _erfcx_pos(a), 2.0 * grow - _erfcx_pos(a))
     return select(a < 0.5, small, select(isnan(x), x, r))
@@ -133,8 +134,9 @@ def erfcx(x: F) -> F:
 
 @expands("normcdf", f64=False)
 def normcdf(x: F) -> F:
-    vh, vl = two_prod(x, x.e.f(_INV_SQRT2[0]))  # v = x / sqrt(2) = vh + vl
-    vl = fma(x, _INV_SQRT2[1], vl)
+    xc = maximum(minimum(x, 30.0), -30.0)  # normcdf is 0 or 1 in f32 from there on
+    vh, vl = two_prod(xc, x.e.f(_INV_SQRT2[0]))  # v = x / sqrt(2) = vh + vl
+    vl = fma(xc, _INV_SQRT2[1], vl)
     a = fabs(vh)
     low = select(vh < 0.0, -vl, vl)  # the low part of |v|
     # erfc(|v|) / 2 with its low part through the derivative -2/sqrt(pi) e^(-v^2)
@@ -202,11 +204,13 @@ def normcdfinv(p: F) -> F:
 
 # -- lgamma and tgamma -----------------------------------------------------------------
 
-# fit_math.py LGAMMA_32 (lgamma(2 + t) / t) and TGAMMA_32 (gamma(2 + t)), |t| <= 1/2
-LGAMMA = (0.002600350184366107, 0.0032752843108028173, -0.0015065775951370597,
-          -0.0023065470159053802, 0.0008592020603828132, -0.0007351561798714101,
-          0.0028595649637281895, -0.0074266307055950165, 0.02058175764977932,
-          -0.06735100597143173, 0.32246702909469604, 0.42278432846069336)
+# fit_math.py LGAMMA_32 (lgamma(2 + t) / t, t in [-3/4, 1/2]) and TGAMMA_32 (gamma(2 + t),
+# |t| <= 1/2)
+LGAMMA = (-0.0007165028946474195, 0.0015365907456725836, 0.004826579242944717,
+          0.0014063288690522313, -0.002611157251521945, -0.00158878811635077,
+          0.0010563122341409326, -0.0008473393390886486, 0.002846409799531102,
+          -0.007419802714139223, 0.020581992343068123, -0.06735111773014069,
+          0.32246702909469604, 0.42278432846069336)
 TGAMMA = (0.0005256617441773415, -0.001142703928053379, 0.0021142344921827316,
           -0.002784531097859144, 0.011149807833135128, -0.0002758443879429251,
           0.07424942404031754, 0.08157738298177719, 0.4118403196334839,
@@ -261,8 +265,10 @@ def _lgamma_pos(x: F) -> F:
     z, p = _shift_down(x)
     mid = (z - 2.0) * poly(LGAMMA, z - 2.0) + log_of(*log_parts(p))
     near_one = (x - 1.0) * poly(LGAMMA, x - 1.0) - log_of(*log_parts(x))
+    below_two = (x - 2.0) * poly(LGAMMA, x - 2.0)  # from 1.25: no log to cancel against
     sh, sl = _stirling_dd(x)
-    return select(x >= 6.0, sh + sl, select(x < 1.5, near_one, mid))
+    return select(x >= 6.0, sh + sl, select(x < 1.25, near_one,
+                                             select(x < 1.5, below_two, mid)))
 
 
 def _log_abs(v: F) -> F:
@@ -278,7 +284,7 @@ def lgamma(x: F) -> F:
     refl = (_LOG_PI[0] - _log_abs(a * s)) - pos  # x <= -1/2: log(pi / |x sinpi(x)|)
     small = _near_zero(x)[0] - _log_abs(x * (x + 1.0))  # |x| < 1/2: lgamma(x + 2) ...
     r = select(a < 0.5, small, select(x > 0.0, pos, refl))
-    pole = x.eq(0.0) | ((x < 0.0) & s.eq(0.0)) | isinf(x)
+    pole = x.eq(0.0) | ((x < 0.0) & s.eq(0.0)) | isinf(x) | (a > 4.08e36)  # or overflow
     return select(pole, float("inf"), r)
 
 
@@ -306,4 +312,5 @@ def tgamma(x: F) -> F:
     r = select(a < 0.5, small, select(x > 0.0, _tgamma_pos(a),
                                       select(x > -30.0, refl, far)))
     nan = (x < 0.0) & (s.eq(0.0) | isinf(x))  # negative integers, -inf
+    r = select(x > 36.0, float("inf"), r)  # overflow
     return select(nan, float("nan"), select(isinf(x) | isnan(x), x, r))

@@ -30,6 +30,7 @@ from compiler.passes.math_values import (
     fence,
     fma,
     hi_lo,
+    maximum,
     parts,
     poly,
     rint,
@@ -123,6 +124,10 @@ def atan(x: F) -> F:
 def atan2(y: F, x: F) -> F:
     w = y.e.wide
     ay, ax = fabs(y), fabs(x)
+    big = maximum(ay, ax)  # both scaled into range (exactly): the region tests multiply
+    k = 2.0 ** (y.e.bias // 2)
+    scale = select(big > k, 1.0 / k, select(big < 1.0 / k, k, 1.0))
+    ay, ax = ay * scale, ax * scale
     equal = ay.eq(ax)  # 0 and 0, inf and inf: the quotient would be NaN
     r = select(equal, select(ay.eq(0.0), 0.0, _PIO4[w][0]), _atan_ratio(ay, ax))
     left = bits(x) < 0  # x < 0 or x = -0
@@ -178,7 +183,8 @@ def _sin_pi(r: F, z: F) -> F:
     """``sin(pi r)`` for ``|r| <= 1/4``."""
     w = r.e.wide
     tail = fma(z, poly(SINPI[w], z), SINPI_LAST[w])
-    return fma(r, _PI[w][0], r * fma(z, tail, _PI[w][1]))
+    p, err = two_prod(r, r.e.f(_PI[w][0]))  # the leading product exactly
+    return p + fma(r, fma(z, tail, _PI[w][1]), err)
 
 
 def _cos_pi(z: F) -> F:
@@ -246,4 +252,5 @@ def tan(x: F) -> F:
     q = fma(q, ((1.0 + p) + p_err) + q * tl, q)  # -1 / (th + tl)
     odd = (to_int(k) & 1).eq(1)
     limit = 2.0 ** (50 if w else 24)  # past it k has too many bits: no reduction
-    return select(fabs(x) < limit, select(odd, q, th), float("nan"))
+    r = select(fabs(x) < limit, select(odd, q, th), float("nan"))
+    return select(x.eq(0.0), x, r)

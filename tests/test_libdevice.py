@@ -1,0 +1,212 @@
+"""Triton's libdevice functions (``tl.extra.libdevice``, ``tl.math``) on every backend.
+
+Float functions are checked in ulps against ``benchmarks.math_accuracy``'s references
+(float64, long double for f64): NumPy rounds its reference, so within half an ulp (exact
+for the exact functions); WGSL (lavapipe) and PTX run ``expand-math``'s sequences, whose
+bounds below are the errors measured over 2^20 inputs (README), rounded up. Without a GPU,
+PTX kernels are compiled and assembled, and the sequences themselves are measured on the
+NumPy backend (``TILEC_EXPAND_MATH=1``, in a subprocess), which computes what PTX does.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import compiler as tc
+import compiler.language as tl
+from benchmarks.math_accuracy import FUNCTIONS, _apply, inputs, reference, ulp_error
+from compiler import libdevice as names
+from tests.conftest import ROOT, launch, repo_pythonpath
+
+libdevice = tl.extra.libdevice
+
+# function -> max ulps of expand-math's f32 sequence (WGSL and PTX); 0: exact
+GPU_ULPS = {
+    "asin": 1.6, "acos": 1.1, "atan": 2.0, "atan2": 2.1, "sinh": 1.7, "cosh": 1.5,
+    "asinh": 1.6, "acosh": 1.7, "atanh": 1.9, "exp10": 1.8, "expm1": 1.4, "log10": 1.0,
+    "log1p": 0.8, "cbrt": 1.0, "rcbrt": 1.5, "tan": 1.4, "sinpi": 1.7, "cospi": 1.6,
+    "hypot": 1.2, "rhypot": 2.0, "norm3d": 1.3, "rnorm3d": 2.1, "norm4d": 1.4,
+    "rnorm4d": 2.4, "erfc": 3.6, "erfcx": 2.5, "normcdf": 4.1, "erfinv": 2.5,
+    "erfcinv": 2.6, "normcdfinv": 3.3, "lgamma": 3.5, "tgamma": 4.0, "round": 0,
+    "copysign": 0, "fmod": 0, "remainder": 0, "nextafter": 0, "logb": 0, "ldexp": 0,
+}
+# expand-math's f64 sequences (PTX), measured on NumPy
+F64_ULPS = {
+    "asin": 1.3, "acos": 0.9, "atan": 1.9, "atan2": 2.0, "sinh": 1.6, "cosh": 1.4,
+    "asinh": 1.5, "acosh": 1.9, "atanh": 1.6, "exp10": 1.2, "expm1": 1.8, "log10": 0.8,
+    "log1p": 0.8, "cbrt": 0.6, "rcbrt": 0.6, "tan": 1.8, "sinpi": 1.1, "cospi": 1.1,
+    "hypot": 1.2, "rhypot": 2.0, "norm3d": 1.2, "rnorm3d": 2.0, "norm4d": 1.3,
+    "rnorm4d": 2.0, "round": 0, "copysign": 0, "fmod": 0, "remainder": 0, "nextafter": 0,
+    "logb": 0, "ldexp": 0, "exp": 1.0, "log": 0.8, "tanh": 2.4,
+}
+F32_ONLY = ("erfc", "erfcx", "normcdf", "erfinv", "erfcinv", "normcdfinv", "lgamma", "tgamma")
+LGAMMA_NEGATIVE_ZEROS = (-2.8, -2.2)  # lgamma ~ 0 there: cancellation (libdevice's too)
+BLOCK = 1024
+
+
+def _args(name: str, n: int, rng: np.random.Generator, dtype=np.float32) -> list[np.ndarray]:
+    case = FUNCTIONS[name]
+    args = [rng.integers(lo, hi, n).astype(np.int32) if isinstance(lo, int) else
+            inputs(lo, hi, n, rng, dtype) for lo, hi in case.ranges]
+    if name == "lgamma":  # away from the negative zeros, where no bound in ulps holds
+        lo, hi = LGAMMA_NEGATIVE_ZEROS
+        args[0] = np.where((args[0] > lo) & (args[0] < hi), 1.5, args[0]).astype(dtype)
+    return args
+
+
+def _run(name: str, args: list[np.ndarray], backend: str) -> np.ndarray | None:
+    """``name`` of ``args`` on ``backend`` (None: PTX compiled and assembled, not run)."""
+    out = np.zeros_like(args[0])
+    pad = [args[i] if i < len(args) else args[0] for i in range(4)]
+    ran = launch(_apply, (-(-len(out) // BLOCK),), *pad, out, len(out), backend=backend,
+                 FN=FUNCTIONS[name].fn, ARITY=len(args), BLOCK=BLOCK)
+    return out if ran else None
+
+
+def _bound(name: str, backend: str) -> float:
+    return (0.0 if GPU_ULPS[name] == 0 else 0.5001) if backend == "numpy" else GPU_ULPS[name]
+
+
+@pytest.mark.parametrize("name", list(GPU_ULPS))
+def test_accuracy(backend, name):
+    args = _args(name, 2048, np.random.default_rng(7))
+    got = _run(name, args, backend)
+    if got is not None:
+        assert ulp_error(got, reference(name, args)).max() <= _bound(name, backend)
+
+
+def _special(name: str, dtype=np.float32) -> list[np.ndarray]:
+    """Zeros, infinities, NaN, subnormals, the largest values and a few ordinary ones, in
+    every combination (a sample of them for three and four operands)."""
+    tiny = np.finfo(dtype).smallest_subnormal
+    big = np.finfo(dtype).max
+    edge = [0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -tiny, 1.0, -1.0, 0.5, -0.5, 2.0, -7.0,
+            big, -big]
+    ranges = FUNCTIONS[name].ranges
+    if isinstance(ranges[-1][0], int):
+        pairs = [(v, k) for v in edge for k in (0, 1, -1, 200, -200, 2000, -2000)]
+        return [np.array([p[0] for p in pairs], dtype), np.array([p[1] for p in pairs], np.int32)]
+    k = len(ranges)
+    combos = [[edge[(i * (j + 3) + j) % len(edge)] for j in range(k)]
+              for i in range(len(edge) ** 2)]
+    return [np.array([c[j] for c in combos], dtype) for j in range(k)]
+
+
+def _same_specials(got: np.ndarray, ref: np.ndarray, ulps: float) -> None:
+    """NaN where NaN, equal infinities and signed zeros, finite values within ``ulps``."""
+    want = ref.astype(got.dtype)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[np.isinf(want)], want[np.isinf(want)])
+    zero = want == 0
+    np.testing.assert_array_equal(np.signbit(got[zero]), np.signbit(want[zero]))
+    finite = np.isfinite(want)
+    assert ulp_error(got[finite], ref[finite]).max() <= max(ulps, 0.5001)
+
+
+@pytest.mark.parametrize("name", [n for n in GPU_ULPS if n != "tan"])
+def test_special_values(backend, name):
+    args = _special(name)
+    got = _run(name, args, backend)
+    if got is not None:
+        _same_specials(got, reference(name, args), _bound(name, backend))
+
+
+def test_tan_beyond_its_reduction_is_nan(backend):
+    x = np.array([0.0, -0.0, 1.0, 1e4, -16000000.0, 16777216.0, -3e38, np.inf], np.float32)
+    got = _run("tan", [x], backend)
+    if got is None:
+        return
+    if backend == "numpy":
+        np.testing.assert_allclose(got, np.tan(x.astype(np.float64)), rtol=1e-6)
+    else:  # no Payne-Hanek reduction: NaN from 2^24 on
+        _same_specials(got[:5], reference("tan", [x[:5]]), GPU_ULPS["tan"])
+        assert np.isnan(got[5:]).all()
+
+
+def test_sequences_measured_on_numpy():
+    """The f32 and f64 sequences, run by the NumPy backend as PTX runs them."""
+    code = ("import json, numpy as np\n"
+            "from tests.test_libdevice import _args, _run\n"
+            "from benchmarks.math_accuracy import reference, ulp_error\n"
+            "from tests.test_libdevice import GPU_ULPS, F64_ULPS\n"
+            "out = {}\n"
+            "for dt, table in ((np.float32, GPU_ULPS), (np.float64, F64_ULPS)):\n"
+            "    for name in table:\n"
+            "        args = _args(name, 4096, np.random.default_rng(3), dt)\n"
+            "        got = _run(name, args, 'numpy')\n"
+            "        out[f'{name}/{np.dtype(dt)}'] = float(ulp_error(got, reference(name, args)).max())\n"
+            "print(json.dumps(out))\n")
+    env = dict(os.environ, TILEC_EXPAND_MATH="1", TILEC_CACHE="0",
+               PYTHONPATH=repo_pythonpath())
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=900, check=True)
+    errors = json.loads(proc.stdout.splitlines()[-1])
+    for key, err in errors.items():
+        name, dtype = key.split("/")
+        bound = (GPU_ULPS if dtype == "float32" else F64_ULPS)[name]
+        assert err <= bound + (0 if bound == 0 else 1e-9), key
+
+
+@pytest.mark.parametrize("name", [n for n in F64_ULPS if n in GPU_ULPS] + ["exp", "log"])
+def test_float64(backend, name):
+    args = _args(name, 1024, np.random.default_rng(5), np.float64)
+    if backend == "wgsl":
+        with pytest.raises(tc.UnsupportedError, match="f64"):
+            _run(name, args, backend)
+        return
+    got = _run(name, args, backend)
+    if got is not None:
+        bound = (0.5001 if F64_ULPS[name] else 0.0) if backend == "numpy" else F64_ULPS[name]
+        assert ulp_error(got, reference(name, args)).max() <= bound
+
+
+@pytest.mark.parametrize("name", F32_ONLY)
+def test_float64_special_functions_are_refused_on_ptx(name):
+    case = FUNCTIONS[name]
+    with pytest.raises(tc.UnsupportedError, match=f"{name} .* of float64 is not supported"):
+        tc.compile(_apply, signature={"x": "*f64", "y": "*f64", "z": "*f64", "w": "*f64",
+                                      "out": "*f64", "n": "i32"},
+                   constants={"FN": case.fn, "ARITY": 1, "BLOCK": BLOCK}, backend="ptx")
+
+
+@pytest.mark.parametrize("name", ["asin", "lgamma", "hypot", "round"])
+def test_half_precision(backend, name):
+    """f16 operands are computed in f32 and rounded once."""
+    args = [a.astype(np.float16) for a in _args(name, 256, np.random.default_rng(9))]
+    args = [np.where(np.isfinite(a), a, 1.0).astype(np.float16) for a in args]
+    got = _run(name, args, backend)
+    if got is not None:
+        want = reference(name, [a.astype(np.float32) for a in args]).astype(np.float16)
+        assert ulp_error(got, want.astype(np.float64)).max() <= 1.0
+
+
+def test_spellings_are_the_same_builtins():
+    from compiler.language.extra import libdevice as imported
+    from compiler.language.extra.cuda import libdevice as cuda
+    assert imported is libdevice and cuda is libdevice
+    assert tl.math.asin is libdevice.asin and tl.math.lgamma is libdevice.lgamma
+    assert tl.math.erf is libdevice.erf is tl.erf and tl.math.popc is libdevice.popc
+    for name in names.NAMES:
+        assert getattr(libdevice, name) is getattr(tl.math, name)
+
+
+@pytest.mark.parametrize("name", ["j0", "cyl_bessel_i1", "fma_rz", "int2float_rd"])
+def test_unsupported_names_are_compile_errors(name):
+    x = np.ones(BLOCK, np.float32)
+    with pytest.raises(tc.CompileError, match=f"libdevice.{name} is not supported by tilec"):
+        _apply[(1,)](x, x, x, x, x, BLOCK, FN=getattr(libdevice, name), ARITY=1, BLOCK=BLOCK,
+                     backend="numpy")
+
+
+def test_pipelines_expand_for_gpu_targets_only():
+    sig = {"x": "*f32", "y": "*f32", "z": "*f32", "w": "*f32", "out": "*f32", "n": "i32"}
+    consts = {"FN": libdevice.asin, "ARITY": 1, "BLOCK": BLOCK}
+    stages = {b: [s for s, _ in tc.compile(_apply, signature=sig, constants=consts,
+                                           backend=b).stages] for b in ("numpy", "ptx")}
+    assert "expand-math" in stages["ptx"] and "expand-math" not in stages["numpy"]
+    ptx = tc.compile(_apply, signature=sig, constants=consts, backend="ptx").asm["ptx"]
+    assert "sqrt.rn.f32" in ptx and "ex2.approx" not in ptx
