@@ -118,11 +118,11 @@ def ulp_error(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
 def reference(name: str, args: list[np.ndarray]) -> np.ndarray:
     """``name`` of ``args``, unrounded, in float64 (long double for f64 where it can); the
     functions computed exactly, in the operands' type."""
-    if name in EXACT:
-        return EXACT[name](*args)
-    fn, long = REFERENCES[name]
-    wide = np.longdouble if args[0].dtype == np.float64 and long else np.float64
     with np.errstate(all="ignore"):
+        if name in EXACT:
+            return EXACT[name](*args)
+        fn, long = REFERENCES[name]
+        wide = np.longdouble if args[0].dtype == np.float64 and long else np.float64
         return np.asarray(fn(*(a.astype(wide) for a in args)))
 
 

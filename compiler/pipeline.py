@@ -28,21 +28,20 @@ from compiler.passes.strip_debug import debug_records
 from dialects import tile
 
 # Pass names (with options), after the frontend: every backend runs the tile passes; a
-# SIMT target also expands the math functions it has no instruction for, drops debugging
-# ops (unless debug=True), turns pointers in scf values
-# into offsets, prefetches the loads feeding dots in loops (into shared memory where the
-# target copies asynchronously), loops over chunks of elementwise tiles (transposes too)
-# too large for the threads, picks layouts (for its access width and tensor cores, if it
-# has them), lowers to per-thread code and computes again after each loop the index
-# vectors used after it (``rematerialize``), then runs its own passes.
+# SIMT target also drops debugging ops (unless debug=True), turns pointers in scf values
+# into offsets, expands the math functions it has no instruction for, prefetches the loads
+# feeding dots in loops (into shared memory where the target copies asynchronously), loops
+# over chunks of elementwise tiles (transposes too) too large for the threads, picks layouts
+# (for its access width and tensor cores, if it has them), lowers to per-thread code and
+# computes again after each loop the index vectors used after it (``rematerialize``), then
+# runs its own passes.
 _TILE = ["canonicalize", "cse"]
-_TO_SIMT = ["expand-math", "strip-debug", "lower-control", "pipeline-loads{{cp-async={mma}}}",
-            "strip-mine",
-            "assign-layouts{{vector-bits={bits} mma={mma}}}",
+_TO_SIMT = ["strip-debug", "lower-control", "expand-math", "pipeline-loads{{cp-async={mma}}}",
+            "strip-mine", "assign-layouts{{vector-bits={bits} mma={mma}}}",
             "tile-to-simt{{shared-trip-bytes={trip}}}", "canonicalize", "cse", "rematerialize"]
 # debug=True: bounds checks go in front of the accesses once lower-control has made every
 # pointer traceable to its argument; strip-debug then lowers them with print/assert.
-_DEBUG_START = ["expand-math", "lower-control", "check-bounds", "strip-debug"]
+_DEBUG_START = ["lower-control", "check-bounds", "strip-debug"]
 DEFAULT_ARCH = "sm_90"
 TMA_SM = 90  # Hopper: array-view loads feeding dots may be copied by TMA
 
@@ -58,7 +57,7 @@ def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
         return tile_passes + (["expand-math"] if EXPAND_MATH else [])
     # only a target with tensor cores says which instructions ``arch`` has
     mma = target.tensor_cores(arch) if hasattr(target, "tensor_cores") else 0
-    to_simt = _DEBUG_START + _TO_SIMT[3:] if debug else _TO_SIMT
+    to_simt = _DEBUG_START + _TO_SIMT[2:] if debug else _TO_SIMT
     simt = [spec.format(bits=target.VECTOR_BITS, mma=mma, trip=target.SHARED_TRIP_BYTES)
             for spec in to_simt]
     if views and mma >= TMA_SM and not debug:  # dot operands and stores may go by TMA

@@ -86,7 +86,7 @@ def fit_rounded(g: Fn, lo: float, hi: float, degree: int, w: Fn, wide: bool,
     fixed: list[float] = []
     err = 0.0
     for i in range(len(powers)):
-        def rest(x: Decimal, done: list[float] = list(fixed)) -> Decimal:
+        def rest(x: Decimal, done: tuple[float, ...] = tuple(fixed)) -> Decimal:
             return g(x) - sum((D(c) * pw(x, p) for c, p in zip(done, powers, strict=False)),
                               D(0))
         coeffs, err = fit(rest, lo, hi, 0, w, powers[i:], n=n)

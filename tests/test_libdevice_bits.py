@@ -61,7 +61,7 @@ def _s(v: int, bits: int) -> int:
 
 # name -> (the answer for one element as a Python int, the result's bits)
 _COUNTS = {
-    "popc": lambda v, w: bin(_u(v, w)).count("1"),
+    "popc": lambda v, w: _u(v, w).bit_count(),
     "clz": lambda v, w: w - _u(v, w).bit_length(),
     "ffs": lambda v, w: (_u(v, w) & -_u(v, w)).bit_length(),
     "brev": lambda v, w: _s(int(f"{_u(v, w):0{w}b}"[::-1], 2), w),

@@ -122,8 +122,9 @@ def _long_division(a: F, b: F) -> tuple[F, B]:
         s = exponent(r) - eb - e.mant
         d = scale_up(b, iselect(s > 0, s, 0))  # within 2^p of r: the quotient is exact
         q = fence(trunc(r / d))
-        p, p_err = two_prod(q, d)
-        r2 = (r - p) - p_err  # exact
+        half = select(r > float(2.0 ** (e.bias - 1)), 0.5, 1.0)  # q d may round past max
+        p, p_err = two_prod(q, d * half)
+        r2 = ((r * half - p) - p_err) / half  # exact
         fix = r2 < 0.0
         q = select(fix, q - 1.0, q)
         last = (s <= 0) & (r >= d)
