@@ -237,3 +237,21 @@ def test_pipelines_expand_for_gpu_targets_only():
     assert "expand-math" in stages["ptx"] and "expand-math" not in stages["numpy"]
     ptx = tc.compile(_apply, signature=sig, constants=consts, backend="ptx").asm["ptx"]
     assert "sqrt.rn.f32" in ptx and "ex2.approx" not in ptx
+
+
+@tc.kernel
+def _fma_kernel(a, b, c, out, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(out + o, libdevice.fma_rn(tl.load(a + o), tl.load(b + o), tl.load(c + o)))
+
+
+def test_float64_fma_is_rounded_once_on_numpy():
+    """The f64 sequences' error-free products need a fused fma; NumPy's is exact too."""
+    from fractions import Fraction
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal(64) * 1e3, rng.standard_normal(64)
+    c = -(a * b) * (1 + rng.standard_normal(64) * 1e-12)  # cancels most digits
+    out = np.zeros(64)
+    _fma_kernel[(1,)](a, b, c, out, N=64, backend="numpy")
+    want = [float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c, strict=True)]
+    np.testing.assert_array_equal(out, want)
