@@ -1,21 +1,21 @@
 """expand-math: tile IR -> tile IR in which the math functions no GPU target has are
 sequences of ``arith``/``math``/``tile`` ops every target has.
 
-PTX has no instruction for ``asin``, ``erf``, ``lgamma``... and WGSL's builtins for some of
-them are allowed thousands of ulps of error (``atan``: 4096) or inherit the cancellation of
-their textbook formulas (``asinh``: ``log(x + sqrt(x * x + 1))``). So both targets get the
-same sequences, expanded here once, on tiles, before the pipeline splits: the xDSL
-``math`` ops ``asin acos atan atan2 sinh cosh tanh asinh acosh atanh expm1 log1p log10
-cbrt tan erf round copysign`` and every ``tile.libm`` function, in f32 (f16 and bf16
-computed in f32) and, where a feature module has one, f64 (``exp``, ``exp2``, ``log``,
-``log2`` are expanded for f64 only: f32 keeps the fast approximate instructions).
+PTX has no instruction for ``asin``, ``erf``, ``lgamma``...; WGSL has builtins for some of
+them, but loosely specified (thousands of ulps for ``atan``, textbook formulas that cancel
+or overflow for ``asinh``) and far off in practice (README). So both targets get the same
+sequences, expanded here once, on tiles, before the pipeline splits: the xDSL ``math``
+ops ``asin acos atan atan2 sinh cosh tanh asinh acosh atanh expm1 log1p log10 cbrt tan
+erf round copysign`` and every ``tile.libm`` function, in f32 (f16 and bf16 computed in
+f32) and, where a feature module has one, f64 (``exp``, ``exp2``, ``log``, ``log2`` are
+expanded for f64 only: f32 keeps the fast approximate instructions).
 
-The sequences use only ops the targets compute exactly (see ``math_values``), so their
-error is that of the algorithm, the same on every target, and the NumPy backend measures
-it on a CPU when told to run this pass too (``TILEC_EXPAND_MATH=1``). The algorithms and
-their measured errors are in the feature modules: ``math_exp_log``, ``math_trig``,
-``math_special``, ``math_misc``. An op with no expansion for its type is left for the
-target to refuse.
+The sequences are built from ops every target computes as IEEE does and survive WGSL's
+liberties (``math_values``), so their error is the algorithm's, the same on every target,
+and the NumPy backend measures it on a CPU when told to run this pass too
+(``TILEC_EXPAND_MATH=1``). The algorithms are described in the feature modules:
+``math_exp_log``, ``math_trig``, ``math_special``, ``math_misc``. A function with an f32
+sequence only is refused for f64 here; any other op without one is left for the target.
 """
 
 from __future__ import annotations

@@ -5,10 +5,13 @@ An expansion is written as plain arithmetic on ``F`` (float), ``I`` (integer of 
 width) and ``B`` (i1) values: ``fma(x, x * p, x)``, ``select(a < 0.5, small, large)``,
 ``bits(x) >> 23``. Each operator emits one op before the op being expanded, of the same
 shape (scalar or tile); a Python number becomes a constant of the value's type, rounded
-to it first. Only ops both GPU targets compute exactly (IEEE ``+ - * /``, ``fma``,
-``sqrt``, ``roundeven``, integer and bit operations, comparisons, selects) are used, so
-the NumPy backend running an expansion (``TILEC_EXPAND_MATH=1``) computes what the GPUs
-do, bit for bit on PTX.
+to it first. Only ops every target computes as IEEE does are used (``+ - * /``, ``sqrt``,
+``roundeven``, integer and bit operations, comparisons, selects), so the NumPy backend
+running an expansion (``TILEC_EXPAND_MATH=1``) computes what PTX does, bit for bit. Two
+WGSL liberties are designed around: its ``fma`` may round the product first (lavapipe's
+does), so no f32 sequence needs a fused one (exact products come from Dekker's
+splitting), and its compilers apply algebraic identities such as ``(a + b) - a = b``, so
+compensated arithmetic fences the values it must not see through (``tile.arith_fence``).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ class Emitter:
         self.bt = i1_like(t)
         self.outer = outer  # makes the constants (before the loop this one fills)
         self.inside: Emitter | None = None  # the loop body being filled, if any
-        self._consts: dict[tuple[str, float | int], SSAValue] = {}
+        self._consts: dict[tuple[str, str], SSAValue] = {}
 
     def _target(self) -> Emitter:
         """Where ops go now: the innermost loop body being filled."""
@@ -93,7 +96,7 @@ class Emitter:
             return target.const(v, t)
         if self.outer is not None:
             return self.outer.const(v, t)
-        key = (str(t), v)
+        key = (str(t), repr(v))  # repr: -0.0 is not 0.0
         if key not in self._consts:
             elem = element_type(t)
             attr = IntegerAttr(int(v), elem) if isinstance(elem, IntegerType) else \
@@ -184,10 +187,6 @@ class F(_Value):
     def eq(self, o: F | Number) -> B:
         return self._cmp("oeq", o)
 
-    def ne(self, o: F | Number) -> B:
-        """Not equal, or either is NaN."""
-        return self._cmp("une", o)
-
 
 class I(_Value):
     """An integer value of the float type's width (i32 or i64), signless."""
@@ -230,10 +229,6 @@ class I(_Value):
         """Arithmetic (sign-filling) shift."""
         return I(self.e, self._op(arith.ShRSIOp, o))
 
-    def shr(self, o: I | int) -> I:
-        """Logical (zero-filling) shift."""
-        return I(self.e, self._op(arith.ShRUIOp, o))
-
     def _cmp(self, pred: str, o: I | int) -> B:
         return B(self.e, self.e.emit(tile.CmpIOp(pred, self.v, self._lift(o).v)))
 
@@ -251,9 +246,6 @@ class I(_Value):
 
     def eq(self, o: I | int) -> B:
         return self._cmp("eq", o)
-
-    def ne(self, o: I | int) -> B:
-        return self._cmp("ne", o)
 
 
 class B(_Value):
@@ -303,7 +295,6 @@ exp2_native = _unary(math.Exp2Op)  # the target's own 2^x (PTX: ex2.approx.ftz.f
 fabs = _unary(math.AbsFOp)
 rint = _unary(math.RoundEvenOp)  # to nearest, ties to even
 trunc = _unary(math.TruncOp)
-floor = _unary(math.FloorOp)
 
 
 def minimum(a: F, b: F | Number) -> F:
