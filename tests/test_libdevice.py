@@ -255,3 +255,29 @@ def test_float64_fma_is_rounded_once_on_numpy():
     _fma_kernel[(1,)](a, b, c, out, N=64, backend="numpy")
     want = [float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c, strict=True)]
     np.testing.assert_array_equal(out, want)
+
+
+@tc.kernel
+def _asin_kernel(x, out, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(out + o, libdevice.asin(tl.load(x + o)))
+
+
+def test_expand_math_setting_is_part_of_the_cache_key(tmp_path):
+    """A NumPy compilation with ``TILEC_EXPAND_MATH=1`` is not served to a process
+    without it from the disk cache (nor the other way round)."""
+    code = ("import compiler as tc\n"
+            "from tests.test_libdevice import _asin_kernel\n"
+            "ck = tc.compile(_asin_kernel, signature={'x': '*f32', 'out': '*f32'},\n"
+            "                constants={'N': 64}, backend='numpy')\n"
+            "print('reference' if 'math.asin' in ck._artifact else 'expanded',\n"
+            "      'compiled' if ck.live is not None else 'cached')\n")
+    outs = []
+    for setting in ("1", "", "1", ""):
+        env = dict(os.environ, TILEC_EXPAND_MATH=setting, TILEC_CACHE="1",
+                   TILEC_CACHE_DIR=str(tmp_path), PYTHONPATH=repo_pythonpath())
+        proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=300, check=True)
+        outs.append(proc.stdout.strip())
+    assert outs == ["expanded compiled", "reference compiled", "expanded cached",
+                    "reference cached"]
