@@ -648,6 +648,3 @@ extra.libdevice = _namespace(
     f"{__name__}.extra.libdevice",
     "``tl.extra.libdevice``: CUDA libdevice's names (without ``__nv_`` and the ``f``).",
     {n: globals()[n] for n in _MATH_NAMES} | {"fabs": abs} | _LIBDEVICE)
-extra.cuda = _namespace(f"{__name__}.extra.cuda", "``tl.extra.cuda``: holds ``libdevice``.",
-                        {"libdevice": extra.libdevice})
-sys.modules[f"{__name__}.extra.cuda.libdevice"] = extra.libdevice

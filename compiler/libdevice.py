@@ -1,7 +1,8 @@
 """The names of Triton's ``libdevice`` module (CUDA libdevice's functions without the
 ``__nv_`` prefix and the ``f`` suffix) that are not already ``tl`` builtins, with what
 each computes. ``compiler.language`` makes a builtin stub of each for
-``tl.extra.libdevice`` (also ``tl.extra.cuda.libdevice``) and ``tl.math``;
+``tl.extra.libdevice`` (``compiler.triton`` also names it ``tl.extra.cuda.libdevice``) and
+``tl.math``;
 ``compiler.frontend.triton.libdevice`` lowers them. No xDSL import.
 """
 
