@@ -2,8 +2,7 @@
 ``__nv_`` prefix and the ``f`` suffix) that are not already ``tl`` builtins, with what
 each computes. ``compiler.language`` makes a builtin stub of each for
 ``tl.extra.libdevice`` (``compiler.triton`` also names it ``tl.extra.cuda.libdevice``) and
-``tl.math``;
-``compiler.frontend.triton.libdevice`` lowers them. No xDSL import.
+``tl.math``; ``compiler.frontend.triton.libdevice`` lowers them. No xDSL import.
 """
 
 from __future__ import annotations
