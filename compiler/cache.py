@@ -63,6 +63,8 @@ from compiler.kinfo import KernelInfo
 
 VERSION = "0.1.0"
 SCHEMA = 3  # 2: without the seal; 1: unversioned, unchecked
+# settings read when tilec is imported that change what a compilation produces
+SETTINGS = os.environ.get("TILEC_EXPAND_MATH", "")
 log = logging.getLogger("tilec.cache")
 
 
@@ -109,7 +111,7 @@ def compiler_hash() -> str:
 
 def make_key(*parts: object) -> str:
     """The cache key of a compilation described by ``parts``."""
-    h = hashlib.sha256(VERSION.encode() + compiler_hash().encode())
+    h = hashlib.sha256(VERSION.encode() + compiler_hash().encode() + SETTINGS.encode())
     for p in parts:
         h.update(b"\0" + repr(p).encode())
     return h.hexdigest()

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from compiler import libdevice as _libdevice
+
 
 @dataclass(frozen=True)
 class dtype:
@@ -628,12 +630,21 @@ def _namespace(name: str, doc: str, members: dict) -> types.ModuleType:
     return mod
 
 
+def _libdevice_stub(name: str, doc: str):
+    def stub(*args):
+        pass
+    stub.__name__, stub.__doc__ = name, doc
+    return _builtin(stub)
+
+
 _MATH_NAMES = (*MATH_FUNCTIONS, "abs", "fma", "umulhi", "pow", "div_rn", "fdiv", "sqrt_rn",
                "cdiv", "maximum", "minimum", "clamp", "sigmoid")
+_LIBDEVICE = {n: _libdevice_stub(n, _libdevice.FLOAT.get(n) or _libdevice.INTEGER.get(n) or
+                                 f"libdevice's ``{n}``") for n in _libdevice.NAMES}
 math = _namespace(f"{__name__}.math", "``tl.math``: the math builtins under Triton's module.",
-                  {n: globals()[n] for n in _MATH_NAMES})
+                  {n: globals()[n] for n in _MATH_NAMES} | _LIBDEVICE)
 extra = _namespace(f"{__name__}.extra", "``tl.extra``: holds ``libdevice``.", {})
 extra.libdevice = _namespace(
     f"{__name__}.extra.libdevice",
     "``tl.extra.libdevice``: CUDA libdevice's names (without ``__nv_`` and the ``f``).",
-    {n: globals()[n] for n in _MATH_NAMES} | {"fabs": abs})
+    {n: globals()[n] for n in _MATH_NAMES} | {"fabs": abs} | _LIBDEVICE)

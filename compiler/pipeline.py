@@ -29,14 +29,15 @@ from dialects import tile
 
 # Pass names (with options), after the frontend: every backend runs the tile passes; a
 # SIMT target also drops debugging ops (unless debug=True), turns pointers in scf values
-# into offsets, prefetches the loads feeding dots in loops (into shared memory where the
-# target copies asynchronously), loops over chunks of elementwise tiles (transposes too)
-# too large for the threads, picks layouts (for its access width and tensor cores, if it
-# has them), lowers to per-thread code and computes again after each loop the index
-# vectors used after it (``rematerialize``), then runs its own passes.
+# into offsets, expands the math functions it has no instruction for, prefetches the loads
+# feeding dots in loops (into shared memory where the target copies asynchronously), loops
+# over chunks of elementwise tiles (transposes too) too large for the threads, picks layouts
+# (for its access width and tensor cores, if it has them), lowers to per-thread code and
+# computes again after each loop the index vectors used after it (``rematerialize``), then
+# runs its own passes.
 _TILE = ["canonicalize", "cse"]
-_TO_SIMT = ["strip-debug", "lower-control", "pipeline-loads{{cp-async={mma}}}", "strip-mine",
-            "assign-layouts{{vector-bits={bits} mma={mma}}}",
+_TO_SIMT = ["strip-debug", "lower-control", "expand-math", "pipeline-loads{{cp-async={mma}}}",
+            "strip-mine", "assign-layouts{{vector-bits={bits} mma={mma}}}",
             "tile-to-simt{{shared-trip-bytes={trip}}}", "canonicalize", "cse", "rematerialize"]
 # debug=True: bounds checks go in front of the accesses once lower-control has made every
 # pointer traceable to its argument; strip-debug then lowers them with print/assert.
@@ -53,7 +54,7 @@ def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
     target = targets.load(backend)
     tile_passes = ["lower-array-views", *_TILE] if views else list(_TILE)
     if target.INPUT == "tile":
-        return tile_passes
+        return tile_passes + (["expand-math"] if EXPAND_MATH else [])
     # only a target with tensor cores says which instructions ``arch`` has
     mma = target.tensor_cores(arch) if hasattr(target, "tensor_cores") else 0
     to_simt = _DEBUG_START + _TO_SIMT[2:] if debug else _TO_SIMT
@@ -67,6 +68,9 @@ def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
 
 
 VERIFY_EACH = os.environ.get("TILEC_VERIFY_EACH", "") not in ("", "0")
+# ``TILEC_EXPAND_MATH=1``: the NumPy backend runs the GPU targets' math sequences
+# (``expand-math``) instead of its reference functions, to measure them on a CPU
+EXPAND_MATH = os.environ.get("TILEC_EXPAND_MATH", "") not in ("", "0")
 
 
 class Stages(Sequence):

@@ -2,7 +2,7 @@
 
 ``Kernel`` (``kernel.py``) compiles and runs a kernel through tables of op meanings; this
 module imports the feature modules that fill them: ``ops`` (elementwise, memory, program
-ids), ``atomics``, ``combine`` (reduce, scan), ``dot``, ``async_copy`` (shared-memory
+ids), ``libm`` (the libdevice functions), ``atomics``, ``combine`` (reduce, scan), ``dot``, ``async_copy`` (shared-memory
 stages), ``shapes``, ``hints``, ``ramps`` (index tiles kept as row starts), ``tile_index`` (cuTile's tile-index check) and
 ``control`` (``scf``, print, assert). Use ``Kernel`` from here, so that every op is registered.
 """
@@ -14,6 +14,7 @@ from backends.numpy import (  # noqa: F401 - register ops
     control,
     dot,
     hints,
+    libm,
     ops,
     ramps,
     shapes,

@@ -18,8 +18,8 @@ Semantics the NumPy backend defines (CONTRIBUTING.md leaves them open):
   fill for ``shrsi`` (as PTX's clamping shifts do);
 - ``fptosi``/``fptoui`` saturate to the integer range and map NaN to 0;
 - ``maximumf``/``minimumf`` propagate NaN and order -0.0 below +0.0 (IEEE 754-2019);
-- ``math.fma`` is fused (rounded once) for f16, bf16 and f32; for f64 it is ``a * b + c``
-  rounded twice, as NumPy has no wider type to compute the exact sum in;
+- ``math.fma`` is fused (rounded once), f64 included (where no part of the exact product
+  overflows or underflows);
 - ``math.rsqrt`` is ``1 / sqrt(x)`` in the operand's type.
 """
 
@@ -171,19 +171,52 @@ def _minimumf(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np
     return np.where((a == 0) & (b == 0), -(-a + -b), m)
 
 
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Knuth's TwoSum: ``s + err == a + b`` exactly."""
+    s = a + b
+    bv = s - a
+    return s, (a - (s - bv)) + (b - bv)
+
+
+def _round_to_odd(s: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """``s`` (the nearest to ``s + err``) moved to an odd neighbour when inexact."""
+    bits = s.view(np.int64 if s.dtype == np.float64 else np.int32)
+    inexact_even = (err != 0) & np.isfinite(s) & ((bits & 1) == 0)
+    return np.where(inexact_even, np.nextafter(s, np.copysign(np.inf, err)), s)
+
+
+def _high_half(x: np.ndarray) -> np.ndarray:
+    """The upper 26 bits of ``x``'s mantissa (Veltkamp): their products are exact."""
+    t = x * 134217729.0  # 2^27 + 1
+    return t - (t - x)
+
+
+def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """f64 ``a * b + c`` rounded once (Boldo and Melquiond): the product split exactly
+    by Dekker's method, the low parts summed with rounding to odd; where a part
+    overflows or the product is tiny, ``a * b + c`` rounded twice (exact for a zero
+    product, whose sign it keeps)."""
+    with np.errstate(all="ignore"):
+        p = a * b
+        ah, bh = _high_half(a), _high_half(b)
+        al, bl = a - ah, b - bh
+        pl = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # p + pl == a * b
+        s, t = _two_sum(c, p)
+        u, err = _two_sum(t, pl)
+        r = s + _round_to_odd(u, err)
+        plain = a * b + c
+    ok = np.isfinite(r) & np.isfinite(pl) & (np.abs(p) > 1e-290)  # a zero p: plain is exact
+    return np.where(ok, r, plain)
+
+
 def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """a * b + c rounded once. For types of at most 24 bits of precision the product is
     exact in f64; the f64 sum is rounded to odd, which makes the final rounding exact."""
     if a.dtype == np.float64:
-        return a * b + c
+        return _fma64(a, b, c)
     p = a.astype(np.float64) * b
-    c64 = c.astype(np.float64)
-    s = p + c64
-    bv = s - p
-    err = (p - (s - bv)) + (c64 - bv)  # Knuth's TwoSum: s + err == p + c exactly
-    inexact_even = (err != 0) & np.isfinite(s) & ((s.view(np.int64) & 1) == 0)
-    s = np.where(inexact_even, np.nextafter(s, np.copysign(np.inf, err)), s)
-    return s.astype(a.dtype)
+    s, err = _two_sum(p, c.astype(np.float64))
+    return _round_to_odd(s, err).astype(a.dtype)
 
 
 def _rsqrt(a: np.ndarray) -> np.ndarray:

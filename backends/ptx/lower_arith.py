@@ -63,6 +63,7 @@ _FLOAT_OPS = {
     arith.DivfOp: "div.rn.{f}", arith.NegfOp: "neg.{f}", math.AbsFOp: "abs.{f}",
     math.FmaOp: "fma.rn.{f}", math.SqrtOp: "sqrt.rn.{f}", math.FloorOp: "cvt.rmi.{f}.{f}",
     math.CeilOp: "cvt.rpi.{f}.{f}", math.TruncOp: "cvt.rzi.{f}.{f}",
+    math.RoundEvenOp: "cvt.rni.{f}.{f}",
 }
 _NAN_MINMAX = {arith.MaximumfOp: "max.NaN.{f}", arith.MinimumfOp: "min.NaN.{f}"}
 _NATIVE_F16 = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.NegfOp, math.AbsFOp,
@@ -99,6 +100,10 @@ def _build_table() -> dict[tuple[type, str], tuple[Step, ...]]:
     table |= {(op, "f32"): chain for op, chain in _F32_FAST.items()}
     table[math.RsqrtOp, "f64"] = (("sqrt.rn.f64",), ("rcp.rn.f64",))
     table |= {(tile.UMulHiOp, dt): ((f"mul.hi.u{dt[1:]}",),) for dt in ("i32", "i64")}
+    table |= {(tile.BrevOp, dt): ((f"brev.b{dt[1:]}",),) for dt in ("i32", "i64")}
+    table |= {(cls, "i32"): ((opcode,),) for cls, opcode in (
+        (math.CtPopOp, "popc.b32"), (math.CountLeadingZerosOp, "clz.b32"))}
+    table[math.CountTrailingZerosOp, "i32"] = (("brev.b32",), ("clz.b32",))
     return table
 
 
@@ -130,10 +135,21 @@ def _powf(lo: Lowering, x: SSAValue, y: SSAValue) -> SSAValue:
                      lo.const(1.0, "f32"), r)
 
 
+def _count64(lo: Lowering, x: SSAValue, *opcodes: str) -> SSAValue:
+    """A bit count of an i64 (``popc.b64``/``clz.b64`` write a u32), widened back."""
+    for opcode in opcodes[:-1]:
+        x = lo.inst(opcode, [x], x.type)
+    return lo.cvt(lo.inst(opcodes[-1], [x], like(x.type, IntegerType(32))), "cvt.u64.u32",
+                  "i64")
+
+
 _RECIPES: dict[tuple[type, str], Callable[..., SSAValue]] = {
     (arith.MaximumfOp, "f64"): lambda lo, a, b: _nan_minmax_f64(lo, "max.f64", a, b),
     (arith.MinimumfOp, "f64"): lambda lo, a, b: _nan_minmax_f64(lo, "min.f64", a, b),
     (math.PowFOp, "f32"): _powf,
+    (math.CtPopOp, "i64"): lambda lo, x: _count64(lo, x, "popc.b64"),
+    (math.CountLeadingZerosOp, "i64"): lambda lo, x: _count64(lo, x, "clz.b64"),
+    (math.CountTrailingZerosOp, "i64"): lambda lo, x: _count64(lo, x, "brev.b64", "clz.b64"),
 }
 
 
@@ -235,3 +251,9 @@ def constant(lo: Lowering, op: arith.ConstantOp) -> SSAValue:
         return lo.value(ptx.LanesOp(scalar, [0] * ptx.lanes(op.result.type), op.result.type))
     return lo.value(ptx.MovImmOp(value))
 
+
+
+@lowers(tile.ArithFenceOp)
+def arith_fence(lo: Lowering, op: tile.ArithFenceOp) -> SSAValue:
+    """Nothing: ptxas does not rewrite ``.rn`` float arithmetic."""
+    return lo.args(op)[0]

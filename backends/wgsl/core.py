@@ -76,6 +76,11 @@ _WGSL: dict[type[Operation], str] = _C_STYLE | {
     math.SinOp: "sin({a})", math.CosOp: "cos({a})", math.AbsFOp: "abs({a})",
     math.AbsIOp: "abs({a})", math.FloorOp: "floor({a})", math.CeilOp: "ceil({a})",
     math.TruncOp: "trunc({a})", math.FmaOp: "fma({a}, {b}, {c})", math.PowFOp: "{powf}({a}, {b})",
+    math.RoundEvenOp: "round({a})",  # WGSL's round ties to even
+    math.CtPopOp: "countOneBits({a})", math.CountLeadingZerosOp: "countLeadingZeros({a})",
+    math.CountTrailingZerosOp: "countTrailingZeros({a})", tile.BrevOp: "reverseBits({a})",
+    # or'ed with a zero the compiler cannot see (no grid reaches 2^31 programs)
+    tile.ArithFenceOp: "bitcast<{T}>(bitcast<{U}>({a}) | {U}(args.grid_z >> 31u))",
 }
 
 _HALF_IN_F32 = {cls: "{T}(" + _WGSL[cls].replace("{a}", "{F}({a})") + ")"

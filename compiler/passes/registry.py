@@ -19,6 +19,7 @@ PassFactory = Callable[[], type[ModulePass]]
 _TILEC = {
     "assign-layouts": ("compiler.passes", "AssignLayouts"),
     "lower-array-views": ("compiler.passes", "LowerArrayViews"),
+    "expand-math": ("compiler.passes", "ExpandMath"),
     "tile-to-simt": ("compiler.passes", "TileToSimt"),
     "strip-debug": ("compiler.passes", "StripDebug"),
     "check-bounds": ("compiler.passes", "CheckBounds"),

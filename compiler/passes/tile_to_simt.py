@@ -12,8 +12,8 @@ index). The kernel must carry ``simt.num_warps`` (set by ``assign-layouts``).
 
 The rewriting itself is ``simt_lowering.Lowering``; this module brings in the feature
 modules that register their lowerings with it (atomics, reductions and scans, shape ops,
-dots on FMAs and on tensor cores, shared-memory stages filled asynchronously, erf and
-tanh, join/split/flip/gather).
+dots on FMAs and on tensor cores, shared-memory stages filled asynchronously,
+join/split/flip/gather).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from compiler.passes import (  # noqa: F401 - register
     lower_async_copy,
     lower_atomic,
     lower_dot,
-    lower_math,
     lower_mma_dot,
     lower_more_shapes,
     lower_reduce,

@@ -1,11 +1,13 @@
-"""Comparisons and ``select`` on tiles (xDSL's ``arith`` ones accept scalar i1 only), and
-``umulhi``, the high half of an unsigned product."""
+"""Comparisons and ``select`` on tiles (xDSL's ``arith`` ones accept scalar i1 only),
+``umulhi``, the high half of an unsigned product, ``brev`` (bit reversal), ``libm``, the
+libdevice float functions xDSL's ``math`` dialect lacks, and ``arith_fence``."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     IntegerType,
     StringAttr,
 )
@@ -19,6 +21,7 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.traits import (
     Pure,
@@ -28,6 +31,7 @@ from xdsl.utils.exceptions import VerifyException
 from dialects.tile.types import (
     element_type,
     i1_like,
+    like,
 )
 
 CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
@@ -115,3 +119,81 @@ class UMulHiOp(IRDLOperation):
         e = element_type(self.lhs.type)
         if not isinstance(e, IntegerType) or e.width.data not in self.WIDTHS:
             raise VerifyException("tile.umulhi operands must be i32 or i64 (scalar or shaped)")
+
+
+@irdl_op_definition
+class BrevOp(IRDLOperation):
+    """The bits of an i32 or i64 in reverse order (libdevice's ``brev``)."""
+
+    name = "tile.brev"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    x = operand_def(T)
+    result = result_def(T)
+    assembly_format = "$x attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, x: SSAValue):
+        super().__init__(operands=[x], result_types=[x.type])
+
+    def verify_(self) -> None:
+        e = element_type(self.x.type)
+        if not isinstance(e, IntegerType) or e.width.data not in (32, 64):
+            raise VerifyException("tile.brev operand must be i32 or i64 (scalar or shaped)")
+
+
+LIBM_FUNCTIONS: dict[str, str] = {
+    **dict.fromkeys(("exp10", "rcbrt", "erfc", "erfcx", "erfinv", "erfcinv", "normcdf",
+                     "normcdfinv", "lgamma", "tgamma", "sinpi", "cospi", "logb"), "f"),
+    **dict.fromkeys(("hypot", "rhypot", "fmod", "remainder", "nextafter"), "ff"),
+    "norm3d": "fff", "rnorm3d": "fff", "norm4d": "ffff", "rnorm4d": "ffff", "ldexp": "fi",
+}
+"""``tile.libm`` functions -> their operands: ``f`` the result's float type, ``i`` i32 of its
+shape (``ldexp``'s exponent)."""
+
+
+@irdl_op_definition
+class LibmOp(IRDLOperation):
+    """A float function of libdevice that xDSL's math dialect lacks, named as Triton's
+    ``tt.extern_elementwise`` names its libdevice symbol; ``expand-math`` expands it."""
+
+    name = "tile.libm"
+    fn = prop_def(StringAttr)
+    args = var_operand_def()
+    result = result_def()
+    assembly_format = "$fn `(` $args `)` attr-dict `:` functional-type($args, $result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, fn: str, *args: SSAValue):
+        super().__init__(operands=[list(args)], result_types=[args[0].type],
+                         properties={"fn": StringAttr(fn)})
+
+    def verify_(self) -> None:
+        kinds = LIBM_FUNCTIONS.get(self.fn.data)
+        if kinds is None:
+            raise VerifyException(f"tile.libm: unknown function {self.fn.data!r}")
+        if len(self.args) != len(kinds):
+            raise VerifyException(f"tile.libm {self.fn.data} takes {len(kinds)} operands")
+        t = self.result.type
+        if not isinstance(element_type(t), AnyFloat):
+            raise VerifyException("tile.libm result must be a float (scalar or shaped)")
+        for kind, arg in zip(kinds, self.args, strict=True):
+            if arg.type != (t if kind == "f" else like(t, IntegerType(32))):
+                raise VerifyException(f"tile.libm {self.fn.data} operands must be "
+                                      f"({', '.join(kinds)}): f the result's type, i i32")
+
+
+@irdl_op_definition
+class ArithFenceOp(IRDLOperation):
+    """Its operand unchanged, which no float rewriting may see through (LLVM's
+    ``llvm.arithmetic.fence``): WGSL compilers apply algebraic identities such as
+    ``(a + b) - a = b``, which would cancel the error terms of compensated arithmetic."""
+
+    name = "tile.arith_fence"
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    x = operand_def(T)
+    result = result_def(T)
+    assembly_format = "$x attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, x: SSAValue):
+        super().__init__(operands=[x], result_types=[x.type])

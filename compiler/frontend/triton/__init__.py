@@ -6,6 +6,8 @@ language: one module per builtin family, all registering into ``TABLE``.
 - ``block_ptr``: ``make_block_ptr``/``advance``, ``make_tensor_descriptor`` and its
   ``.load``/``.store``, lowered to pointer tiles and masks
 - ``elementwise``: math functions, ``where``, ``maximum``, ``cast``/``x.to``, ...
+- ``libdevice``, ``libdevice_bits``: the rest of Triton's ``libdevice`` (float functions;
+  integer functions, conversions, bit reinterpretations)
 - ``shape``: ``expand_dims``, ``broadcast_to``, ``reshape``, ``trans``/``x.T``, ...
 - ``more_shape``: ``join``/``split``/``interleave``/``cat``/``flip``, ``gather``, ``sort``,
   ``histogram``, ``swizzle2d``
@@ -26,6 +28,8 @@ from compiler.frontend.triton import (  # noqa: F401 - imported to register thei
     debug,
     elementwise,
     hints,
+    libdevice,
+    libdevice_bits,
     linalg,
     memory,
     more_shape,

@@ -1,6 +1,6 @@
 // tile-to-simt of join (lanes renamed: one vector.shuffle of both operands), flip (through
-// shared memory, read back by reversed numbers), gather (read back at the indices) and of
-// erf (an f32 sequence around exp2: no math.erf is left). One warp.
+// shared memory, read back by reversed numbers) and gather (read back at the indices). One
+// warp.
 // RUN: %opt %s -p tile-to-simt,canonicalize,cse | filecheck %s
 
 func.func @join(%p: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {simt.num_warps = 1 : i32} {
@@ -45,17 +45,3 @@ func.func @flip(%y: !tile.ptr<i32>) attributes {simt.num_warps = 1 : i32} {
 // CHECK:         %[[G:.*]] = simt.shared_load %[[BUF]]
 // CHECK-NEXT:    simt.barrier
 // CHECK:         simt.store %y[%{{.*}}], %[[G]]
-
-func.func @erf(%y: !tile.ptr<f32>) attributes {simt.num_warps = 1 : i32} {
-  %r = tile.range 0, 64 : tensor<64xi32, #tile.blocked<spt = [2], tpw = [32], wpc = [1]>>
-  %x = arith.sitofp %r : tensor<64xi32, #tile.blocked<spt = [2], tpw = [32], wpc = [1]>> to tensor<64xf32, #tile.blocked<spt = [2], tpw = [32], wpc = [1]>>
-  %e = math.erf %x : tensor<64xf32, #tile.blocked<spt = [2], tpw = [32], wpc = [1]>>
-  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>, #tile.blocked<spt = [2], tpw = [32], wpc = [1]>>
-  tile.store %ys, %e : tensor<64x!tile.ptr<f32>, #tile.blocked<spt = [2], tpw = [32], wpc = [1]>>, tensor<64xf32, #tile.blocked<spt = [2], tpw = [32], wpc = [1]>>
-  func.return
-}
-// CHECK-LABEL: func.func @erf(
-// CHECK-NOT:     math.erf
-// CHECK:         math.exp2 %{{.*}} : vector<2xf32>
-// CHECK-NOT:     math.erf
-// CHECK:         simt.store

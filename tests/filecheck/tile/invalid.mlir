@@ -195,3 +195,43 @@ func.func @blocked_rank(%a: tensor<16x16xf32, #tile.blocked<spt = [1, 1], tpw = 
 func.func @valid(%p: !tile.ptr<f32>) {
   func.return
 }
+
+// -----
+
+// CHECK: {{^}}tile.brev operand must be i32 or i64 (scalar or shaped){{$}}
+func.func @brev_type(%a: tensor<16xf32>) {
+  %b = tile.brev %a : tensor<16xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.libm: unknown function 'j0'{{$}}
+func.func @libm_name(%a: f32) {
+  %b = tile.libm "j0"(%a) : (f32) -> f32
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.libm hypot takes 2 operands{{$}}
+func.func @libm_arity(%a: f32) {
+  %b = tile.libm "hypot"(%a) : (f32) -> f32
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.libm ldexp operands must be (f, i): f the result's type, i i32{{$}}
+func.func @libm_operands(%a: f32, %n: i64) {
+  %b = tile.libm "ldexp"(%a, %n) : (f32, i64) -> f32
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.libm result must be a float (scalar or shaped){{$}}
+func.func @libm_result(%a: i32) {
+  %b = tile.libm "lgamma"(%a) : (i32) -> i32
+  func.return
+}

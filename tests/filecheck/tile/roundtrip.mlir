@@ -119,6 +119,27 @@ func.func @umulhi(%a: tensor<32xi32>, %i: i32, %l: i64) -> tensor<32xi32> {
 // CHECK-NEXT:    func.return %h : tensor<32xi32>
 // GENERIC:       "tile.umulhi"(%a, %a) : (tensor<32xi32>, tensor<32xi32>) -> tensor<32xi32>
 
+func.func @libm(%a: tensor<32xf32>, %n: tensor<32xi32>, %d: f64, %i: i64) -> tensor<32xf32> {
+  %g = tile.libm "lgamma"(%a) : (tensor<32xf32>) -> tensor<32xf32>
+  %h = tile.libm "hypot"(%a, %g) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+  %l = tile.libm "ldexp"(%a, %n) : (tensor<32xf32>, tensor<32xi32>) -> tensor<32xf32>
+  %e = tile.libm "exp10"(%d) : (f64) -> f64
+  %b = tile.brev %i : i64
+  %f = tile.arith_fence %h : tensor<32xf32>
+  func.return %f : tensor<32xf32>
+}
+// CHECK-LABEL: func.func @libm(%a: tensor<32xf32>, %n: tensor<32xi32>, %d: f64, %i: i64) -> tensor<32xf32> {
+// CHECK-NEXT:    %g = tile.libm "lgamma"(%a) : (tensor<32xf32>) -> tensor<32xf32>
+// CHECK-NEXT:    %h = tile.libm "hypot"(%a, %g) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+// CHECK-NEXT:    %l = tile.libm "ldexp"(%a, %n) : (tensor<32xf32>, tensor<32xi32>) -> tensor<32xf32>
+// CHECK-NEXT:    %e = tile.libm "exp10"(%d) : (f64) -> f64
+// CHECK-NEXT:    %b = tile.brev %i : i64
+// CHECK-NEXT:    %f = tile.arith_fence %h : tensor<32xf32>
+// CHECK-NEXT:    func.return %f : tensor<32xf32>
+// GENERIC:       "tile.libm"(%a, %n) <{fn = "ldexp"}> : (tensor<32xf32>, tensor<32xi32>) -> tensor<32xf32>
+// GENERIC:       "tile.brev"(%i) : (i64) -> i64
+// GENERIC:       "tile.arith_fence"(%h) : (tensor<32xf32>) -> tensor<32xf32>
+
 func.func @layouts(%x: !tile.ptr<f16>) {
   %r = tile.range 0, 256 : tensor<256xi32, #tile.blocked<spt = [2], tpw = [32], wpc = [4]>>
   %xs = tile.splat %x : !tile.ptr<f16> -> tensor<256x!tile.ptr<f16>, #tile.blocked<spt = [2], tpw = [32], wpc = [4]>>
