@@ -12,7 +12,11 @@ from typing import Any
 
 from compiler.errors import LaunchError, UnsupportedError
 
-NAMES = ("num_ctas", "launch_pdl", "maxnreg", "enable_fp_fusion")
+NAMES = ("num_ctas", "launch_pdl", "maxnreg", "enable_fp_fusion",
+         "waves_per_eu", "matrix_instr_nonkdim", "kpack")
+"""The last three are AMD's tuning knobs, which Triton's tutorials put in the configs
+they try on any target that is not CUDA: taken and ignored, as Triton's CUDA backend
+ignores the options it does not know."""
 
 
 def check(kwargs: dict[str, Any], params: list[str]) -> None:

@@ -143,7 +143,8 @@ def test_tritons_launch_options_are_taken(backend):
     x, y = np.arange(100, dtype=np.float32), np.ones(100, np.float32)
     out = np.zeros_like(x)
     if launch(dependent_add, (4,), x, y, out, 100, backend=backend, BLOCK=32, num_ctas=1,
-              launch_pdl=True, maxnreg=128, enable_fp_fusion=False):
+              launch_pdl=True, maxnreg=128, enable_fp_fusion=False, waves_per_eu=2,
+              matrix_instr_nonkdim=16, kpack=2):
         np.testing.assert_array_equal(out, x + y)
 
 

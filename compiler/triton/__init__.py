@@ -43,6 +43,12 @@ def next_power_of_2(n: int) -> int:
     return 0 if n <= 0 else 1 << (n - 1).bit_length()
 
 
+def set_allocator(allocator) -> None:
+    """Triton's hook for the global memory that device-side tensor descriptors need
+    (``triton.set_allocator(fn)``): accepted; tilec's descriptors need none."""
+    del allocator
+
+
 def _ours() -> dict[str, object]:
     """Every module of this package under its ``triton`` name."""
     from compiler.triton import profiler  # noqa: F401 - imported to be aliased too
@@ -88,6 +94,7 @@ __all__ = [
     "language",
     "next_power_of_2",
     "runtime",
+    "set_allocator",
     "testing",
     "tools",
     "uninstall_as_triton",
