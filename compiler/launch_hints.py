@@ -34,7 +34,7 @@ def check(kwargs: dict[str, Any], params: list[str]) -> None:
         elif name == "maxnreg":
             if value is not None and (not _whole(value) or not 1 <= value <= 255):
                 raise LaunchError(f"maxnreg must be None or 1 to 255, got {value!r}")
-        elif not isinstance(value, bool):
+        elif name in ("launch_pdl", "enable_fp_fusion") and not isinstance(value, bool):
             raise LaunchError(f"{name} must be True or False, got {value!r}")
 
 
