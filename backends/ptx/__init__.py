@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from backends.ptx.tensor_maps import TensorMaps
-from compiler import device_arrays, timing
+from compiler import device_arrays
 from compiler.errors import (
     ArgumentError,
     LaunchError,
@@ -31,6 +31,7 @@ from compiler.errors import (
 )
 from compiler.kinfo import GRID_LIMITS, MAX_GRID, KernelInfo, Param
 from compiler.language import dtype_from_str
+from compiler.timing import compilation, phase
 
 # Scalar parameter dtype -> the C type of its slot in the kernel's parameter buffer.
 _SLOT_TYPES = {
@@ -240,10 +241,10 @@ class DeviceLauncher:
         self._device = Device(ordinal)
         title = f"{info.name}'s first launch on ptx"
         # the first launch may come inside a capture
-        with _capture_relaxed(driver), timing.compilation(title):
+        with _capture_relaxed(driver), compilation(title):
             self._device.set_current()
             image = ctypes.create_string_buffer(artifact, len(artifact))
-            with timing.phase("driver: load module (cuModuleLoadData)"):
+            with phase("driver: load module (cuModuleLoadData)"):
                 self._module = _check(driver.cuModuleLoadData(ctypes.addressof(image)),
                                       f"loading {info.name}'s cubin")
             self._function = _check(driver.cuModuleGetFunction(
@@ -318,6 +319,7 @@ class DeviceLauncher:
                        host: list[tuple[int, np.ndarray]]) -> None:
         """Copy NumPy arrays in, launch, copy written ones back, wait, free."""
         driver = _driver()
+        self._device.set_current()  # this thread's first launch: its context is not current
         buffers = []
         try:
             for i, a in host:
