@@ -292,8 +292,8 @@ class Autotuner(_Wrapper):
         ``top_k`` (a count, or a fraction of the configs) with the least ``perf_model``."""
         extra = {k: v for k, v in kwargs.items() if k not in named}
         configs = self.configs
-        if self.early_config_prune is not None:
-            configs = list(self.early_config_prune(configs, named, **extra))
+        if self.early_config_prune is not None:  # every keyword of the launch, as Triton
+            configs = list(self.early_config_prune(configs, named, **kwargs))
         top_k = self.top_k
         if isinstance(top_k, float) and top_k <= 1.0:
             top_k = max(1, int(len(self.configs) * top_k))

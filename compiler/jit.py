@@ -556,8 +556,9 @@ class KernelFunction:
             key = list(map(fast_spec, args))
         if kwargs.keys() <= self.constexprs:
             return (opts, *key, *kwargs.items())
-        return (opts, *key, *[(k, v if k in self.constexprs or k in launch_hints.NAMES
-                               else fast_spec(v)) for k, v in kwargs.items()])
+        return (opts, *key, *[(k, v if k in self.constexprs else repr(v)
+                               if k in launch_hints.NAMES else fast_spec(v))
+                              for k, v in kwargs.items()])
 
     def _prepare(self, opts: tuple, args: Sequence[Any], kwargs: dict):
         """Compile for a new launch key; returns the kernel and where each runtime

@@ -12,11 +12,13 @@ from typing import Any
 
 from compiler.errors import LaunchError, UnsupportedError
 
-NAMES = ("num_ctas", "launch_pdl", "maxnreg", "enable_fp_fusion",
+NAMES = ("num_ctas", "launch_pdl", "maxnreg", "enable_fp_fusion", "extern_libs",
          "waves_per_eu", "matrix_instr_nonkdim", "kpack")
-"""The last three are AMD's tuning knobs, which Triton's tutorials put in the configs
-they try on any target that is not CUDA: taken and ignored, as Triton's CUDA backend
-ignores the options it does not know."""
+"""``extern_libs`` names bitcode libraries to link (``{"libdevice": path}``): tilec's
+libdevice functions are its own, so the paths are not read. The last three are AMD's
+tuning knobs, which Triton's tutorials put in the configs they try on any target that is
+not CUDA: taken and ignored, as Triton's CUDA backend ignores the options it does not
+know."""
 
 
 def check(kwargs: dict[str, Any], params: list[str]) -> None:
@@ -36,6 +38,8 @@ def check(kwargs: dict[str, Any], params: list[str]) -> None:
                 raise LaunchError(f"maxnreg must be None or 1 to 255, got {value!r}")
         elif name in ("launch_pdl", "enable_fp_fusion") and not isinstance(value, bool):
             raise LaunchError(f"{name} must be True or False, got {value!r}")
+        elif name == "extern_libs" and not isinstance(value, dict | None):
+            raise LaunchError(f"extern_libs must be a dict of library paths, got {value!r}")
 
 
 def _whole(value: Any) -> bool:

@@ -33,6 +33,8 @@ def cuda_interface(v: Any) -> dict | None:
         return getattr(device_arrays.detached(v), "__cuda_array_interface__", None)
     except RuntimeError as e:
         raise ArgumentError(f"{describe_value(v)} cannot be passed: {e}") from None
+    except (KeyError, TypeError):  # torch has no typestr for its dtype (fp8, say)
+        raise unsupported_dtype(v, getattr(v, "dtype", "its dtype")) from None
 
 
 def _scalar_spec(v: Any) -> tuple[str, str, bool]:

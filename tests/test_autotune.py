@@ -165,8 +165,8 @@ def test_prune_configs_by():
     seen = {}
 
     def early(configs, named, **kwargs):
-        seen.update(named)
-        return [c for c in configs if c.kwargs["BLOCK"] <= named["n"]]
+        seen.update(named, keywords=kwargs)
+        return [c for c in configs if c.kwargs["BLOCK"] <= kwargs["n"]]  # 06's way
 
     def model(x, n, BLOCK, num_warps, num_stages, **_):
         return abs(BLOCK - 32)  # "32 is best", then 16 and 64
@@ -174,8 +174,9 @@ def test_prune_configs_by():
     tuned = tc.autotune(configs, key=["n"], restore_value=["x"], prune_configs_by={
         "early_config_prune": early, "perf_model": model, "top_k": 2})(increment)
     x = np.zeros(100, np.int32)
-    tuned[grid_for(100)](x, 100, backend="numpy")
+    tuned[grid_for(100)](x, n=100, backend="numpy")
     assert seen["n"] == 100 and seen["x"] is x
+    assert seen["keywords"]["n"] == 100  # a keyword of the launch, as Triton passes them
     assert {c.kwargs["BLOCK"] for c in tuned.configs_timings} in ({32, 16}, {32, 64})
     np.testing.assert_array_equal(x, 1)
 

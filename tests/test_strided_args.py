@@ -70,8 +70,11 @@ def test_negative_strides_are_a_launch_error():
 
 def test_torch_views_and_tensors_that_require_grad(backend):
     torch = pytest.importorskip("torch")
-    x = torch.randn(40, 24, requires_grad=True)  # launching reads its data, as in Triton
-    y = torch.zeros(24, 40).t()  # a transposed output: written through its strides
+    device = "cuda" if backend == "ptx" else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        pytest.skip("torch sees no CUDA device")
+    x = torch.randn(40, 24, requires_grad=True, device=device)  # launching reads its data
+    y = torch.zeros(24, 40, device=device).t()  # transposed: written through its strides
     m, n = x.shape
     if launch(scaled_copy, (tc.cdiv(m, 16), tc.cdiv(n, 16)), x, y, m, n, *x.stride(),
               *y.stride(), 3.0, backend=backend, BLOCK_M=16, BLOCK_N=16):

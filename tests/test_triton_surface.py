@@ -144,7 +144,7 @@ def test_tritons_launch_options_are_taken(backend):
     out = np.zeros_like(x)
     if launch(dependent_add, (4,), x, y, out, 100, backend=backend, BLOCK=32, num_ctas=1,
               launch_pdl=True, maxnreg=128, enable_fp_fusion=False, waves_per_eu=2,
-              matrix_instr_nonkdim=16, kpack=2):
+              matrix_instr_nonkdim=16, kpack=2, extern_libs={"libdevice": "unread.bc"}):
         np.testing.assert_array_equal(out, x + y)
 
 
@@ -153,6 +153,7 @@ def test_tritons_launch_options_are_taken(backend):
     ({"num_ctas": 0}, tc.LaunchError, "num_ctas must be a positive integer"),
     ({"launch_pdl": "yes"}, tc.LaunchError, "launch_pdl must be True or False"),
     ({"maxnreg": 1000}, tc.LaunchError, "maxnreg must be None or 1 to 255"),
+    ({"extern_libs": "libdevice.bc"}, tc.LaunchError, "extern_libs must be a dict"),
 ])
 def test_launch_options_are_checked(options, error, match):
     x = np.zeros(8, np.float32)
