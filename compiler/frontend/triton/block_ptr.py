@@ -33,10 +33,11 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
 import compiler.language as tl
+from compiler import descriptors
 from compiler.frontend import operators as ops
 from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.triton.shape import trans
-from compiler.frontend.triton.table import builtin, method
+from compiler.frontend.triton.table import TABLE, builtin, method
 from compiler.frontend.values import (
     Aggregate,
     Value,
@@ -223,6 +224,12 @@ def make_tensor_descriptor(cg: CodeGenerator, base: Any, shape: Any, strides: An
     return TensorDescriptor(base, _parts(cg, shape, "shape", len(dims), what),
                             _parts(cg, strides, "strides", len(dims), what), dims,
                             padding_option or "zero")
+
+
+@TABLE.kind(descriptors.tensor_descriptor_base)
+@TABLE.kind(descriptors.tensor_descriptor)
+def is_descriptor(x: Any) -> bool:
+    return isinstance(x, TensorDescriptor)
 
 
 @method("load", on=TensorDescriptor)
