@@ -9,8 +9,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import compiler.language as tl
-from compiler import cache
-from compiler.errors import LaunchError
+from compiler import cache, descriptors
+from compiler.errors import ArgumentError, LaunchError
 from compiler.jit import (
     BACKEND_NAMES,
     BACKENDS,
@@ -76,9 +76,7 @@ def compile(fn, signature=None, constants=None, backend: str | None = None,
     if args is not None:
         if signature is not None:
             raise LaunchError("give tc.compile a signature= or example args=, not both")
-        # no constant 1 here: a compiled kernel launches with any value of its arguments
-        specs = [replace(s, one=False)
-                 for s in kf.specialize(kf.bind(args, dict(constants or {})))]
+        specs = _example_specs(kf, args, dict(constants or {}))
     elif kf.language == "cutile":
         raise LaunchError("a compiler.tile kernel compiles from example arguments: "
                           "tc.compile(kernel, args=(...))")
@@ -89,7 +87,20 @@ def compile(fn, signature=None, constants=None, backend: str | None = None,
                   num_stages, kf.language)
     if kf.language == "cutile":
         ck.expand_args = kf.expand_args  # pyright: ignore[reportAttributeAccessIssue]
+    elif any(s.kind == "descriptor" for s in specs):
+        ck.expand_args = descriptors.expand
     return ck
+
+
+def _example_specs(kf: KernelFunction, args: Sequence[Any], constants: dict) -> list[ArgSpec]:
+    """The specialization for example arguments, a bad one named as a launch names it.
+    No constant 1 here: a compiled kernel launches with any value of its arguments (a
+    descriptor's last stride is 1 whatever it describes)."""
+    try:
+        specs = kf.specialize(kf.bind(args, constants))
+    except ArgumentError as e:
+        raise kf._named(e, args, constants) from None
+    return [replace(s, one=False) for s in specs]
 
 
 def _signature_specs(kf: KernelFunction, signature, constants,

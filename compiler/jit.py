@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import compiler.language as tl
-from compiler import cache, launch_hints, progress
+from compiler import cache, descriptors, launch_hints, progress
 from compiler import debug as debug_output
 from compiler.dependencies import NONE as NO_DEPENDENCIES
 from compiler.dependencies import Dependencies
@@ -31,7 +31,15 @@ from compiler.dependencies import find as find_dependencies
 from compiler.errors import ArgumentError, BackendUnavailableError, LaunchError, TilecError
 from compiler.kinfo import ArgSpec, KernelInfo, Param
 from compiler.source import TileFunction
-from compiler.specialize import arg_spec, check_dtypes, compiled_for, fast_spec, is_one
+from compiler.specialize import (
+    arg_spec,
+    check_dtypes,
+    compiled_for,
+    descriptor_key,
+    descriptor_spec,
+    fast_spec,
+    is_one,
+)
 from compiler.tracebacks import grid_launch
 
 BACKENDS = ("ptx", "wgsl", "numpy")
@@ -135,13 +143,16 @@ class CompiledKernel:
         self._launcher = launcher
         self.live = None  # ``Generated.live`` of a compilation in this process
         self.restage: Callable[[], list[tuple[str, str]]] | None = None  # stages not kept
-        self.expand_args: Callable[[Sequence[Any]], list] | None = None  # ct: arrays' parts
+        # the arguments as the kernel's parameters take them: arrays' (ct) or tensor
+        # descriptors' parts; None: as given
+        self.expand_args: Callable[[Sequence[Any]], list] | None = None
         # ``(grid, args)`` of a plain launch (no debug buffer, not verified) once the
         # launcher is made: the launcher's fastest entry, called by ``kernel[grid](...)``
         self.direct: Callable[[tuple[int, int, int], Sequence[Any]], None] | None = None
         # position -> value of the kernel's constexprs, for a kernel from ``warmup``: it
-        # launches with every argument, as Triton's compiled kernels do
+        # launches with every argument (``arity`` of them), as Triton's compiled kernels do
         self.constexprs: dict[int, Any] = {}
+        self.arity = 0
 
     @property
     def n_regs(self) -> int:
@@ -182,10 +193,10 @@ class CompiledKernel:
         params = [p for p in self.metadata.params
                   if not p.name.startswith(debug_output.HIDDEN)]
         try:
+            if self.constexprs and len(args) == self.arity:
+                args = self._runtime_only(args)
             if self.expand_args is not None:
                 args = self.expand_args(args)
-            if self.constexprs and len(args) == len(params) + len(self.constexprs):
-                args = self._runtime_only(args)
             if kwargs:
                 raise LaunchError(f"a compiled kernel takes its {len(params)} runtime "
                                   f"arguments positionally, got keywords {sorted(kwargs)}")
@@ -421,6 +432,8 @@ class KernelFunction:
         for name, v in bound.items():
             if name in self.constexprs or v is None:  # None: a constexpr, as in Triton
                 specs.append(ArgSpec(name, "constexpr", value=v))
+            elif self.language == "triton" and descriptors.is_descriptor(v):
+                specs.append(descriptor_spec(name, v))
             else:
                 kind, d, div16 = arg_spec(v)
                 specs.append(ArgSpec(name, kind, tl.dtype_from_str(d), div16, one=is_one(v)))
@@ -428,6 +441,7 @@ class KernelFunction:
 
     def _spec_key(self, bound: dict[str, Any]) -> tuple:
         return tuple(("c", repr(v)) if n in self.constexprs or v is None
+                     else descriptor_key(v, arg_spec) if descriptors.is_descriptor(v)
                      else (*arg_spec(v), is_one(v)) for n, v in bound.items())
 
     def compile_for(self, bound: dict[str, Any], backend: str, num_warps: int,
@@ -442,9 +456,12 @@ class KernelFunction:
                 ck = self._cache.get((source, key))  # another thread may have compiled it
                 if ck is None or dump:
                     disk_key = cache.make_key(source, key)
-                    ck = _compile(self._tile_function, self.specialize(bound), backend,
-                                  num_warps, debug, dump, disk_key, arch,
-                                  num_stages=num_stages, language=self.language)
+                    specs = self.specialize(bound)
+                    ck = _compile(self._tile_function, specs, backend, num_warps, debug,
+                                  dump, disk_key, arch, num_stages=num_stages,
+                                  language=self.language)
+                    if any(s.kind == "descriptor" for s in specs):
+                        ck.expand_args = descriptors.expand
                     self._cache[source, key] = ck
         return ck
 
@@ -468,6 +485,8 @@ class KernelFunction:
                 prepared = self._launches[key] = self._prepare(opts, args, kwargs)
             ck, sources = prepared
             runtime = self.runtime_args(args, kwargs, sources)
+            if ck.expand_args is not None:  # tensor descriptors: their parts
+                runtime = ck.expand_args(runtime)
             if callable(grid):
                 grid = grid(self.bind(args, kwargs))
             grid = _fast_grid(grid) or normalize_grid(grid, {})
@@ -521,6 +540,7 @@ class KernelFunction:
             bound = self.bind(args, kwargs)
             ck.constexprs = {i: bound[n] for i, n in enumerate(self.arg_names)
                              if n in self.constexprs}
+            ck.arity = len(self.arg_names)
             return ck
         except TilecError as e:
             __tracebackhide__ = True  # IPython and pytest leave this frame out

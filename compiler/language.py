@@ -203,9 +203,9 @@ def advance(base, offsets):
 
 
 @_builtin
-def make_tensor_descriptor(base, shape, strides, block_shape):
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
     """A tensor read and written in ``block_shape`` blocks: ``desc.load(offsets)``,
-    ``desc.store(offsets, value)``; outside the tensor reads zero and is not written."""
+    ``desc.store(offsets, value)``; outside the tensor, loads read 0 (or NaN), stores skip."""
 
 
 @_builtin

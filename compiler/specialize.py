@@ -1,6 +1,7 @@
 """What a launch's runtime arguments specialize a kernel by: kind (pointer or scalar),
 element type and divisibility by 16 (``arg_spec``), and the cheaper stand-in for it
-that keys the per-launch cache (``fast_spec``)."""
+that keys the per-launch cache (``fast_spec``); a host tensor descriptor's, as its parts
+(``descriptor_spec``, ``descriptor_key``; ``compiler.descriptors``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import numpy as np
 
 import compiler.language as tl
-from compiler import device_arrays
+from compiler import descriptors, device_arrays
 from compiler.errors import (
     ArgumentError,
     LaunchError,
@@ -82,9 +83,9 @@ def arg_spec(v: Any) -> tuple[str, str, bool]:
         return ("ptr", v.dtype.short, True)
     if hasattr(v, "__dlpack__"):  # PyTorch CPU tensors, JAX arrays, ... (device_arrays.py)
         return device_arrays.arg_spec(v)
-    if type(v).__name__ == "TensorDescriptor":  # compiler.triton.tools' (or Triton's)
-        raise UnsupportedError("host tensor descriptors are not supported yet; use "
-                               "tl.make_tensor_descriptor inside the kernel")
+    if type(v).__name__ == "TensorDescriptor":  # where a kernel's parameter takes none
+        raise ArgumentError("a tensor descriptor is an argument of Triton-style kernels "
+                            f"(@tc.kernel, @triton.jit) only; expected {ACCEPTED}")
     return _scalar_spec(v)
 
 
@@ -141,8 +142,48 @@ def _spec_for(t: type) -> Callable[[Any], Any]:
         return lambda v: (np.ndarray, v.dtype, v.flags.c_contiguous)
     if t.__module__.startswith("torch"):
         return lambda v: (t, v.dtype, v.data_ptr() % 16 == 0)
+    if t.__name__ == "TensorDescriptor":
+        return descriptor_key
     return lambda v: (t, arg_spec(v))
 
 
 _SPECS: dict[type, Callable[[Any], Any]] = {type(None): lambda v: None, float: lambda v: float,
                                             bool: lambda v: bool}
+
+
+def _part_key(n: int) -> tuple[bool, bool]:
+    return (n % 16 == 0, -2**31 <= n < 2**31)
+
+
+def descriptor_key(desc: Any, base_key: Callable[[Any], Any] = fast_spec) -> tuple:
+    """What of a descriptor argument decides the compiled kernel: its base's
+    ``base_key``, block shape, padding, and its shape's and strides' divisibility and
+    width. Raises ``ArgumentError`` for a descriptor a kernel cannot take."""
+    parts = descriptors.parts(desc)
+    return ("descriptor", base_key(desc.base), tuple(int(b) for b in desc.block_shape),
+            desc.padding, *map(_part_key, parts))
+
+
+def descriptor_spec(name: str, desc: Any) -> ArgSpec:
+    """The specialization of descriptor parameter ``name``: kind ``"descriptor"``, the
+    base's dtype and alignment, and a ``DescriptorLayout`` whose scalar parameters are
+    specialized as integer arguments are (the last stride, checked to be 1, as 1)."""
+    parts = descriptors.parts(desc)
+    try:
+        kind, dtype, aligned = arg_spec(desc.base)
+    except ArgumentError as e:
+        raise ArgumentError(f"a tensor descriptor's base: {e.problem}", e.fix) from None
+    if kind != "ptr":
+        raise ArgumentError(f"a tensor descriptor's base must be an array, got "
+                            f"{describe_value(desc.base)}")
+    rank = len(desc.block_shape)
+    names = [f"{name}_shape{d}" for d in range(rank)] + \
+        [f"{name}_stride{d}" for d in range(rank)]
+    specs = []
+    for i, (part, n) in enumerate(zip(names, parts, strict=True)):
+        _, short, div16 = _scalar_spec(n)
+        specs.append(ArgSpec(part, "scalar", tl.dtype_from_str(short), div16,
+                             one=i == len(parts) - 1))
+    layout = descriptors.DescriptorLayout(tuple(int(b) for b in desc.block_shape),
+                                          desc.padding, tuple(specs))
+    return ArgSpec(name, "descriptor", tl.dtype_from_str(dtype), aligned, layout)

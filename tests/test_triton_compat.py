@@ -432,14 +432,6 @@ def test_tensor_descriptor_from_an_array():
         TensorDescriptor.from_tensor(np.zeros((8, 8), np.int32), [8, 8], padding="nan")
 
 
-def test_launching_with_a_host_tensor_descriptor_says_it_is_not_supported():
-    a = np.zeros((64, 64), np.float32)
-    desc = TensorDescriptor.from_tensor(a, [16, 16])
-    with pytest.raises(compiler.UnsupportedError, match="host tensor descriptors are not "
-                       "supported yet; use tl.make_tensor_descriptor inside the kernel"):
-        axpy_kernel[(1,)](desc, a, a, 64, 1.0, BLOCK_SIZE=16, backend="numpy")
-
-
 # ---------------------------------------------------------------- the profiler
 
 @pytest.fixture

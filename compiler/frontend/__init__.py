@@ -16,7 +16,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 
 from compiler.frontend.codegen import CodeGenerator
-from compiler.frontend.triton import TABLE
+from compiler.frontend.triton.host_descriptors import TritonCodeGenerator
 from compiler.kinfo import ArgSpec, Param
 from compiler.source import KernelSource
 
@@ -30,4 +30,4 @@ def generate(src: KernelSource, specs: list[ArgSpec], language: str = "triton"
     if language == "cutile":
         from compiler.frontend.cutile import ArrayCodeGenerator
         return ArrayCodeGenerator(src, specs).generate()
-    return CodeGenerator(src, specs, TABLE).generate()
+    return TritonCodeGenerator(src, specs).generate()

@@ -12,9 +12,13 @@ language module fills a ``BuiltinTable`` with the decorators::
 
     @TABLE.method("load", on=TensorDescriptor)   # desc.load(offsets): not a tile method
 
+    @TABLE.kind(tl.tensor_descriptor)   # isinstance(x, tl.tensor_descriptor)
+    def is_descriptor(x): ...
+
 The code generator looks a ``tl.<name>`` call up by name (the ``__tilec_builtin__``
 attribute of ``compiler.language`` functions), ``x.<name>(...)`` with ``method_of`` and
-``x.<name>`` in ``properties``. The table knows nothing of the code generator.
+``x.<name>`` in ``properties``, and ``isinstance(x, cls)`` of a language's class in
+``kinds``. The table knows nothing of the code generator.
 
 A language whose kernels may meet the builtins of another (``tl.*`` in a ``@ct.kernel``:
 both are importable there) names it ``foreign``: a builtin of the foreign language's
@@ -46,6 +50,7 @@ class BuiltinTable:
     methods: dict[str, Handler] = field(default_factory=dict)
     object_methods: dict[tuple[type, str], Handler] = field(default_factory=dict)
     properties: dict[str, Handler] = field(default_factory=dict)
+    kinds: dict[type, Callable[[Any], bool]] = field(default_factory=dict)
 
     def builtin(self, name: str, *, method: bool = False) -> Callable[[Handler], Handler]:
         """Register ``prefix.name``; with ``method``, also ``x.name(...)``."""
@@ -92,6 +97,15 @@ class BuiltinTable:
         """Register the attribute ``x.name`` (``x.T``, ``x.dtype``): ``fn(cg, x)``."""
         def register(fn: Handler) -> Handler:
             self.properties[name] = fn
+            return fn
+        return register
+
+    def kind(self, cls: type) -> Callable[[Callable[[Any], bool]], Callable[[Any], bool]]:
+        """Register what ``isinstance(x, cls)`` is in a kernel for a class of the
+        language (``tl.tensor_descriptor``): ``fn(x)``, a question about the frontend value
+        that ``x`` is there, since no kernel value is an instance of that Python class."""
+        def register(fn: Callable[[Any], bool]) -> Callable[[Any], bool]:
+            self.kinds[cls] = fn
             return fn
         return register
 

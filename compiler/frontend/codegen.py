@@ -410,6 +410,10 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             if misused is not None:
                 self._fail(node.func, f"{ast.unparse(node.func)} {misused}")
             return self._call(self.builtin(name), f"{self.table.prefix}.{name}", args, kwargs)
+        if fn is builtins.isinstance:
+            if len(args) != 2 or kwargs:
+                self._fail(node, "isinstance() takes a value and a class (or a tuple of them)")
+            return self._isinstance(*args)
         if fn in _PY_CALLABLE or fn is getattr(__import__("compiler"), "cdiv", None):
             if any(isinstance(a, Value) for a in args):
                 return self._python_builtin_on_tiles(node, fn, args, kwargs)
@@ -421,6 +425,17 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             return self.inline_call(helper, args, kwargs)
         self._fail(node, f"cannot call {getattr(fn, '__name__', fn)!r} in a kernel "
                          "(only tl builtins and constexpr helpers)")
+
+    def _isinstance(self, value: Any, classes: Any) -> bool:
+        """``isinstance`` at compile time: a class of the language (``tl.tensor_descriptor``)
+        asks what ``value`` is in the kernel (the table's ``kinds``), any other class is
+        Python's question about a compile-time value."""
+        for cls in classes if isinstance(classes, tuple) else (classes,):
+            kind = self.table.kinds.get(cls)
+            if kind(value) if kind is not None else \
+                    self.constexpr_eval(isinstance, value, cls):
+                return True
+        return False
 
     def _python_builtin_on_tiles(self, node: ast.Call, fn: Any, args: list, kwargs: dict
                                  ) -> Value:

@@ -33,10 +33,11 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
 import compiler.language as tl
+from compiler import descriptors
 from compiler.frontend import operators as ops
 from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.triton.shape import trans
-from compiler.frontend.triton.table import builtin, method
+from compiler.frontend.triton.table import TABLE, builtin, method
 from compiler.frontend.values import (
     Aggregate,
     Value,
@@ -87,12 +88,19 @@ class BlockPtr(Aggregate):
 @dataclass(frozen=True)
 class TensorDescriptor(Aggregate):
     """A tensor of ``shape`` and ``strides`` at ``base``, read and written in blocks of
-    ``block_shape`` at the offsets each ``.load``/``.store`` names."""
+    ``block_shape`` at the offsets each ``.load``/``.store`` names; what a load reads
+    outside the tensor is ``padding`` ("zero" or "nan")."""
 
     base: Value
     shape: tuple[Part, ...]
     strides: tuple[Part, ...]
     block_shape: tuple[int, ...]
+    padding: str = "zero"
+
+    @property
+    def dtype(self) -> tl.dtype:
+        """The element type (``desc.dtype`` in a kernel, as Triton's)."""
+        return self.base.dtype
 
     def parts(self) -> tuple[Part, ...]:
         return (self.base, *self.shape, *self.strides)
@@ -107,7 +115,7 @@ class TensorDescriptor(Aggregate):
                        strides=tuple(parts[1 + r:]))
 
     def static(self) -> object:
-        return ("tensor descriptor", self.block_shape)
+        return ("tensor descriptor", self.block_shape, self.padding)
 
     def describe(self) -> str:
         return f"tensor descriptor <{'x'.join(map(str, self.block_shape))}, {self.base.dtype}>"
@@ -170,6 +178,15 @@ def _checked_dims(cg: CodeGenerator, boundary_check: Any, rank: int, what: str) 
     return set(dims)
 
 
+def _check_padding(cg: CodeGenerator, padding_option: Any, dtype: tl.dtype, what: str,
+                   shown: str) -> None:
+    """``padding_option`` of a load from, or a descriptor of, ``shown`` (of ``dtype``)."""
+    if padding_option not in _PADDINGS:
+        cg.fail(f"{what}: padding_option must be 'zero' or 'nan', got {padding_option!r}")
+    if padding_option == "nan" and not dtype.is_float:
+        cg.fail(f"{what}: padding_option='nan' needs a floating-point block, got {shown}")
+
+
 # ---------------------------------------------------------------- builtins
 
 @builtin("make_block_ptr")
@@ -199,24 +216,32 @@ def advance(cg: CodeGenerator, base: Any, offsets: Any) -> BlockPtr:
 
 @builtin("make_tensor_descriptor")
 def make_tensor_descriptor(cg: CodeGenerator, base: Any, shape: Any, strides: Any,
-                           block_shape: Any) -> TensorDescriptor:
+                           block_shape: Any, padding_option: Any = "zero") -> TensorDescriptor:
     what = "tl.make_tensor_descriptor"
     base = _base(cg, base, what)
     dims = _block_shape(cg, block_shape, what)
+    _check_padding(cg, padding_option, base.dtype, what, f"a pointer to {base.dtype}")
     return TensorDescriptor(base, _parts(cg, shape, "shape", len(dims), what),
-                            _parts(cg, strides, "strides", len(dims), what), dims)
+                            _parts(cg, strides, "strides", len(dims), what), dims,
+                            padding_option or "zero")
+
+
+@TABLE.kind(descriptors.tensor_descriptor_base)
+@TABLE.kind(descriptors.tensor_descriptor)
+def is_descriptor(x: Any) -> bool:
+    return isinstance(x, TensorDescriptor)
 
 
 @method("load", on=TensorDescriptor)
 def descriptor_load(cg: CodeGenerator, desc: TensorDescriptor, offsets: Any) -> Value:
-    """The block at ``offsets``; what lies outside the tensor reads as zero."""
+    """The block at ``offsets``; what lies outside the tensor reads as the padding."""
     rank = len(desc.block_shape)
     at = _parts(cg, offsets, "offsets", rank, "desc.load")
     if not _fits_view(desc, at):
-        return load(cg, desc.block(at), tuple(range(rank)), "zero")
+        return load(cg, desc.block(at), tuple(range(rank)), desc.padding)
     view, index = _view(cg, desc, at)
     dtype, shape = desc.base.dtype, desc.block_shape
-    op = tile.ViewLoadOp(view, index, TensorType(ir_type(dtype), shape), "zero",
+    op = tile.ViewLoadOp(view, index, TensorType(ir_type(dtype), shape), desc.padding,
                          elements=True)
     return cg.b.value(op, dtype, shape)
 
@@ -262,11 +287,7 @@ def _view(cg: CodeGenerator, desc: TensorDescriptor | BlockPtr,
 def load(cg: CodeGenerator, bp: BlockPtr, boundary_check: Any, padding_option: Any) -> Value:
     """``tl.load`` of a block pointer: elements outside the checked dimensions read as
     zero, or NaN with ``padding_option="nan"``."""
-    if padding_option not in _PADDINGS:
-        cg.fail(f"tl.load: padding_option must be 'zero' or 'nan', got {padding_option!r}")
-    if padding_option == "nan" and not bp.base.dtype.is_float:
-        cg.fail(f"tl.load: padding_option='nan' needs a floating-point block, got "
-                f"{bp.describe()}")
+    _check_padding(cg, padding_option, bp.base.dtype, "tl.load", bp.describe())
     checked = _checked_dims(cg, boundary_check, len(bp.block_shape), "tl.load")
     if (padding_option != "nan" and checked == set(range(len(bp.block_shape)))
             and _fits_view(bp, bp.offsets)):  # a descriptor load's semantics: one
