@@ -121,11 +121,9 @@ class UMulHiOp(IRDLOperation):
             raise VerifyException("tile.umulhi operands must be i32 or i64 (scalar or shaped)")
 
 
-@irdl_op_definition
-class BrevOp(IRDLOperation):
-    """The bits of an i32 or i64 in reverse order (libdevice's ``brev``)."""
+class _SameTypeUnaryOp(IRDLOperation):
+    """An op of one operand whose result has its type."""
 
-    name = "tile.brev"
     T: ClassVar = VarConstraint("T", AnyAttr())
     x = operand_def(T)
     result = result_def(T)
@@ -134,6 +132,13 @@ class BrevOp(IRDLOperation):
 
     def __init__(self, x: SSAValue):
         super().__init__(operands=[x], result_types=[x.type])
+
+
+@irdl_op_definition
+class BrevOp(_SameTypeUnaryOp):
+    """The bits of an i32 or i64 in reverse order (libdevice's ``brev``)."""
+
+    name = "tile.brev"
 
     def verify_(self) -> None:
         e = element_type(self.x.type)
@@ -183,17 +188,9 @@ class LibmOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ArithFenceOp(IRDLOperation):
+class ArithFenceOp(_SameTypeUnaryOp):
     """Its operand unchanged, which no float rewriting may see through (LLVM's
     ``llvm.arithmetic.fence``): WGSL compilers apply algebraic identities such as
     ``(a + b) - a = b``, which would cancel the error terms of compensated arithmetic."""
 
     name = "tile.arith_fence"
-    T: ClassVar = VarConstraint("T", AnyAttr())
-    x = operand_def(T)
-    result = result_def(T)
-    assembly_format = "$x attr-dict `:` type($result)"
-    traits = traits_def(Pure())
-
-    def __init__(self, x: SSAValue):
-        super().__init__(operands=[x], result_types=[x.type])
