@@ -15,6 +15,7 @@ import importlib.util
 import os
 import runpy
 import sys
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from compiler.jit import (
     default_backend,
     resolve_backend,
 )
+from compiler.tracebacks import without_tilec_frames
 
 BACKEND_HELP = "the backend to run on (default: $TILEC_BACKEND, else auto)"
 
@@ -228,7 +230,18 @@ def cmd_run(args) -> int:
         if e.filename != args.script:
             raise
         raise _syntax_error(e) from None
+    except TilecError as e:  # the script's own frames, as ``python FILE`` shows them
+        _print_from(e, str(script.resolve()))
+        return FAILURE
     return 0
+
+
+def _print_from(error: TilecError, script: str) -> None:
+    """``error``'s traceback from the script's first frame on, less tilec's frames."""
+    tb = error.__traceback__
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != script:
+        tb = tb.tb_next
+    traceback.print_exception(type(error), error, without_tilec_frames(tb) if tb else None)
 
 
 def cmd_backends(_args) -> int:

@@ -192,6 +192,22 @@ def test_run_as_triton_runs_an_unmodified_triton_script(tmp_path):
     assert r.stdout.split() == ["compiler.triton", "compiler.language"]
 
 
+def test_run_shows_where_in_the_script_a_tilec_error_came_from(tmp_path):
+    script = tmp_path / "backwards.py"
+    script.write_text("import numpy as np\n"
+                      "from examples.vector_add import add\n\n\n"
+                      "def go():\n"
+                      "    x = np.zeros(64, np.float32)\n"
+                      "    add[(1,)](x, x[::-1], x, 64, BLOCK=64)\n\n\n"
+                      "go()\n")
+    r = tilec("run", str(script), "--backend", "numpy")
+    assert r.returncode == 1
+    assert f'File "{script}", line 10, in <module>' in r.stderr
+    assert f'File "{script}", line 7, in go' in r.stderr
+    assert r.stderr.strip().endswith("has negative strides; pass np.ascontiguousarray(y)")
+    assert "compiler/" not in r.stderr and "runpy" not in r.stderr
+
+
 # ---------------------------------------------------------------- 7. tilec export
 
 def test_export_to_stdout_says_the_runtime_is_not_written():
