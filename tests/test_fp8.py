@@ -1,0 +1,216 @@
+"""fp8 (``tl.float8e4nv``: e4m3fn, ``tl.float8e5``: e5m2) on every backend.
+
+Conversions are checked bit for bit against a reference written here from the formats
+alone (the nearest of the 256 values, ties to the even code, saturating at the largest
+finite value, NaN to 0x7F: PTX's ``cvt.rn.satfinite`` on sm_90, which Triton emits), over
+all 256 fp8 bit patterns and over f32 values chosen to hit every rule: NaN, infinities,
+overflow, subnormals, exact ties and their neighbours. Then loads and stores, ``where``,
+comparisons and arithmetic (computed in f32), constants, ``tl.dot`` (its operands
+converted to f16 exactly), array arguments (NumPy's ml_dtypes arrays, PyTorch's fp8
+tensors) and the ``lower-fp8`` pass that GPU targets run, whose arithmetic form (WGSL,
+sm_80) the NumPy backend runs here too, on a million values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import compiler as tc
+import compiler.language as tl
+from backends.numpy import run as numpy_run
+from compiler.context import make_context, parse_module
+from compiler.passes.lower_fp8 import LowerFp8
+from tests.conftest import launch
+
+ml_dtypes = pytest.importorskip("ml_dtypes")
+
+FP8 = [tl.float8e4nv, tl.float8e5]
+NUMPY = {tl.float8e4nv: np.dtype(ml_dtypes.float8_e4m3fn),
+         tl.float8e5: np.dtype(ml_dtypes.float8_e5m2)}
+# explicit mantissa bits, exponent bias, whether the top exponent holds infinities
+FORMAT = {tl.float8e4nv: (3, 7, False), tl.float8e5: (2, 15, True)}
+
+
+# -- the reference ------------------------------------------------------------------------
+
+def decode(code: int, d: tl.dtype) -> float:
+    """The value of fp8 bit pattern ``code``, from the format's definition."""
+    m, bias, ieee = FORMAT[d]
+    sign = -1.0 if code & 0x80 else 1.0
+    e, f = (code & 0x7F) >> m, code & ((1 << m) - 1)
+    if ieee and e == (0x7F >> m) or not ieee and code & 0x7F == 0x7F:
+        return sign * float("inf") if ieee and f == 0 else float("nan")
+    if e == 0:
+        return sign * f * 2.0 ** (1 - bias - m)
+    return sign * (1 + f / 2**m) * 2.0 ** (e - bias)
+
+
+def values(d: tl.dtype) -> np.ndarray:
+    """The 256 values, by code (float64)."""
+    return np.array([decode(c, d) for c in range(256)])
+
+
+def reference_bits(x: np.ndarray, d: tl.dtype) -> np.ndarray:
+    """The fp8 bits of ``x`` (any float dtype, read exactly): the nearest finite value,
+    ties to the even code, magnitudes past the largest finite value (infinity too) that
+    value, NaN 0x7F."""
+    table = values(d)[:128]
+    positive = table[np.isfinite(table)]  # codes 0 .. largest finite, increasing
+    with np.errstate(invalid="ignore"):  # signalling NaNs among random bits
+        a = np.minimum(np.abs(x.astype(np.float64)), positive[-1])
+    hi = np.clip(np.searchsorted(positive, a), 1, len(positive) - 1)
+    below, above = positive[hi - 1], positive[hi]
+    up = (above - a < a - below) | ((above - a == a - below) & (hi % 2 == 0))
+    code = np.where(up, hi, hi - 1) | np.where(np.signbit(x), 0x80, 0)
+    return np.where(np.isnan(x), 0x7F, code).astype(np.uint8)
+
+
+def edge_floats(d: tl.dtype) -> np.ndarray:
+    """f32 values at every rounding rule of ``d``, and random ones over its range."""
+    v = values(d)
+    finite = np.unique(np.abs(v[np.isfinite(v)]))
+    mids = (finite[:-1] + finite[1:]) / 2  # exact ties (f32 holds them)
+    top = finite[-1]
+    special = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, top, top * 1.0625, top * 1.125,
+               top * 1.5, 3e38, 1e-45, -1e-45, 1e-38, finite[1] / 2, finite[1] / 4]
+    rng = np.random.default_rng(8)
+    spread = rng.standard_normal(4000) * 2.0 ** rng.integers(-20, 20, 4000)
+    x = np.concatenate([finite, mids, special, spread]).astype(np.float32)
+    near = np.concatenate([np.nextafter(x, np.float32(np.inf)),
+                           np.nextafter(x, np.float32(-np.inf))])
+    x = np.concatenate([x, near])
+    return np.concatenate([x, -x])
+
+
+def test_reference_agrees_with_ml_dtypes_on_the_values():
+    for d in FP8:
+        codes = np.arange(256, dtype=np.uint8)
+        np.testing.assert_array_equal(codes.view(NUMPY[d]).astype(np.float64), values(d))
+
+
+# -- conversions on every backend ---------------------------------------------------------
+
+@tc.kernel
+def convert(x, out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out + offs, tl.load(x + offs, mask=m).to(out.dtype.element_ty), mask=m)
+
+
+def _convert(x: np.ndarray, dtype: np.dtype, backend: str) -> np.ndarray | None:
+    out = np.zeros(len(x), dtype)
+    block = 1024
+    if not launch(convert, (tc.cdiv(len(x), block),), x, out, len(x), backend=backend,
+                  BLOCK=block):
+        return None
+    return out
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+@pytest.mark.parametrize("source", [np.float32, np.float16])
+def test_floats_round_to_fp8_as_cvt_satfinite(backend, d, source):
+    with np.errstate(over="ignore"):  # f16 holds fewer of them: infinities
+        x = edge_floats(d).astype(source)
+    got = _convert(x, NUMPY[d], backend)
+    if got is not None:
+        np.testing.assert_array_equal(got.view(np.uint8), reference_bits(x, d))
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+def test_bfloat16_rounds_to_fp8(d):
+    """bf16 -> fp8 (numpy; WGSL has no bfloat16): as the f32 of the same value."""
+    x = edge_floats(d).astype(ml_dtypes.bfloat16)
+    got = _convert(x, NUMPY[d], "numpy")
+    np.testing.assert_array_equal(got.view(np.uint8), reference_bits(x, d))
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+@pytest.mark.parametrize("target", [np.float32, np.float16])
+def test_fp8_widens_exactly(backend, d, target):
+    codes = np.arange(256, dtype=np.uint8).view(NUMPY[d])
+    got = _convert(codes, np.dtype(target), backend)
+    if got is not None:
+        np.testing.assert_array_equal(got.astype(np.float64), values(d))
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+def test_fp8_to_the_other_fp8(backend, d):
+    other = FP8[1 - FP8.index(d)]
+    codes = np.arange(256, dtype=np.uint8).view(NUMPY[d])
+    got = _convert(codes, NUMPY[other], backend)
+    if got is not None:
+        np.testing.assert_array_equal(got.view(np.uint8), reference_bits(values(d), other))
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+def test_fp8_to_and_from_integers(backend, d):
+    """Through f32: to int32 truncates toward zero (NaN gives 0), from int32 rounds."""
+    codes = np.arange(256, dtype=np.uint8).view(NUMPY[d])
+    got = _convert(codes, np.dtype(np.int32), backend)
+    ints = np.array([0, 1, -3, 17, 255, 448, 449, 464, 465, 1000, -70000, 2**31 - 1],
+                    np.int32)
+    back = _convert(ints, NUMPY[d], backend)
+    if got is None:
+        return
+    v = values(d)
+    want = np.where(np.isnan(v), 0, np.trunc(np.clip(v, -2.0**31, 2.0**31 - 1)))
+    np.testing.assert_array_equal(got, want.astype(np.int32))
+    np.testing.assert_array_equal(back.view(np.uint8), reference_bits(ints, d))
+
+
+# -- lower-fp8: what the GPU targets run ----------------------------------------------------
+
+def _lowered(signature: dict[str, str], native: int):
+    """``convert`` for ``signature``, compiled for NumPy, then through ``lower-fp8``."""
+    ck = tc.compile(convert, signature=signature, constants={"BLOCK": 4096}, backend="numpy")
+    module = parse_module(ck.stages[-1][1])
+    LowerFp8(native=native).apply(make_context(), module)
+    module.verify()
+    return module, ck.metadata
+
+
+@pytest.mark.parametrize("native", [0, 1])
+@pytest.mark.parametrize("d", FP8, ids=str)
+def test_lower_fp8_rounds_a_million_floats(d, native):
+    """``lower-fp8``'s conversions, run by the NumPy backend: as arithmetic (native=0, what
+    WGSL and sm_80 run) and as ``tile.to_fp8``/``from_fp8`` (native=1, PTX's ``cvt``), over
+    a million f32 bit patterns of every exponent and a million values in fp8's range."""
+    rng = np.random.default_rng(1)
+    top = values(d)[0x7B if d is tl.float8e5 else 0x7E]
+    x = np.concatenate([rng.integers(0, 2**32, 2**20, dtype=np.uint32).view(np.float32),
+                        (rng.standard_normal(2**20) * top / 8).astype(np.float32),
+                        edge_floats(d)])
+    module, info = _lowered({"x": "*f32", "out": f"*{d.short}", "n": "i32"}, native)
+    out = np.zeros(len(x), NUMPY[d])
+    numpy_run(module, info, (tc.cdiv(len(x), 4096),), [x, out, len(x)])
+    np.testing.assert_array_equal(out.view(np.uint8), reference_bits(x, d))
+    module, info = _lowered({"x": f"*{d.short}", "out": "*f32", "n": "i32"}, native)
+    codes = np.arange(256, dtype=np.uint8).view(NUMPY[d])
+    back = np.zeros(256, np.float32)
+    numpy_run(module, info, (1,), [codes, back, 256])
+    np.testing.assert_array_equal(back.astype(np.float64), values(d))
+
+
+@pytest.mark.parametrize("target, native", [("sm_90", True), ("sm_89", False),
+                                             ("sm_80", False)])
+def test_ptx_converts_with_cvt_on_sm_90(target, native):
+    """sm_90 converts with ``cvt`` (as Triton does); sm_80 has no fp8 ``cvt`` and sm_89's
+    needs a newer PTX ISA than tilec declares there, so the conversions are arithmetic
+    there. All assemble."""
+    ck = tc.compile(roundtrip, signature={"x": "*f32", "bits": "*fp8e4nv", "back": "*f32",
+                                          "n": "i32"},
+                    constants={"BLOCK": 256}, backend="ptx", target=target)
+    ptx = ck.asm["ptx"]
+    assert ck.asm["cubin"][:4] == b"\x7fELF"
+    cvts = ("cvt.rn.satfinite.e4m3x2.f32" in ptx, "cvt.rn.f16x2.e4m3x2" in ptx)
+    assert cvts == (native, native)
+
+
+@tc.kernel
+def roundtrip(x, bits, back, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    v = tl.load(x + offs, mask=m).to(bits.dtype.element_ty)
+    tl.store(bits + offs, v, mask=m)
+    tl.store(back + offs, v.to(tl.float32), mask=m)
