@@ -214,3 +214,117 @@ def roundtrip(x, bits, back, n, BLOCK: tl.constexpr):
     v = tl.load(x + offs, mask=m).to(bits.dtype.element_ty)
     tl.store(bits + offs, v, mask=m)
     tl.store(back + offs, v.to(tl.float32), mask=m)
+
+
+# -- computing with fp8: in f32, as Triton types it ---------------------------------------
+
+@tc.kernel
+def compute(a, b, sel, flags, arith, signs, n, BLOCK: tl.constexpr):
+    """Selections and comparisons (exact), arithmetic rounded back to fp8 after each op."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(a + offs, mask=m, other=0.0)
+    y = tl.load(b + offs, mask=m, other=0.0)
+    tl.static_assert((x * y).dtype == x.dtype and tl.where(m, x, y).dtype == x.dtype)
+    tl.store(sel + offs, tl.where(x < y, x, y), mask=m)
+    bits = ((x < y).to(tl.int32) + (x == y).to(tl.int32) * 2 + (x >= y).to(tl.int32) * 4
+            + (x != y).to(tl.int32) * 8 + (x > 0.5).to(tl.int32) * 16)
+    tl.store(flags + offs, bits, mask=m)
+    tl.store(arith + offs, x * y + x, mask=m)
+    tl.store(signs + offs, tl.maximum(tl.abs(x), -y), mask=m)
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+def test_compute_on_fp8_in_float32(backend, d):
+    """Every pair of fp8 values: ``where``, comparisons, ``maximum``, ``abs`` and negation
+    as their f32 values give them; ``x * y + x`` rounded to fp8 after each operator."""
+    codes = np.arange(256, dtype=np.uint8).view(NUMPY[d])
+    a, b = (np.ascontiguousarray(c) for c in np.meshgrid(codes, codes))
+    a, b = a.reshape(-1), b.reshape(-1)
+    n = len(a)
+    sel, arith, signs = (np.zeros(n, NUMPY[d]) for _ in range(3))
+    flags = np.zeros(n, np.int32)
+    if not launch(compute, (tc.cdiv(n, 1024),), a, b, sel, flags, arith, signs, n,
+                  backend=backend, BLOCK=1024):
+        return
+    x, y = (v.astype(np.float32) for v in (a, b))
+    with np.errstate(invalid="ignore", over="ignore"):
+        want_flags = ((x < y) + (x == y) * 2 + (x >= y) * 4 + (x != y) * 8 + (x > 0.5) * 16)
+        product = reference_bits(x * y, d).view(NUMPY[d]).astype(np.float32)
+        want_arith = reference_bits(product + x, d)
+        larger = np.maximum(np.abs(x), -y)  # NaN if either is
+        want_signs = reference_bits(np.where(larger == 0, 0.0, larger), d)  # +0 > -0
+    np.testing.assert_array_equal(sel.view(np.uint8), np.where(x < y, a, b).view(np.uint8))
+    np.testing.assert_array_equal(flags, want_flags)
+    np.testing.assert_array_equal(arith.view(np.uint8), want_arith)
+    np.testing.assert_array_equal(signs.view(np.uint8), want_signs)
+
+
+@tc.kernel
+def promotions(a, b, h, g, out, BLOCK: tl.constexpr):
+    """Triton's computation types: two fp8 types meet in f16, fp8 and bf16 in f32, fp8 and
+    f16 in f16; a Python float takes the fp8 type; math functions and sums are f32."""
+    offs = tl.arange(0, BLOCK)
+    x, y = tl.load(a + offs), tl.load(b + offs)
+    hv, gv = tl.load(h + offs), tl.load(g + offs)
+    tl.static_assert((x + y).dtype == tl.float16)
+    tl.static_assert((x + gv).dtype == tl.float32)
+    tl.static_assert((x + hv).dtype == tl.float16)
+    tl.static_assert((x * 2.0).dtype == x.dtype)
+    tl.static_assert(tl.exp(x).dtype == tl.float32)
+    tl.static_assert(tl.extra.libdevice.rint(x).dtype == tl.float32)
+    tl.static_assert(tl.sum(x, axis=0).dtype == tl.float32)
+    tl.static_assert(tl.max(x, axis=0).dtype == x.dtype)
+    tl.store(out + offs, (x + y).to(tl.float32) + tl.sum(x, axis=0) + tl.max(y, axis=0))
+
+
+def test_promotions_follow_triton():
+    n = 64
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(n).astype(NUMPY[tl.float8e4nv])
+    y = rng.standard_normal(n).astype(NUMPY[tl.float8e5])
+    h = np.zeros(n, np.float16)
+    g = np.zeros(n, ml_dtypes.bfloat16)
+    out = np.zeros(n, np.float32)
+    promotions[(1,)](x, y, h, g, out, BLOCK=n, backend="numpy")
+    xs, ys = x.astype(np.float32), y.astype(np.float32)
+    want = (xs + ys).astype(np.float16).astype(np.float32) + xs.sum() + ys.max()
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+@tc.kernel
+def constants(out, V: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.full((BLOCK,), V, out.dtype.element_ty))
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+@pytest.mark.parametrize("value", [0.1, -1000.0, float("inf"), float("nan"), 2.0**-20])
+def test_constants_round_as_conversions(backend, d, value):
+    out = np.zeros(16, NUMPY[d])
+    if launch(constants, (1,), out, backend=backend, V=value, BLOCK=16):
+        np.testing.assert_array_equal(out.view(np.uint8),
+                                      reference_bits(np.full(16, value, np.float32), d))
+
+
+def test_rounding_toward_zero_is_refused():
+    @tc.kernel
+    def rtz(x, out):
+        tl.store(out, tl.load(x).to(tl.float8e4nv, fp_downcast_rounding="rtz"))
+
+    with pytest.raises(tc.CompileError, match="'rtz' is not supported for fp8"):
+        rtz[(1,)](np.ones(1, np.float32), np.zeros(1, NUMPY[tl.float8e4nv]),
+                  backend="numpy")
+
+
+@tc.kernel
+def show(x, BLOCK: tl.constexpr):
+    tl.device_print("x:", tl.load(x + tl.arange(0, BLOCK)))
+
+
+def test_device_print_shows_fp8_values(backend, capsys):
+    x = np.array([0.5, -448, np.nan, 2.0**-9], NUMPY[tl.float8e4nv])
+    if launch(show, (1,), x, backend=backend, debug=True, BLOCK=4):
+        assert capsys.readouterr().out.splitlines() == [
+            f"pid (0, 0, 0) idx ({i}) x: {v}" for i, v in enumerate([0.5, -448.0, "nan",
+                                                                     0.001953125])]
