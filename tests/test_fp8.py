@@ -13,14 +13,20 @@ sm_80) the NumPy backend runs here too, on a million values.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
+import backends.ptx as ptx_backend
 import compiler as tc
 import compiler.language as tl
 from backends.numpy import run as numpy_run
 from compiler.context import make_context, parse_module
+from compiler.dtypes import ML_DTYPES
+from compiler.kinfo import Param
 from compiler.passes.lower_fp8 import LowerFp8
+from compiler.specialize import arg_spec
 from tests.conftest import launch
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
@@ -328,3 +334,102 @@ def test_device_print_shows_fp8_values(backend, capsys):
         assert capsys.readouterr().out.splitlines() == [
             f"pid (0, 0, 0) idx ({i}) x: {v}" for i, v in enumerate([0.5, -448.0, "nan",
                                                                      0.001953125])]
+
+
+# -- arguments: ml_dtypes arrays, PyTorch fp8 tensors --------------------------------------
+
+@tc.kernel
+def scatter(x, out, n, stride, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out + offs * stride, tl.load(x + offs, mask=m).to(out.dtype.element_ty), mask=m)
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+def test_ml_dtypes_strided_views_are_arguments(backend, d):
+    """A strided view of an ml_dtypes fp8 array, written through its stride (NumPy itself
+    cannot rebuild a float8_e5m2 view from its typestr, "<f1")."""
+    x = edge_floats(d)[:32]
+    base = np.zeros((32, 2), NUMPY[d])
+    out = base[:, 1]  # every other byte
+    if launch(scatter, (1,), x, out, 32, 2, backend=backend, BLOCK=32):
+        np.testing.assert_array_equal(out.view(np.uint8), reference_bits(x, d))
+        assert not base[:, 0].view(np.uint8).any()
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+def test_torch_fp8_tensors(backend, d):
+    """PyTorch's fp8 tensors on the CPU, through DLPack (numpy, wgsl; ptx compiles for
+    their dtype): read, and written in place through a strided view."""
+    torch = pytest.importorskip("torch")
+    tdtype = getattr(torch, ML_DTYPES[d])
+    x = torch.tensor(edge_floats(d)[:512])
+    base = torch.zeros(512, 2, dtype=tdtype)
+    out = base[:, 0]
+    if launch(scatter, (1,), x, out, 512, out.stride(0), backend=backend, BLOCK=512):
+        got = base.view(torch.uint8).numpy()
+        np.testing.assert_array_equal(got[:, 0], reference_bits(x.numpy(), d))
+        assert not got[:, 1].any()
+    back = torch.zeros(512)
+    codes = torch.arange(256, dtype=torch.uint8).view(tdtype)
+    if launch(convert, (1,), codes, back, 256, backend=backend, BLOCK=256):
+        np.testing.assert_array_equal(back.numpy()[:256].astype(np.float64), values(d))
+
+
+class _CudaFp8:
+    """What PyTorch's CUDA fp8 tensor shows a launch: a CUDA array interface that cannot
+    name the dtype (it raises KeyError), and DLPack, which can."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    @property
+    def __cuda_array_interface__(self):
+        raise KeyError(self.tensor.dtype)
+
+    def __dlpack__(self, **options):
+        return self.tensor.__dlpack__(**options)
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+def test_cuda_fp8_tensors_are_described_by_dlpack():
+    torch = pytest.importorskip("torch")
+    t = _CudaFp8(torch.zeros(16, dtype=torch.float8_e4m3fn))
+    assert arg_spec(t) == ("ptr", "fp8e4nv", t.tensor.data_ptr() % 16 == 0)
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+def test_ptx_takes_torch_fp8_tensors_of_their_dtype(d):
+    """The PTX launcher matches a torch fp8 tensor to the kernel's dtype (a CPU one is then
+    refused for being on the CPU, not for its dtype)."""
+    torch = pytest.importorskip("torch")
+    put = ptx_backend._torch_put(Param("x", d.short, True), None, 0, torch)
+    with pytest.raises(tc.LaunchError, match="not on cuda:0"):
+        put(torch.zeros(4, dtype=getattr(torch, ML_DTYPES[d])))
+    with pytest.raises(tc.LaunchError, match=f"expected an array of {d}"):
+        put(torch.zeros(4))
+
+
+def test_fp8_scalar_parameters_are_refused():
+    with pytest.raises(tc.LaunchError, match="fp8 scalars are not supported"):
+        tc.compile(convert, signature={"x": "*f32", "out": "*fp8e5", "n": "fp8e5"},
+                   constants={"BLOCK": 16}, backend="numpy")
+
+
+def test_without_ml_dtypes_fp8_is_unsupported_on_numpy_only(monkeypatch):
+    """As bfloat16: NumPy alone has no fp8, and the numpy backend names the package; the
+    GPU targets compile fp8 kernels (constants included) without it."""
+    @tc.kernel
+    def fill(out):
+        tl.store(out + tl.arange(0, 16), tl.full((16,), 1000.0, out.dtype.element_ty))
+
+    out = np.zeros(16, NUMPY[tl.float8e5])  # made while ml_dtypes could be imported
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)
+    assert tl.float8e4nv.numpy is None
+    with pytest.raises(tc.UnsupportedError, match="fp8e5 needs the ml_dtypes package"):
+        fill[(1,)](out, backend="numpy")
+    for gpu in ("ptx", "wgsl"):
+        ck = tc.compile(fill, signature={"out": "*fp8e5"}, backend=gpu)
+        assert "1.024000e+03 : f8E5M2" in ck.stages[0][1]  # 1000, rounded
