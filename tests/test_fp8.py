@@ -433,3 +433,78 @@ def test_without_ml_dtypes_fp8_is_unsupported_on_numpy_only(monkeypatch):
     for gpu in ("ptx", "wgsl"):
         ck = tc.compile(fill, signature={"out": "*fp8e5"}, backend=gpu)
         assert "1.024000e+03 : f8E5M2" in ck.stages[0][1]  # 1000, rounded
+
+
+# -- tl.dot ------------------------------------------------------------------------------
+
+@tc.kernel
+def matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """Tutorial 03's loop: fp8 tiles of A and B, an f32 accumulator."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        x = tl.load(a + rm[:, None] * K + (k + rk)[None, :])
+        y = tl.load(b + (k + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(x, y, acc)
+    tl.store(c + rm[:, None] * N + rn[None, :], acc)
+
+
+def _small_fp8(d: tl.dtype, shape: tuple[int, int], rng) -> np.ndarray:
+    """fp8 values of magnitude 1/4 to 8 (and zeros): every product and partial sum of a
+    dot of K = 64 is exact in f32, so every target's order of sums gives one answer."""
+    v = values(d)
+    pool = v[np.isfinite(v) & ((np.abs(v) >= 0.25) & (np.abs(v) <= 8) | (v == 0))]
+    return rng.choice(pool, shape).astype(np.float32).astype(NUMPY[d])
+
+
+@pytest.mark.parametrize("da, db", [(tl.float8e4nv, tl.float8e4nv), (tl.float8e5, tl.float8e5),
+                                    (tl.float8e4nv, tl.float8e5)], ids=str)
+def test_dot_of_fp8_accumulates_in_f32(backend, da, db):
+    """e4m3 x e4m3, e5m2 x e5m2 and e4m3 x e5m2, as Hopper's fp8 wgmma takes them: the
+    f32 product of the fp8 values (their conversion to f16 is exact)."""
+    rng = np.random.default_rng(5)
+    m, n, k = 64, 32, 64
+    a, b = _small_fp8(da, (m, k), rng), _small_fp8(db, (k, n), rng)
+    c = np.zeros((m, n), np.float32)
+    if launch(matmul, (2, 1), a, b, c, m, n, k, backend=backend, BM=32, BN=32, BK=32):
+        np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_dot_of_fp8_and_f16_is_refused():
+    @tc.kernel
+    def mixed(a, b, c):
+        r = tl.arange(0, 16)
+        x = tl.load(a + r[:, None] * 16 + r[None, :])
+        y = tl.load(b + r[:, None] * 16 + r[None, :])
+        tl.store(c + r[:, None] * 16 + r[None, :], tl.dot(x, y))
+
+    with pytest.raises(tc.CompileError, match="one dtype, got float8e4nv and float16"):
+        tc.compile(mixed, signature={"a": "*fp8e4nv", "b": "*f16", "c": "*f32"},
+                   backend="numpy")
+
+
+@tc.kernel
+def descriptor_dot(q, k, o, M, D, BM: tl.constexpr, BD: tl.constexpr):
+    """Tutorial 06's shape: fp8 tiles through tensor descriptors, ``q @ k.T`` in a loop,
+    the f32 result stored as fp8 through a descriptor."""
+    qd = tl.make_tensor_descriptor(q, (M, D), (D, 1), (BM, BD))
+    kd = tl.make_tensor_descriptor(k, (M, D), (D, 1), (BM, BD))
+    od = tl.make_tensor_descriptor(o, (M, M), (M, 1), (BM, BM))
+    at = tl.program_id(0) * BM
+    acc = tl.zeros((BM, BM), tl.float32)
+    for d in range(0, D, BD):
+        acc = tl.dot(qd.load([at, d]), kd.load([0, d]).T, acc)
+    od.store([at, 0], acc.to(o.dtype.element_ty))
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+def test_dot_through_tensor_descriptors(backend, d):
+    rng = np.random.default_rng(6)
+    m, dim = 64, 64
+    q, k = _small_fp8(d, (m, dim), rng), _small_fp8(d, (m, dim), rng)
+    o = np.zeros((m, m), NUMPY[d])
+    if launch(descriptor_dot, (1,), q, k, o, m, dim, backend=backend, BM=64, BD=32):
+        exact = q.astype(np.float32) @ k.astype(np.float32).T
+        np.testing.assert_array_equal(o.view(np.uint8), reference_bits(exact, d))
