@@ -23,6 +23,7 @@ import compiler as tc
 import compiler.language as tl
 from backends.numpy import run as numpy_run
 from compiler.context import make_context, parse_module
+from compiler.debug import extents
 from compiler.dtypes import ML_DTYPES
 from compiler.kinfo import Param
 from compiler.passes.lower_fp8 import LowerFp8
@@ -382,6 +383,7 @@ class _CudaFp8:
 
     def __init__(self, tensor):
         self.tensor = tensor
+        self.shape = tensor.shape
 
     @property
     def __cuda_array_interface__(self):
@@ -508,3 +510,23 @@ def test_dot_through_tensor_descriptors(backend, d):
     if launch(descriptor_dot, (1,), q, k, o, m, dim, backend=backend, BM=64, BD=32):
         exact = q.astype(np.float32) @ k.astype(np.float32).T
         np.testing.assert_array_equal(o.view(np.uint8), reference_bits(exact, d))
+
+
+# -- verify=True and debug=True with fp8 ----------------------------------------------------
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+def test_verify_compares_fp8_results(d):
+    """``verify=True`` on WGSL takes NaN for NaN in an fp8 result (the comparison is of
+    values, within one fp8 step: an f32 sum in another order, rounded, may differ)."""
+    if not tc.backends()["wgsl"][0]:
+        pytest.skip("no WebGPU adapter")
+    x = edge_floats(d)[:1000]
+    out = np.zeros(len(x), NUMPY[d])
+    convert[(1,)](x, out, len(x), BLOCK=1024, backend="wgsl", verify=True)
+    np.testing.assert_array_equal(out.view(np.uint8), reference_bits(x, d))
+
+
+def test_debug_reads_the_length_of_a_cuda_fp8_tensor():
+    torch = pytest.importorskip("torch")
+    t = _CudaFp8(torch.zeros(3, 5, dtype=torch.float8_e5m2))
+    assert extents([t], [0]) == [15]
