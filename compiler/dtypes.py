@@ -74,14 +74,14 @@ bool_ = int1
 ALL_DTYPES = (float16, bfloat16, float32, float64, int1, int8, int16, int32, int64,
               uint8, uint32, float8e4nv, float8e5)
 
+ML_DTYPES = {bfloat16: "bfloat16", float8e4nv: "float8_e4m3fn", float8e5: "float8_e5m2"}
+"""The dtypes NumPy lacks -> their ``ml_dtypes`` names (PyTorch's too)."""
+_FROM_ML = {name: d for d, name in ML_DTYPES.items()}
+
+# Triton's spellings too: fp16, ..., and fp8 by PyTorch's names (float8_e4m3fn)
 _SPELLINGS = {d.short: d for d in ALL_DTYPES} | {d.name: d for d in ALL_DTYPES} | {
     "fp16": float16, "fp32": float32, "fp64": float64, "bool": int1,
-}
-
-ML_DTYPES = {bfloat16: "bfloat16", float8e4nv: "float8_e4m3fn", float8e5: "float8_e5m2"}
-"""The dtypes NumPy lacks -> their ``ml_dtypes`` names (also PyTorch's, bar bfloat16's
-``torch.bfloat16``, which is the same name)."""
-_FROM_ML = {name: d for d, name in ML_DTYPES.items()}
+} | _FROM_ML
 
 
 def dtype_from_str(s: str) -> dtype:

@@ -90,6 +90,14 @@ def edge_floats(d: tl.dtype) -> np.ndarray:
     return np.concatenate([x, -x])
 
 
+def test_spellings():
+    for d, names in {tl.float8e4nv: ("fp8e4nv", "float8e4nv", "float8_e4m3fn"),
+                     tl.float8e5: ("fp8e5", "float8e5", "float8_e5m2")}.items():
+        assert {tl.dtype_from_str(n) for n in names} == {d}
+        assert tl.dtype_from_numpy(NUMPY[d]) is d
+        assert d.numpy == NUMPY[d] and d.bits == 8 and d.is_float and d.is_fp8
+
+
 def test_reference_agrees_with_ml_dtypes_on_the_values():
     for d in FP8:
         codes = np.arange(256, dtype=np.uint8)
@@ -192,11 +200,12 @@ def test_lower_fp8_rounds_a_million_floats(d, native):
     out = np.zeros(len(x), NUMPY[d])
     numpy_run(module, info, (tc.cdiv(len(x), 4096),), [x, out, len(x)])
     np.testing.assert_array_equal(out.view(np.uint8), reference_bits(x, d))
-    module, info = _lowered({"x": f"*{d.short}", "out": "*f32", "n": "i32"}, native)
     codes = np.arange(256, dtype=np.uint8).view(NUMPY[d])
-    back = np.zeros(256, np.float32)
-    numpy_run(module, info, (1,), [codes, back, 256])
-    np.testing.assert_array_equal(back.astype(np.float64), values(d))
+    for wide, short in ((np.float32, "f32"), (np.float16, "f16")):  # native: f16 at once
+        module, info = _lowered({"x": f"*{d.short}", "out": f"*{short}", "n": "i32"}, native)
+        back = np.zeros(256, wide)
+        numpy_run(module, info, (1,), [codes, back, 256])
+        np.testing.assert_array_equal(back.astype(np.float64), values(d))
 
 
 @pytest.mark.parametrize("target, native", [("sm_90", True), ("sm_89", False),

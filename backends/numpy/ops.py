@@ -366,9 +366,10 @@ _FP8_FORMATS = {"e4m3": float8e4nv, "e5m2": float8e5}  # tile.from_fp8/to_fp8
 
 
 def _from_fp8(op: Operation) -> Impl:
-    """fp8 bits held in i8 (after ``lower-fp8``) -> f32, exactly."""
+    """fp8 bits held in i8 (after ``lower-fp8``) -> f32 or f16, exactly."""
     dt = numpy_dtype(_FP8_FORMATS[op.properties["format"].data].short)
-    return lambda _, a: (a.view(dt).astype(np.float32),)
+    wide = np_dtype(op.results[0].type)
+    return lambda _, a: (a.view(dt).astype(wide),)
 
 
 def _to_fp8(op: Operation) -> Impl:

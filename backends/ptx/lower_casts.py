@@ -5,11 +5,11 @@ conversions (``tile.from_fp8``/``to_fp8``) -> the ptx dialect.
 Most casts are one ``cvt`` with the rounding the op implies. i1 is a predicate, so casts
 from it select between constants and casts to it compare; bf16 converts only to and
 from f32 before sm_90, so other bf16 casts go through f32. fp8 converts in pairs, as
-Triton's conversions do on sm_90: ``cvt.rn.satfinite.e4m3x2.f32`` rounds two f32 into
-the two bytes of a 16-bit register (here a zero into the upper byte, which an i8 register
-leaves unspecified), ``cvt.rn.f16x2.e4m3x2`` widens the two bytes to f16 (the low half is
-this byte's, exactly) and ``cvt.f32.f16`` to f32 (on sm_90 and newer: ``lower-fp8``
-expands the conversions into arithmetic for older targets).
+Triton's conversions do on sm_90 (``lower-fp8`` expands them into arithmetic for older
+targets): ``cvt.rn.satfinite.e4m3x2.f32`` rounds two f32 into the two bytes of a 16-bit
+register (here a zero into the upper byte, which an i8 register leaves unspecified),
+``cvt.rn.f16x2.e4m3x2`` widens the two bytes to f16 (the low half is this byte's,
+exactly), and ``cvt.f32.f16`` to f32 where f32 is asked for.
 """
 
 from __future__ import annotations
@@ -93,7 +93,8 @@ def _narrowing(op: Operation) -> str:
 def from_fp8(lo: Lowering, op: tile.FromFp8Op) -> SSAValue:
     (bits,) = lo.args(op)
     pair = lo.inst(f"cvt.rn.f16x2.{op.format.data}x2", [bits], like(bits.type, i32))
-    return lo.to_f32(lo.low_half(pair, "f16"))
+    half = lo.low_half(pair, "f16")
+    return half if dtype(op.result.type) == "f16" else lo.to_f32(half)
 
 
 @lowers(tile.ToFp8Op)

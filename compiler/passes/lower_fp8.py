@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     TensorType,
+    f16,
     f32,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -112,7 +113,17 @@ class LowerFp8(ModulePass):
         Rewriter.erase_op(old)
 
     def _from_fp8(self, at: Operation, x: SSAValue, fmt: str) -> SSAValue:
-        """The f32 value of ``x``, fp8 of format ``fmt``, then as ``at``'s result type."""
+        """The f32 value of ``x``, fp8 of format ``fmt``, then as ``at``'s result type.
+        Natively, an f32 only narrowed to f16 (the frontend's fp8 -> f16, a dot's operands)
+        is converted to f16 at once: PTX's conversion gives f16."""
+        narrowed = [u.operation for u in at.results[0].uses]
+        if self.native and narrowed and all(
+                isinstance(n, arith.TruncFOp) and element_type(n.result.type) == f16
+                for n in narrowed):
+            half = _insert(at, tile.FromFp8Op(fmt, x, f16))
+            for n in narrowed:
+                self._convert(n, half)
+            return half
         wide = _insert(at, tile.FromFp8Op(fmt, x)) if self.native else \
             _expand_from(Emitter(at, like(x.type, f32)), x, fmt)
         return _float(at, wide, element_type(at.results[0].type))

@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     AnyFloat,
+    Float16Type,
     Float32Type,
     IntegerType,
     StringAttr,
@@ -204,7 +205,7 @@ NaN 0x7F/0xFF), e5m2 is IEEE-like (``tl.float8e5``)."""
 
 
 class _Fp8Op(IRDLOperation):
-    """A conversion between f32 and fp8 values held as their bits, in i8 (``lower-fp8``
+    """A conversion between floats and fp8 values held as their bits, in i8 (``lower-fp8``
     makes them: no target computes on fp8 types)."""
 
     format = prop_def(StringAttr)
@@ -213,25 +214,26 @@ class _Fp8Op(IRDLOperation):
     assembly_format = "$format `,` $x attr-dict `:` type($x) `->` type($result)"
     traits = traits_def(Pure())
     SOURCE: ClassVar[Attribute] = IntegerType(8)
-    RESULT: ClassVar[Attribute] = Float32Type()
+    RESULTS: ClassVar[tuple[Attribute, ...]] = (Float32Type(), Float16Type())
 
-    def __init__(self, fmt: str, x: SSAValue):
-        super().__init__(operands=[x], result_types=[like(x.type, self.RESULT)],
+    def __init__(self, fmt: str, x: SSAValue, elem: Attribute | None = None):
+        super().__init__(operands=[x], result_types=[like(x.type, elem or self.RESULTS[0])],
                          properties={"format": StringAttr(fmt)})
 
     def verify_(self) -> None:
         if self.format.data not in FP8_FORMATS:
             raise VerifyException(f"{self.name}: format must be e4m3 or e5m2, not "
                                   f"{self.format.data!r}")
-        if element_type(self.x.type) != self.SOURCE or \
-                self.result.type != like(self.x.type, self.RESULT):
-            raise VerifyException(f"{self.name} takes {self.SOURCE} and gives {self.RESULT} "
-                                  "of the same shape")
+        elem = element_type(self.result.type)
+        if element_type(self.x.type) != self.SOURCE or elem not in self.RESULTS or \
+                self.result.type != like(self.x.type, elem):
+            raise VerifyException(f"{self.name} takes {self.SOURCE} and gives "
+                                  f"{' or '.join(map(str, self.RESULTS))} of the same shape")
 
 
 @irdl_op_definition
 class FromFp8Op(_Fp8Op):
-    """The f32 value of fp8 bits (i8): exact."""
+    """The f32 (or f16) value of fp8 bits (i8): exact."""
 
     name = "tile.from_fp8"
 
@@ -243,4 +245,4 @@ class ToFp8Op(_Fp8Op):
 
     name = "tile.to_fp8"
     SOURCE: ClassVar[Attribute] = Float32Type()
-    RESULT: ClassVar[Attribute] = IntegerType(8)
+    RESULTS: ClassVar[tuple[Attribute, ...]] = (IntegerType(8),)

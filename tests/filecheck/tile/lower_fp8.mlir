@@ -69,3 +69,19 @@ func.func @convert(%x: !tile.ptr<f8E4M3FN>, %out: !tile.ptr<f8E5M2>, %bits: !til
 // EXPAND:        arith.trunci {{.*}} : tensor<16xi32> to tensor<16xi8>
 // EXPAND-NOT:    f8E
 
+
+// -----
+
+// An f32 only narrowed to f16 (the frontend's fp8 -> f16: a dot's operands) is converted
+// to f16 at once where the target converts (PTX's cvt gives f16).
+func.func @to_half(%v: tensor<16xf8E5M2>) -> (tensor<16xf16>, tensor<16xf16>) {
+  %w = arith.extf %v : tensor<16xf8E5M2> to tensor<16xf32>
+  %h = arith.truncf %w : tensor<16xf32> to tensor<16xf16>
+  %g = arith.truncf %w : tensor<16xf32> to tensor<16xf16>
+  func.return %h, %g : tensor<16xf16>, tensor<16xf16>
+}
+// CHECK-LABEL: func.func @to_half(%v: tensor<16xi8>)
+// CHECK-NEXT:    %[[H:.*]] = tile.from_fp8 "e5m2", %v : tensor<16xi8> -> tensor<16xf16>
+// CHECK-NEXT:    func.return %[[H]], %[[H]] : tensor<16xf16>, tensor<16xf16>
+// EXPAND-LABEL: func.func @to_half(
+// EXPAND:        arith.truncf {{.*}} : tensor<16xf32> to tensor<16xf16>
