@@ -71,7 +71,7 @@ def _math_builtin(fn):
 
 @_builtin
 def dot(a, b, acc=None, input_precision=None, out_dtype=None, allow_tf32=None):
-    """``a @ b + acc`` of 2-D tiles (f16/bf16 and f32 accumulate in f32, int8 in int32)."""
+    """``a @ b + acc`` of 2-D tiles (f16/bf16/fp8 and f32 accumulate in f32, int8 in int32)."""
 
 
 @_builtin
@@ -409,7 +409,7 @@ def atomic_cas(pointer, cmp, val, mask=None, sem=None, scope=None):
 @_builtin
 def sum(x, axis=None, keep_dims=False, dtype=None):
     """Sum along ``axis`` (every axis when None); ints narrower than 32 bits accumulate in
-    int32 (uint32 if unsigned), bfloat16 in float32, unless ``dtype`` says otherwise."""
+    int32 (uint32 if unsigned), bfloat16 and fp8 in float32, unless ``dtype`` says otherwise."""
 
 
 @_builtin

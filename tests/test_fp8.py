@@ -133,11 +133,13 @@ def test_floats_round_to_fp8_as_cvt_satfinite(backend, d, source):
 
 
 @pytest.mark.parametrize("d", FP8, ids=str)
-def test_bfloat16_rounds_to_fp8(d):
-    """bf16 -> fp8 (numpy; WGSL has no bfloat16): as the f32 of the same value."""
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("ptx", marks=pytest.mark.gpu)])
+def test_bfloat16_rounds_to_fp8(backend, d):
+    """bf16 -> fp8 (WGSL has no bfloat16): as the f32 of the same value."""
     x = edge_floats(d).astype(ml_dtypes.bfloat16)
-    got = _convert(x, NUMPY[d], "numpy")
-    np.testing.assert_array_equal(got.view(np.uint8), reference_bits(x, d))
+    got = _convert(x, NUMPY[d], backend)
+    if got is not None:
+        np.testing.assert_array_equal(got.view(np.uint8), reference_bits(x, d))
 
 
 @pytest.mark.parametrize("d", FP8, ids=str)
@@ -539,3 +541,26 @@ def test_debug_reads_the_length_of_a_cuda_fp8_tensor():
     torch = pytest.importorskip("torch")
     t = _CudaFp8(torch.zeros(3, 5, dtype=torch.float8_e5m2))
     assert extents([t], [0]) == [15]
+
+
+@tc.kernel
+def reductions(x, top, low, total, BM: tl.constexpr, BN: tl.constexpr):
+    """Row maxima and minima of fp8 (fp8, exact), row sums (in f32)."""
+    rm, rn = tl.arange(0, BM), tl.arange(0, BN)
+    v = tl.load(x + rm[:, None] * BN + rn[None, :])
+    tl.store(top + rm, tl.max(v, axis=1))
+    tl.store(low + rm, tl.min(v, axis=1))
+    tl.store(total + rm, tl.sum(v, axis=1))
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+def test_reductions_of_fp8(backend, d):
+    rng = np.random.default_rng(7)
+    x = _small_fp8(d, (16, 64), rng)
+    top, low = np.zeros(16, NUMPY[d]), np.zeros(16, NUMPY[d])
+    total = np.zeros(16, np.float32)
+    if launch(reductions, (1,), x, top, low, total, backend=backend, BM=16, BN=64):
+        xs = x.astype(np.float32)
+        np.testing.assert_array_equal(top.astype(np.float32), xs.max(axis=1))
+        np.testing.assert_array_equal(low.astype(np.float32), xs.min(axis=1))
+        np.testing.assert_array_equal(total, xs.sum(axis=1))  # exact: see _small_fp8
