@@ -28,6 +28,7 @@ from compiler.dtypes import ML_DTYPES
 from compiler.kinfo import Param
 from compiler.passes.lower_fp8 import LowerFp8
 from compiler.specialize import arg_spec
+from compiler.triton.tools.tensor_descriptor import TensorDescriptor
 from tests.conftest import launch
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
@@ -564,3 +565,27 @@ def test_reductions_of_fp8(backend, d):
         np.testing.assert_array_equal(top.astype(np.float32), xs.max(axis=1))
         np.testing.assert_array_equal(low.astype(np.float32), xs.min(axis=1))
         np.testing.assert_array_equal(total, xs.sum(axis=1))  # exact: see _small_fp8
+
+
+@tc.kernel
+def matmul_descriptors(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr,
+                       BK: tl.constexpr):
+    """Tutorial 09's fp8 matmul through host descriptors: B given as its transpose, C fp8."""
+    off_m, off_n = tl.program_id(0) * BM, tl.program_id(1) * BN
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a_desc.load([off_m, k]), b_desc.load([off_n, k]).T, acc)
+    c_desc.store([off_m, off_n], acc.to(c_desc.dtype))
+
+
+@pytest.mark.parametrize("d", FP8, ids=str)
+def test_matmul_through_host_descriptors(backend, d):
+    rng = np.random.default_rng(9)
+    m, n, k = 64, 32, 64
+    a, bt = _small_fp8(d, (m, k), rng), _small_fp8(d, (n, k), rng)
+    c = np.zeros((m, n), NUMPY[d])
+    descs = (TensorDescriptor.from_tensor(a, [32, 32]), TensorDescriptor.from_tensor(bt, [32, 32]),
+             TensorDescriptor.from_tensor(c, [32, 32]))
+    if launch(matmul_descriptors, (2, 1), *descs, k, backend=backend, BM=32, BN=32, BK=32):
+        exact = a.astype(np.float32) @ bt.astype(np.float32).T
+        np.testing.assert_array_equal(c.view(np.uint8), reference_bits(exact, d))
