@@ -82,8 +82,12 @@ class LowerFp8(ModulePass):
     native: int = 0  # 1: the target converts fp8 itself (tile.from_fp8/to_fp8)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        touched = [o for o in op.walk()
-                   if any(is_fp8(v.type) for v in (*o.operands, *o.results))]
+        touched, has_fp8 = [], False
+        for o in op.walk():
+            if any(is_fp8(v.type) for v in (*o.operands, *o.results)):
+                touched.append(o)
+            has_fp8 = has_fp8 or any(is_fp8(a.type) for r in o.regions for blk in r.blocks
+                                     for a in blk.args)
         # the formats first: converting an op retypes the operands of the next ones
         formats = {o: _format(o.input.type if isinstance(o, arith.ExtFOp) else o.result.type)
                    for o in touched if isinstance(o, arith.ExtFOp | arith.TruncFOp)}
@@ -103,8 +107,7 @@ class LowerFp8(ModulePass):
         for o in touched:
             if isinstance(o, arith.ConstantOp):
                 Rewriter.replace_op(o, _bits_constant(o))
-        if touched or any(is_fp8(a.type) for o in op.walk() for r in o.regions
-                          for blk in r.blocks for a in blk.args):
+        if touched or has_fp8:
             PatternRewriteWalker(_Bits(recursive=True),
                                  apply_recursively=False).rewrite_module(op)
 
