@@ -38,7 +38,10 @@ def _length(a: Any) -> int:
     """Elements in an array argument (any kind a launch accepts; unknown: no limit)."""
     if isinstance(a, np.ndarray):
         return a.size
-    cai = getattr(a, "__cuda_array_interface__", None)
+    try:
+        cai = getattr(a, "__cuda_array_interface__", None)
+    except (KeyError, TypeError):  # PyTorch's fp8: the interface cannot name the dtype
+        cai = None
     if cai is not None:
         return math.prod(cai["shape"])
     if type(a).__name__ == "GPUBuffer":

@@ -5,7 +5,8 @@ A DLPack capsule is read in place with ctypes (the ``DLManagedTensor`` layout of
 0.x, which every producer still hands out when asked without ``max_version``): its data
 pointer, device, dtype, shape and strides. Nothing is copied: CPU producers become NumPy
 views (``np.from_dlpack``) for the numpy and wgsl backends, GPU producers a device pointer
-for ptx.
+for ptx. NumPy takes no fp8 through DLPack, so an fp8 capsule is handed to it as bytes
+and the view is of ml_dtypes' fp8 (``fp8_view``).
 """
 
 from __future__ import annotations
@@ -23,13 +24,17 @@ from compiler.errors import (
     negative_strides,
     unsupported_dtype,
 )
+from compiler.fp8 import numpy_dtype
 
 CPU, CUDA, CUDA_HOST, CUDA_MANAGED = 1, 2, 3, 13  # DLDeviceType values tilec meets
 
-# (DLDataTypeCode, bits) -> tilec dtype: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool
+# (DLDataTypeCode, bits) -> tilec dtype: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool,
+# 10 float8_e4m3fn, 12 float8_e5m2 (DLPack 1.1)
+_FP8 = {(10, 8): "fp8e4nv", (12, 8): "fp8e5"}
 _DTYPES = {(0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8",
            (1, 32): "u32", (2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16",
-           (6, 8): "i1"}
+           (6, 8): "i1"} | _FP8
+_UINT = 1
 
 
 class _Device(ctypes.Structure):
@@ -44,6 +49,14 @@ class _Tensor(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("device", _Device), ("ndim", ctypes.c_int32),
                 ("dtype", _DataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
                 ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _Versioned(ctypes.Structure):
+    """DLPack 1.x's ``DLManagedTensorVersioned``, up to its tensor."""
+
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
+                ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p),
+                ("flags", ctypes.c_uint64), ("dl_tensor", _Tensor)]
 
 
 _get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
@@ -133,7 +146,10 @@ def span_view(a: np.ndarray) -> np.ndarray:
                             contiguous_fix(a))
     span = 0 if a.size == 0 else 1 + sum((n - 1) * s for n, s in zip(a.shape, a.strides,
                                                                     strict=True)) // a.itemsize
-    return np.lib.stride_tricks.as_strided(a, (span,), (a.itemsize,))
+    # as unsigned integers: as_strided rebuilds the array from its typestr, and ml_dtypes'
+    # float8_e5m2 says "<f1", which NumPy cannot read back
+    raw = a.view(np.dtype(f"u{a.itemsize}"))
+    return np.lib.stride_tricks.as_strided(raw, (span,), (a.itemsize,)).view(a.dtype)
 
 
 def host_view(v: Any) -> np.ndarray | None:
@@ -146,4 +162,41 @@ def host_view(v: Any) -> np.ndarray | None:
     try:
         return np.from_dlpack(detached(v))
     except (TypeError, BufferError, RuntimeError) as e:
-        raise ArgumentError(f"{describe_value(v)} cannot be viewed as a NumPy array: {e}") from None
+        view = fp8_view(detached(v))
+        if view is None:
+            raise ArgumentError(f"{describe_value(v)} cannot be viewed as a NumPy array: "
+                                f"{e}") from None
+        return view
+
+
+class _Capsule:
+    """A DLPack producer that hands out one capsule (``fp8_view``'s, retyped)."""
+
+    def __init__(self, capsule: Any, device: tuple[int, int]):
+        self.capsule, self.device = capsule, device
+
+    def __dlpack__(self, **_options: Any) -> Any:
+        return self.capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.device
+
+
+def fp8_view(v: Any) -> np.ndarray | None:
+    """A NumPy view (ml_dtypes' fp8 dtype) of a DLPack producer's CPU array of fp8, which
+    ``np.from_dlpack`` refuses, or None if its elements are no fp8: its capsule says
+    ``uint8`` once read here, before NumPy takes it (the same bytes; the producer's memory
+    is still released by its deleter). Asked for a DLPack 1.x capsule, which says whether
+    the memory may be written (NumPy makes an older one read-only)."""
+    try:
+        capsule = v.__dlpack__(max_version=(1, 0))
+        tensor = _Versioned.from_address(_get_pointer(capsule, b"dltensor_versioned")).dl_tensor
+    except (TypeError, ValueError):  # a producer older than DLPack 1.0
+        capsule = v.__dlpack__()
+        tensor = _Tensor.from_address(_get_pointer(capsule, b"dltensor"))
+    short = _FP8.get((tensor.dtype.code, tensor.dtype.bits))
+    if short is None or tensor.dtype.lanes != 1:
+        return None
+    tensor.dtype.code = _UINT
+    raw = np.from_dlpack(_Capsule(capsule, device_of(v)))
+    return raw.view(numpy_dtype(short))

@@ -9,103 +9,31 @@ from __future__ import annotations
 
 import sys
 import types
-from dataclasses import dataclass
-
-import numpy as np
 
 from compiler import libdevice as _libdevice
+from compiler.dtypes import (  # noqa: F401 - tl.float32 etc. are the language's names
+    ALL_DTYPES,
+    bfloat16,
+    bool_,
+    dtype_from_numpy,
+    dtype_from_str,
+    float8e4nv,
+    float8e5,
+    float16,
+    float32,
+    float64,
+    int1,
+    int8,
+    int16,
+    int32,
+    int64,
+    literal_int_dtype,
+    uint8,
+    uint32,
+)
+from compiler.dtypes import dtype as _dtype
 
-
-@dataclass(frozen=True)
-class dtype:
-    """A scalar element type: ``name`` as in Triton, ``short`` as in signatures."""
-
-    name: str
-    short: str
-    bits: int
-    kind: str  # "f" float, "i" signed int, "u" unsigned int, "b" bool
-
-    @property
-    def is_float(self) -> bool:
-        return self.kind == "f"
-
-    @property
-    def is_int(self) -> bool:
-        return self.kind in "iub"
-
-    @property
-    def is_signed(self) -> bool:
-        return self.kind == "i"
-
-    @property
-    def numpy(self) -> np.dtype | None:
-        """The NumPy dtype, or None (bfloat16 without ml_dtypes)."""
-        return _numpy_dtype(self)
-
-    @property
-    def element_ty(self) -> dtype:
-        """Itself: a pointer's ``.dtype`` here is already its element type, so Triton's
-        ``ptr.dtype.element_ty`` names the same dtype."""
-        return self
-
-    def __repr__(self) -> str:
-        return f"tl.{self.name}"
-
-    def __str__(self) -> str:
-        return self.name
-
-
-float16 = dtype("float16", "f16", 16, "f")
-bfloat16 = dtype("bfloat16", "bf16", 16, "f")
-float32 = dtype("float32", "f32", 32, "f")
-float64 = dtype("float64", "f64", 64, "f")
-int1 = dtype("int1", "i1", 1, "b")
-int8 = dtype("int8", "i8", 8, "i")
-int16 = dtype("int16", "i16", 16, "i")
-int32 = dtype("int32", "i32", 32, "i")
-int64 = dtype("int64", "i64", 64, "i")
-uint8 = dtype("uint8", "u8", 8, "u")
-uint32 = dtype("uint32", "u32", 32, "u")
-bool_ = int1
-ALL_DTYPES = (float16, bfloat16, float32, float64, int1, int8, int16, int32, int64,
-              uint8, uint32)
-
-_SPELLINGS = {d.short: d for d in ALL_DTYPES} | {d.name: d for d in ALL_DTYPES} | {
-    "fp16": float16, "fp32": float32, "fp64": float64, "bool": int1,
-}
-
-
-def dtype_from_str(s: str) -> dtype:
-    """``"f32"``, ``"fp32"`` or ``"float32"`` -> ``tl.float32``."""
-    try:
-        return _SPELLINGS[s]
-    except KeyError:
-        raise ValueError(f"unknown dtype {s!r}") from None
-
-
-def _numpy_dtype(d: dtype) -> np.dtype | None:
-    if d is bfloat16:
-        try:
-            import ml_dtypes
-        except ImportError:
-            return None
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype({"i1": np.bool_}.get(d.short, d.name))
-
-
-def literal_int_dtype(v: int) -> dtype:
-    """A Python int argument is int32, or int64 when it does not fit (Triton's rule)."""
-    return int32 if -2**31 <= v < 2**31 else int64
-
-
-def dtype_from_numpy(nd: np.dtype) -> dtype | None:
-    nd = np.dtype(nd)
-    for d in ALL_DTYPES:
-        if d is not bfloat16 and _numpy_dtype(d) == nd:
-            return d
-    if nd.name == "bfloat16":
-        return bfloat16
-    return None
+dtype = _dtype  # an assignment: builtins below name their parameters ``dtype``
 
 
 class constexpr:
@@ -143,7 +71,7 @@ def _math_builtin(fn):
 
 @_builtin
 def dot(a, b, acc=None, input_precision=None, out_dtype=None, allow_tf32=None):
-    """``a @ b + acc`` of 2-D tiles (f16/bf16 and f32 accumulate in f32, int8 in int32)."""
+    """``a @ b + acc`` of 2-D tiles (f16/bf16/fp8 and f32 accumulate in f32, int8 in int32)."""
 
 
 @_builtin
@@ -481,7 +409,7 @@ def atomic_cas(pointer, cmp, val, mask=None, sem=None, scope=None):
 @_builtin
 def sum(x, axis=None, keep_dims=False, dtype=None):
     """Sum along ``axis`` (every axis when None); ints narrower than 32 bits accumulate in
-    int32 (uint32 if unsigned), bfloat16 in float32, unless ``dtype`` says otherwise."""
+    int32 (uint32 if unsigned), bfloat16 and fp8 in float32, unless ``dtype`` says otherwise."""
 
 
 @_builtin

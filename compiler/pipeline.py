@@ -29,14 +29,16 @@ from dialects import tile
 
 # Pass names (with options), after the frontend: every backend runs the tile passes; a
 # SIMT target also drops debugging ops (unless debug=True), turns pointers in scf values
-# into offsets, expands the math functions it has no instruction for, prefetches the loads
+# into offsets, holds fp8 values as bytes (converting them with its own instructions where
+# it has them), expands the math functions it has no instruction for, prefetches the loads
 # feeding dots in loops (into shared memory where the target copies asynchronously), loops
 # over chunks of elementwise tiles (transposes too) too large for the threads, picks layouts
 # (for its access width and tensor cores, if it has them), lowers to per-thread code and
 # computes again after each loop the index vectors used after it (``rematerialize``), then
 # runs its own passes.
 _TILE = ["canonicalize", "cse"]
-_TO_SIMT = ["strip-debug", "lower-control", "expand-math", "pipeline-loads{{cp-async={mma}}}",
+_TO_SIMT = ["strip-debug", "lower-control", "lower-fp8{{native={fp8}}}", "expand-math",
+            "pipeline-loads{{cp-async={mma}}}",
             "strip-mine", "assign-layouts{{vector-bits={bits} mma={mma}}}",
             "tile-to-simt{{shared-trip-bytes={trip}}}", "canonicalize", "cse", "rematerialize"]
 # debug=True: bounds checks go in front of the accesses once lower-control has made every
@@ -57,9 +59,10 @@ def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
         return tile_passes + (["expand-math"] if EXPAND_MATH else [])
     # only a target with tensor cores says which instructions ``arch`` has
     mma = target.tensor_cores(arch) if hasattr(target, "tensor_cores") else 0
+    fp8 = target.converts_fp8(arch) if hasattr(target, "converts_fp8") else 0
     to_simt = _DEBUG_START + _TO_SIMT[2:] if debug else _TO_SIMT
-    simt = [spec.format(bits=target.VECTOR_BITS, mma=mma, trip=target.SHARED_TRIP_BYTES)
-            for spec in to_simt]
+    simt = [spec.format(bits=target.VECTOR_BITS, mma=mma, trip=target.SHARED_TRIP_BYTES,
+                        fp8=fp8) for spec in to_simt]
     if views and mma >= TMA_SM and not debug:  # dot operands and stores may go by TMA
         tile_passes[0] = "lower-array-views{tma=1}"
         at = next(i for i, s in enumerate(simt) if s.startswith("pipeline-loads")) + 1

@@ -29,12 +29,16 @@ ACCEPTED = "an array (NumPy, CuPy, PyTorch, wgpu buffer) or a number"
 
 def cuda_interface(v: Any) -> dict | None:
     """``v.__cuda_array_interface__``, or None where it has none (a PyTorch tensor that
-    requires grad gives its detached self's: a launch reads and writes its data)."""
+    requires grad gives its detached self's: a launch reads and writes its data). An
+    interface that cannot name its dtype (PyTorch's fp8: the interface has no typestr
+    for it) counts as none where DLPack, which names fp8, describes the array."""
     try:
         return getattr(device_arrays.detached(v), "__cuda_array_interface__", None)
     except RuntimeError as e:
         raise ArgumentError(f"{describe_value(v)} cannot be passed: {e}") from None
-    except (KeyError, TypeError):  # torch has no typestr for its dtype (fp8, say)
+    except (KeyError, TypeError):
+        if hasattr(v, "__dlpack__"):
+            return None
         raise unsupported_dtype(v, getattr(v, "dtype", "its dtype")) from None
 
 

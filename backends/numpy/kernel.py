@@ -55,6 +55,8 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -78,6 +80,7 @@ from compiler.errors import (
     argument_error,
     describe_value,
 )
+from compiler.fp8 import numpy_dtype
 from compiler.kinfo import GRID_LIMITS, MAX_GRID, KernelInfo, Param
 from compiler.language import dtype_from_str
 from dialects.tile import PtrType, element_type
@@ -156,14 +159,17 @@ _INTS = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 _FLOATS = {Float16Type: np.float16, Float32Type: np.float32, Float64Type: np.float64}
 
 
-def bfloat16() -> np.dtype:
-    """ml_dtypes' bfloat16; NumPy alone has none."""
+def ml_dtype(short: str) -> np.dtype:
+    """ml_dtypes' bfloat16 or fp8 dtype (``short``: bf16, fp8e4nv, fp8e5); NumPy alone has
+    none of them."""
     try:
-        import ml_dtypes
-    except ImportError:
+        return numpy_dtype(short)
+    except UnsupportedError:
         raise UnsupportedError(
-            "dtype bf16 needs the ml_dtypes package on the numpy backend") from None
-    return np.dtype(ml_dtypes.bfloat16)
+            f"dtype {short} needs the ml_dtypes package on the numpy backend") from None
+
+
+_ML_TYPES = {BFloat16Type: "bf16", Float8E4M3FNType: "fp8e4nv", Float8E5M2Type: "fp8e5"}
 
 
 def np_dtype(t: Attribute) -> np.dtype:
@@ -177,8 +183,8 @@ def np_dtype(t: Attribute) -> np.dtype:
         return np.dtype(np.int64)
     if type(t) in _FLOATS:
         return np.dtype(_FLOATS[type(t)])
-    if isinstance(t, BFloat16Type):
-        return bfloat16()
+    if type(t) in _ML_TYPES:
+        return ml_dtype(_ML_TYPES[type(t)])
     raise UnsupportedError(f"type {t} is not supported by the numpy backend")
 
 
@@ -496,7 +502,7 @@ def _binder(index: int, param: Param, arg_type: Attribute, fn: func.FuncOp) -> B
     """How to turn the user's value for ``param`` into (SSA value, flat array or None)."""
     try:
         storage = np_dtype(arg_type)
-        user = dtype_from_str(param.dtype).numpy or bfloat16()
+        user = dtype_from_str(param.dtype).numpy or ml_dtype(param.dtype)
     except UnsupportedError as e:
         raise UnsupportedError(e.message, source_loc(fn)) from None
     if param.is_ptr != isinstance(arg_type, PtrType) or user.itemsize != storage.itemsize:

@@ -35,7 +35,9 @@ from xdsl.ir import Operation
 
 from backends.numpy.kernel import BUILDERS, Builder, Impl, Ptr, np_dtype, run_start, shape
 from backends.numpy.rows import row_starts
+from compiler.dtypes import ML_DTYPES, float8e4nv, float8e5
 from compiler.errors import UnsupportedError
+from compiler.fp8 import numpy_dtype, round_to_fp8
 from dialects.arith_shaped import rounds_toward_zero
 
 # -- types ------------------------------------------------------------------------------
@@ -336,6 +338,9 @@ _CASTS: dict[str, Callable[[np.ndarray, np.dtype], np.ndarray]] = {
 }
 
 
+_FP8 = {name: d for d, name in ML_DTYPES.items() if d.is_fp8}  # ml_dtypes name -> dtype
+
+
 def _toward_zero(a: np.ndarray, dt: np.dtype) -> np.ndarray:
     """``a`` narrowed to the float type ``dt``, rounded toward zero: rounded to nearest,
     then, where that moved away from zero (to infinity too), one step back (the bits of
@@ -350,8 +355,26 @@ def _toward_zero(a: np.ndarray, dt: np.dtype) -> np.ndarray:
 
 def _truncf(op: Operation) -> Impl:
     dt = np_dtype(op.results[0].type)
+    fp8 = _FP8.get(dt.name)
+    if fp8 is not None:  # saturating, as Triton's conversion on NVIDIA GPUs (compiler.fp8)
+        return lambda _, a: (round_to_fp8(a, fp8),)
     fn = _toward_zero if rounds_toward_zero(op) else _CASTS["arith.truncf"]
     return lambda _, a: (fn(a, dt),)
+
+
+_FP8_FORMATS = {"e4m3": float8e4nv, "e5m2": float8e5}  # tile.from_fp8/to_fp8
+
+
+def _from_fp8(op: Operation) -> Impl:
+    """fp8 bits held in i8 (after ``lower-fp8``) -> f32 or f16, exactly."""
+    dt = numpy_dtype(_FP8_FORMATS[op.properties["format"].data].short)
+    wide = np_dtype(op.results[0].type)
+    return lambda _, a: (a.view(dt).astype(wide),)
+
+
+def _to_fp8(op: Operation) -> Impl:
+    d = _FP8_FORMATS[op.properties["format"].data]
+    return lambda _, a: (round_to_fp8(a, d).view(np.int8),)
 
 
 def _cast(fn: Callable[[np.ndarray, np.dtype], np.ndarray]) -> Builder:
@@ -369,6 +392,8 @@ def _constant(op: Operation) -> Impl:
     values = attr.get_values() if isinstance(attr, DenseIntOrFPElementsAttr) else attr.value.data
     if dt.kind in "biu":
         data = _wrap(np.array(values, np.int64), dt)
+    elif dt.name in _FP8:  # NaN as the canonical 0x7F
+        data = round_to_fp8(np.array(values, np.float64), _FP8[dt.name])
     else:
         data = np.array(values, np.float64).astype(dt)
     data = data.reshape(1, *shape(t))
@@ -497,6 +522,7 @@ BUILDERS.update({
     **{name: _elementwise(fn) for name, fn in _FLOAT_BINARY.items()},
     **{name: _elementwise(fn) for name, fn in _UNARY.items()},
     **{name: _cast(fn) for name, fn in _CASTS.items()}, "arith.truncf": _truncf,
+    "tile.from_fp8": _from_fp8, "tile.to_fp8": _to_fp8,
     "math.fma": _elementwise(_fma), "tile.umulhi": _elementwise(_umulhi),
     "tile.cmpi": _cmpi, "tile.cmpf": _cmpf, "tile.select": _select,
     "arith.constant": _constant, "tile.range": _range, "tile.splat": _splat,

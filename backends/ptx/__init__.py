@@ -21,6 +21,7 @@ import numpy as np
 
 from backends.ptx.tensor_maps import TensorMaps
 from compiler import device_arrays
+from compiler.dtypes import ML_DTYPES, int1
 from compiler.errors import (
     ArgumentError,
     LaunchError,
@@ -483,8 +484,9 @@ def _span(p: Param, a: np.ndarray) -> np.ndarray:
 
 
 def _torch_put(p: Param, slot: Any, ordinal: int, torch: Any) -> Put:
-    name = dtype_from_str(p.dtype).name
-    dtype = getattr(torch, {"int1": "bool"}.get(name, name), None)
+    d = dtype_from_str(p.dtype)
+    name = "bool" if d is int1 else ML_DTYPES.get(d, d.name)  # ml_dtypes' are torch's
+    dtype = getattr(torch, name, None)
     stream = _torch_stream(torch)
 
     def put(t: Any) -> Callable[[int], int]:

@@ -1,18 +1,27 @@
 """Part of simt-to-ptx: ``arith`` casts (``extf``, ``truncf``, ``sitofp``, ``uitofp``,
-``fptosi``, ``fptoui``, ``extsi``, ``extui``, ``trunci``, ``bitcast``) -> the ptx dialect.
+``fptosi``, ``fptoui``, ``extsi``, ``extui``, ``trunci``, ``bitcast``) and the fp8
+conversions (``tile.from_fp8``/``to_fp8``) -> the ptx dialect.
 
 Most casts are one ``cvt`` with the rounding the op implies. i1 is a predicate, so casts
 from it select between constants and casts to it compare; bf16 converts only to and
-from f32 before sm_90, so other bf16 casts go through f32.
+from f32 before sm_90, so other bf16 casts go through f32. fp8 converts in pairs, as
+Triton's conversions do on sm_90 (``lower-fp8`` expands them into arithmetic for older
+targets): ``cvt.rn.satfinite.e4m3x2.f32`` rounds two f32 into the two bytes of a 16-bit
+register (here a zero into the upper byte, which an i8 register leaves unspecified),
+``cvt.rn.f16x2.e4m3x2`` widens the two bytes to f16 (the low half is this byte's,
+exactly), and ``cvt.f32.f16`` to f32 where f32 is asked for.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from backends.ptx.lower_core import BITS, BYTES, INTS, Lowering, dtype, int_type, lowers
+from dialects import tile
 from dialects.arith_shaped import rounds_toward_zero
+from dialects.tile import like
 
 _CASTS = (arith.ExtFOp, arith.TruncFOp, arith.SIToFPOp, arith.UIToFPOp, arith.FPToSIOp,
           arith.FPToUIOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, arith.BitcastOp)
@@ -78,3 +87,18 @@ def _narrowing(op: Operation) -> str:
     """How a cast to a narrower float rounds: to nearest even, or toward zero for a
     ``truncf`` that says so (truncating twice, through f32 to bf16, truncates once)."""
     return "rz" if rounds_toward_zero(op) else "rn"
+
+
+@lowers(tile.FromFp8Op)
+def from_fp8(lo: Lowering, op: tile.FromFp8Op) -> SSAValue:
+    (bits,) = lo.args(op)
+    pair = lo.inst(f"cvt.rn.f16x2.{op.format.data}x2", [bits], like(bits.type, i32))
+    half = lo.low_half(pair, "f16")
+    return half if dtype(op.result.type) == "f16" else lo.to_f32(half)
+
+
+@lowers(tile.ToFp8Op)
+def to_fp8(lo: Lowering, op: tile.ToFp8Op) -> SSAValue:
+    (x,) = lo.args(op)
+    return lo.inst(f"cvt.rn.satfinite.{op.format.data}x2.f32", [lo.const(0.0, "f32"), x],
+                   like(x.type, IntegerType(8)))

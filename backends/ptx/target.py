@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 
@@ -36,6 +38,14 @@ def tensor_cores(arch: str) -> int:
     """The SM version whose tensor-core instructions dots may use on ``arch``: 90 (wgmma,
     mma.sync where a dot cannot use it) on Hopper, else 80 (mma.sync, sm_80 and newer)."""
     return 90 if arch in WGMMA_ARCHS else 80
+
+
+def converts_fp8(arch: str) -> int:
+    """1 where tilec converts fp8 with ``cvt`` (``e4m3x2``/``e5m2x2``), so ``lower-fp8``
+    keeps its conversions as ops; else 0, and it expands them into arithmetic. sm_89 has
+    the instructions too, but from PTX ISA 8.1, and tilec declares 8.0 there."""
+    m = re.fullmatch(r"sm_(\d+)[af]?", arch)
+    return int(m is not None and int(m.group(1)) >= 90)
 
 
 def _occupied(module: ModuleOp, arch: str, ptx: str, built: Assembled, shared: int

@@ -37,8 +37,10 @@ def promote(a: tl.dtype, b: tl.dtype) -> tl.dtype:
         return a
     if a.is_float or b.is_float:
         if a.is_float and b.is_float:
-            if {a, b} == {tl.float16, tl.bfloat16}:
+            if tl.bfloat16 in (a, b) and max(a.bits, b.bits) == 16:  # with f16 or fp8
                 return tl.float32
+            if a.is_fp8 and b.is_fp8:  # the two fp8 types
+                return tl.float16
             return a if a.bits > b.bits else b
         return a if a.is_float else b
     if a.bits != b.bits:
@@ -125,7 +127,8 @@ def _check_literals(*vals: object) -> None:
 
 
 def binary(b: Builder, name: str, x: Operand, y: Operand) -> Value | bool | int | float:
-    """Apply Python binary operator ``name`` ("add", "floordiv", "max", ...)."""
+    """Apply Python binary operator ``name`` ("add", "floordiv", "max", ...). On fp8 the
+    result is fp8, as Triton types it, computed in float32 and rounded (``in_float32``)."""
     _check_literals(x, y)
     if isinstance(x, Value) and x.is_ptr or isinstance(y, Value) and y.is_ptr:
         return pointer_arith(b, name, x, y)
@@ -135,6 +138,8 @@ def binary(b: Builder, name: str, x: Operand, y: Operand) -> Value | bool | int 
         return _int_power(b, x, y)
     xv, yv = operands(b, x, y)
     d = xv.dtype
+    if d.is_fp8:
+        return in_float32(b, lambda x32, y32: binary(b, name, x32, y32), xv, yv)
     if name == "mod" and d.is_float:
         return _float_mod(b, xv, yv)
     table = _FLOAT if d.is_float else (_SIGNED if d.is_signed or d is tl.int1 else _UNSIGNED)
@@ -188,8 +193,18 @@ def _int_power(b: Builder, x: Operand, n: int) -> Value:
     return result
 
 
+def in_float32(b: Builder, compute: Callable[..., Value], *args: Value) -> Value:
+    """``compute`` of fp8 tiles done on their float32 values, its result rounded back to
+    the first's fp8 type: no target computes on fp8 (Triton types the arithmetic but
+    cannot lower it), and every fp8 value is exact in float32."""
+    wide = compute(*(cast(b, v, tl.float32) for v in args))
+    return cast(b, wide, args[0].dtype)
+
+
 def compare(b: Builder, name: str, x: Operand, y: Operand) -> Value:
     xv, yv = operands(b, x, y)
+    if xv.dtype.is_fp8:  # exact: fp8 values compare as their float32 values
+        xv, yv = cast(b, xv, tl.float32), cast(b, yv, tl.float32)
     d = xv.dtype
     if d.is_float:
         op = tile.CmpFOp(_CMP_FLOAT[name], xv.ssa, yv.ssa)
@@ -222,6 +237,8 @@ def unary(b: Builder, name: str, x: Value) -> Value:
     if x.is_ptr:
         raise CompileError(f"unary operator is not defined for {x.describe()}")
     if name == "neg":
+        if x.dtype.is_fp8:
+            return in_float32(b, lambda x32: unary(b, "neg", x32), x)
         if x.dtype.is_float:
             return b.value(arith.NegfOp(x.ssa), x.dtype, x.shape)
         return binary(b, "sub", 0, x)

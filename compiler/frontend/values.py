@@ -17,6 +17,8 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     BFloat16Type,
     FileLineColLoc,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -31,11 +33,12 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 import compiler.language as tl
 from compiler.errors import CompileError
+from compiler.fp8 import fp8_value
 from dialects import arith_shaped as casts
 from dialects import tile
 
 _FLOAT_TYPES = {"f16": Float16Type(), "bf16": BFloat16Type(), "f32": Float32Type(),
-                "f64": Float64Type()}
+                "f64": Float64Type(), "fp8e4nv": Float8E4M3FNType(), "fp8e5": Float8E5M2Type()}
 
 
 def ir_type(d: tl.dtype) -> Attribute:
@@ -122,6 +125,8 @@ def constant(b: Builder, py: bool | float, dtype: tl.dtype,
     if not isinstance(py, bool | int | float):
         raise CompileError(f"cannot use {type(py).__name__} value {py!r} as a {dtype} constant")
     t = ir_type(dtype)
+    if dtype.is_fp8:  # rounded as a conversion rounds (saturating), not as xDSL's attribute
+        py = fp8_value(float(py), dtype)
     if dtype.is_float:
         try:
             attr = FloatAttr(float(py), t)
@@ -190,12 +195,17 @@ def literal_dtype(py: object) -> tl.dtype:
 
 
 def cast(b: Builder, v: Value, to: tl.dtype, toward_zero: bool = False) -> Value:
-    """``v`` as ``to``; a float narrowed rounds to nearest even, or toward zero."""
+    """``v`` as ``to``; a float narrowed rounds to nearest even, or toward zero. fp8
+    converts to and from float32 only (each backend has those two conversions), so
+    other casts go through float32: the same values, f16/bf16 <-> f32 being exact (f64
+    rounds twice, to f32 then to fp8, where Triton has no conversion at all)."""
     if v.is_ptr:
         raise CompileError(f"cannot cast a {v.describe()} to {to}")
     src = v.dtype
     if src == to or (src.is_int and to.is_int and src.bits == to.bits and src.bits > 1):
         return Value(v.ssa, to, v.shape)
+    if (src.is_fp8 or to.is_fp8) and tl.float32 not in (src, to):
+        return cast(b, cast(b, v, tl.float32, toward_zero), to, toward_zero)
     rt = value_type(to, v.shape)
     if to is tl.int1:
         zero = constant(b, 0, src, v.shape)

@@ -491,7 +491,8 @@ def _convert_where_needed(op: Operation) -> None:
 
 
 _CHEAP_TILE_OPS = (tile.RangeOp, tile.SplatOp, tile.CmpIOp, tile.CmpFOp, tile.SelectOp,
-                   tile.UMulHiOp, tile.BrevOp, tile.ArithFenceOp, tile.AssumeFactsOp)
+                   tile.UMulHiOp, tile.BrevOp, tile.ArithFenceOp, tile.AssumeFactsOp,
+                   tile.FromFp8Op, tile.ToFp8Op)
 REMATERIALIZE_LIMIT = 8  # ops recomputed in place of one conversion through memory
 
 

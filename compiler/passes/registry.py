@@ -24,6 +24,7 @@ _TILEC = {
     "strip-debug": ("compiler.passes", "StripDebug"),
     "check-bounds": ("compiler.passes", "CheckBounds"),
     "lower-control": ("compiler.passes", "LowerControl"),
+    "lower-fp8": ("compiler.passes", "LowerFp8"),
     "pipeline-loads": ("compiler.passes", "PipelineLoads"),
     "tma-stores": ("compiler.passes", "TmaStores"),
     "strip-mine": ("compiler.passes", "StripMine"),

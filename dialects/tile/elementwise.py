@@ -1,6 +1,7 @@
 """Comparisons and ``select`` on tiles (xDSL's ``arith`` ones accept scalar i1 only),
 ``umulhi``, the high half of an unsigned product, ``brev`` (bit reversal), ``libm``, the
-libdevice float functions xDSL's ``math`` dialect lacks, and ``arith_fence``."""
+libdevice float functions xDSL's ``math`` dialect lacks, ``arith_fence``, and
+``from_fp8``/``to_fp8``, the fp8 conversions on the bits GPU targets hold fp8 values in."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     AnyFloat,
+    Float16Type,
+    Float32Type,
     IntegerType,
     StringAttr,
 )
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -194,3 +197,52 @@ class ArithFenceOp(_SameTypeUnaryOp):
     ``(a + b) - a = b``, which would cancel the error terms of compensated arithmetic."""
 
     name = "tile.arith_fence"
+
+
+FP8_FORMATS = ("e4m3", "e5m2")
+"""The fp8 formats, as PTX names them: e4m3 is e4m3fn (``tl.float8e4nv``: no infinities,
+NaN 0x7F/0xFF), e5m2 is IEEE-like (``tl.float8e5``)."""
+
+
+class _Fp8Op(IRDLOperation):
+    """A conversion between floats and fp8 values held as their bits, in i8 (``lower-fp8``
+    makes them: no target computes on fp8 types)."""
+
+    format = prop_def(StringAttr)
+    x = operand_def()
+    result = result_def()
+    assembly_format = "$format `,` $x attr-dict `:` type($x) `->` type($result)"
+    traits = traits_def(Pure())
+    SOURCE: ClassVar[Attribute] = IntegerType(8)
+    RESULTS: ClassVar[tuple[Attribute, ...]] = (Float32Type(), Float16Type())
+
+    def __init__(self, fmt: str, x: SSAValue, elem: Attribute | None = None):
+        super().__init__(operands=[x], result_types=[like(x.type, elem or self.RESULTS[0])],
+                         properties={"format": StringAttr(fmt)})
+
+    def verify_(self) -> None:
+        if self.format.data not in FP8_FORMATS:
+            raise VerifyException(f"{self.name}: format must be e4m3 or e5m2, not "
+                                  f"{self.format.data!r}")
+        elem = element_type(self.result.type)
+        if element_type(self.x.type) != self.SOURCE or elem not in self.RESULTS or \
+                self.result.type != like(self.x.type, elem):
+            raise VerifyException(f"{self.name} takes {self.SOURCE} and gives "
+                                  f"{' or '.join(map(str, self.RESULTS))} of the same shape")
+
+
+@irdl_op_definition
+class FromFp8Op(_Fp8Op):
+    """The f32 (or f16) value of fp8 bits (i8): exact."""
+
+    name = "tile.from_fp8"
+
+
+@irdl_op_definition
+class ToFp8Op(_Fp8Op):
+    """An f32 rounded to fp8 bits (i8) as PTX's ``cvt.rn.satfinite`` rounds: to nearest
+    even, a magnitude beyond the largest finite saturating to it, NaN to 0x7F."""
+
+    name = "tile.to_fp8"
+    SOURCE: ClassVar[Attribute] = Float32Type()
+    RESULTS: ClassVar[tuple[Attribute, ...]] = (IntegerType(8),)

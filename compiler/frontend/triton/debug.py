@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import compiler.language as tl
 from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.operators import to_bool
 from compiler.frontend.triton.table import builtin
-from compiler.frontend.values import Value, constant, literal_dtype
+from compiler.frontend.values import Value, cast, constant, literal_dtype
 from dialects import tile
 
 
@@ -39,6 +40,7 @@ def device_print(cg: CodeGenerator, prefix: Any, *values: Any) -> None:
             for v in values]
     if any(v.is_ptr for v in vals):
         cg.fail("tl.device_print cannot print pointers")
+    vals = [cast(cg.b, v, tl.float32) if v.dtype.is_fp8 else v for v in vals]  # exact
     if len({v.shape for v in vals} - {()}) > 1:
         cg.fail("tl.device_print needs scalars and tiles of one shape")
     cg.b.emit(tile.PrintOp(prefix, [v.ssa for v in vals]))

@@ -5,7 +5,8 @@
 Operands broadcast and promote by ``compiler.frontend.operators``. A one-operand math
 function needs nothing here: ``compiler.language`` lists it in ``MATH_FUNCTIONS`` and
 ``tl.<name>`` becomes xDSL's ``math.<name>`` op, computed in float (integer operands
-become float32, as in Triton).
+become float32, as in Triton; fp8 ones too). Operators, ``abs``, ``fma`` and the
+selections keep an fp8 operand's type, computed in float32 (``operators.in_float32``).
 """
 
 from __future__ import annotations
@@ -34,9 +35,11 @@ def _number(cg: CodeGenerator, x: Any) -> float:
 
 
 def _float_arg(cg: CodeGenerator, x: Any) -> Value:
+    """A math function's operand: integer and fp8 tiles as float32 (no target computes on
+    fp8)."""
     if not isinstance(x, Value):
         return constant(cg.b, _number(cg, x), tl.float32)
-    return x if x.dtype.is_float else cast(cg.b, x, tl.float32)
+    return x if x.dtype.is_float and not x.dtype.is_fp8 else cast(cg.b, x, tl.float32)
 
 
 def _float_operand(cg: CodeGenerator, x: Any) -> Any:
@@ -107,6 +110,8 @@ def fma(cg: CodeGenerator, x: Any, y: Any, z: Any) -> Value:
     yv = ops.materialize(cg.b, yv, xv.dtype, xv.shape)
     if not xv.dtype.is_float:
         return ops.binary(cg.b, "add", ops.binary(cg.b, "mul", xv, yv), zv)
+    if xv.dtype.is_fp8:
+        return ops.in_float32(cg.b, lambda *v: fma(cg, *v), xv, yv, zv)
     return cg.b.value(math.FmaOp(xv.ssa, yv.ssa, zv.ssa), xv.dtype, xv.shape)
 
 
@@ -148,6 +153,9 @@ def _toward_zero(cg: CodeGenerator, x: Any, d: tl.dtype) -> Value:
         src = x.dtype if isinstance(x, Value) else type(x).__name__
         cg.fail(f"fp_downcast_rounding='rtz' is for a float cast to a narrower float, "
                 f"not {src} to {d}")
+    if d.is_fp8:
+        cg.fail(f"a cast to {d} rounds to nearest even (saturating), as Triton's does on "
+                f"NVIDIA GPUs: fp_downcast_rounding='rtz' is not supported for fp8")
     return cast(cg.b, x, d, toward_zero=True)
 
 
@@ -167,6 +175,8 @@ def _bitcast(cg: CodeGenerator, x: Any, d: tl.dtype) -> Value:
 def abs_(cg: CodeGenerator, x: Any) -> Value:
     if not isinstance(x, Value):
         return builtins.abs(_number(cg, x))
+    if x.dtype.is_fp8:
+        return ops.in_float32(cg.b, lambda x32: abs_(cg, x32), x)
     op = math.AbsFOp(x.ssa) if x.dtype.is_float else math.AbsIOp(x.ssa)
     return cg.b.value(op, x.dtype, x.shape)
 

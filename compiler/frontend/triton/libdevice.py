@@ -5,7 +5,7 @@ A function xDSL's ``math`` dialect has becomes that op (``math.asin``, ``math.ro
 the others become ``tile.libm "name"``; both are expanded for the GPU targets by
 ``expand-math``. Tests of a value (``isnan``, ``signbit``), ``fdim``, ``saturatef`` and the
 ``_rn``/``fast_`` spellings of plain arithmetic are built here from existing ops. Operands
-promote to one float type as in Triton, integer tiles becoming float32.
+promote to one float type as in Triton, integer and fp8 tiles becoming float32.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def floats(cg: CodeGenerator, name: str, *xs: Any) -> list[Value]:
             cg.fail(f"libdevice.{name} needs numbers, got "
                     f"{x.describe() if isinstance(x, Value) else repr(x)}")
     d = reduce(ops.promote, (v.dtype for v in vals)) if vals else tl.float32
-    d = d if d.is_float else tl.float32
+    d = d if d.is_float and not d.is_fp8 else tl.float32
     shape = broadcast_shapes(*(v.shape for v in vals))
     return [materialize(cg.b, x, d, shape) for x in xs]
 

@@ -5,6 +5,12 @@ Operands are 2-D tiles of one dtype with M, N, K powers of two of at least 16: f
 bf16 accumulate in f32 (f16 also in f16 with ``out_dtype=tl.float16``), f32 in f32 as
 ``input_precision`` says (``"ieee"`` by default: fidelity first, unlike Triton's tf32
 default; ``"tf32"``, ``"tf32x3"``), int8 in int32.
+
+fp8 operands (``float8e4nv``, ``float8e5``, or one of each, as Hopper's fp8 ``wgmma``
+takes them) accumulate as f16 ones do: they are converted to f16 first, which is exact
+(every fp8 value is an f16 value), so the product is the one Triton computes, on every
+target, by the f16 dot each target already has; Hopper's native fp8 ``wgmma`` (k = 32,
+twice the f16 rate) is not used yet.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ _MIN_DIM = 16  # the smallest tile a tensor-core instruction covers along any di
 def dot(cg: CodeGenerator, a: Any, b: Any, acc: Any = None, input_precision: Any = None,
         out_dtype: Any = None, allow_tf32: Any = None) -> Value:
     a, b = _operand(cg, a, "first"), _operand(cg, b, "second")
+    if a.dtype.is_fp8 and b.dtype.is_fp8:
+        a, b = cast(cg.b, a, tl.float16), cast(cg.b, b, tl.float16)
     if a.dtype != b.dtype:
         cg.fail(f"tl.dot operands must have one dtype, got {a.dtype} and {b.dtype} "
                 f"(convert one with .to())")
@@ -36,7 +44,8 @@ def dot(cg: CodeGenerator, a: Any, b: Any, acc: Any = None, input_precision: Any
     if k != k2:
         cg.fail(f"tl.dot shapes do not match: {list(a.shape)} @ {list(b.shape)}")
     if a.dtype not in _ACCUMULATORS:
-        cg.fail(f"tl.dot operands must be float16, bfloat16, float32 or int8, got {a.dtype}")
+        cg.fail(f"tl.dot operands must be float16, bfloat16, float32, int8 or fp8, got "
+                f"{a.dtype}")
     precision = _precision(cg, a.dtype, input_precision, allow_tf32)
     out = _out_dtype(cg, a.dtype, acc, out_dtype)
     acc_v = _accumulator(cg, acc, out, (m, n))

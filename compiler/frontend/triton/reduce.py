@@ -8,7 +8,7 @@ inlining the user's ``@tc.func`` there (``tl.reduce``, ``tl.associative_scan``).
 
 Conventions (Triton's, unless noted): ``axis=None`` reduces every dimension, one after
 the other; sums of integers narrower than 32 bits accumulate in int32 (uint32 for
-unsigned), of bfloat16 in float32; float ``max``/``min`` propagate NaN like
+unsigned), of bfloat16 and fp8 in float32; float ``max``/``min`` propagate NaN like
 ``tl.maximum``; ``argmax``/``argmin`` give the first index of the extreme value, NaN
 counting as the extreme (NumPy's rule), as int32. A reduction's combiner must be
 associative and commutative; a scan's associative.
@@ -117,7 +117,7 @@ def cumsum(cg: CodeGenerator, x: Any, axis: Any = 0, reverse: Any = False,
 @builtin("cumprod", method=True)
 def cumprod(cg: CodeGenerator, x: Any, axis: Any = 0, reverse: Any = False) -> Value:
     x = _tile(cg, x, "tl.cumprod")
-    if x.dtype is tl.bfloat16:
+    if x.dtype is tl.bfloat16 or x.dtype.is_fp8:
         x = cast(cg.b, x, tl.float32)
     return _scan(cg, [x], axis, reverse, _binary("mul"))[0]
 
@@ -228,7 +228,7 @@ def _accumulator(cg: CodeGenerator, x: Value, dtype: Any) -> Value:
     d = x.dtype
     if d.is_int and d.bits < 32:
         return cast(cg.b, x, tl.uint32 if d.kind == "u" else tl.int32)
-    return cast(cg.b, x, tl.float32) if d is tl.bfloat16 else x
+    return cast(cg.b, x, tl.float32) if d is tl.bfloat16 or d.is_fp8 else x
 
 
 def _axis_index(cg: CodeGenerator, shape: tuple[int, ...], axis: int) -> Value:

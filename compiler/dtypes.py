@@ -1,0 +1,117 @@
+"""The scalar element types of the tile language (``tl.float32``, ``tl.float8e4nv``, ...),
+their spellings in signatures and their NumPy dtypes. ``compiler.language`` re-exports them.
+
+NumPy has no bfloat16 or fp8: those are ``ml_dtypes``' (``bfloat16``, ``float8_e4m3fn``,
+``float8_e5m2``), which tilec needs only where it holds such values in NumPy arrays (the
+numpy backend, and arrays given to a launch). Imports nothing heavy (no xDSL), so the
+launch path can use the dtypes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class dtype:
+    """A scalar element type: ``name`` as in Triton, ``short`` as in signatures."""
+
+    name: str
+    short: str
+    bits: int
+    kind: str  # "f" float, "i" signed int, "u" unsigned int, "b" bool
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_fp8(self) -> bool:
+        return self.kind == "f" and self.bits == 8
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in "iub"
+
+    @property
+    def is_signed(self) -> bool:
+        return self.kind == "i"
+
+    @property
+    def numpy(self) -> np.dtype | None:
+        """The NumPy dtype, or None (bfloat16 and fp8 without ml_dtypes)."""
+        return _numpy_dtype(self)
+
+    @property
+    def element_ty(self) -> dtype:
+        """Itself: a pointer's ``.dtype`` here is already its element type, so Triton's
+        ``ptr.dtype.element_ty`` names the same dtype."""
+        return self
+
+    def __repr__(self) -> str:
+        return f"tl.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+float16 = dtype("float16", "f16", 16, "f")
+bfloat16 = dtype("bfloat16", "bf16", 16, "f")
+float32 = dtype("float32", "f32", 32, "f")
+float64 = dtype("float64", "f64", 64, "f")
+int1 = dtype("int1", "i1", 1, "b")
+int8 = dtype("int8", "i8", 8, "i")
+int16 = dtype("int16", "i16", 16, "i")
+int32 = dtype("int32", "i32", 32, "i")
+int64 = dtype("int64", "i64", 64, "i")
+uint8 = dtype("uint8", "u8", 8, "u")
+uint32 = dtype("uint32", "u32", 32, "u")
+float8e4nv = dtype("float8e4nv", "fp8e4nv", 8, "f")  # e4m3fn: no infinities, NaN 0x7F/0xFF
+float8e5 = dtype("float8e5", "fp8e5", 8, "f")  # e5m2: IEEE-like, with infinities
+bool_ = int1
+ALL_DTYPES = (float16, bfloat16, float32, float64, int1, int8, int16, int32, int64,
+              uint8, uint32, float8e4nv, float8e5)
+
+ML_DTYPES = {bfloat16: "bfloat16", float8e4nv: "float8_e4m3fn", float8e5: "float8_e5m2"}
+"""The dtypes NumPy lacks -> their ``ml_dtypes`` names (PyTorch's too)."""
+_FROM_ML = {name: d for d, name in ML_DTYPES.items()}
+
+# Triton's spellings too: fp16, ..., and fp8 by PyTorch's names (float8_e4m3fn)
+_SPELLINGS = {d.short: d for d in ALL_DTYPES} | {d.name: d for d in ALL_DTYPES} | {
+    "fp16": float16, "fp32": float32, "fp64": float64, "bool": int1,
+} | _FROM_ML
+
+
+def dtype_from_str(s: str) -> dtype:
+    """``"f32"``, ``"fp32"`` or ``"float32"`` -> ``tl.float32``."""
+    try:
+        return _SPELLINGS[s]
+    except KeyError:
+        raise ValueError(f"unknown dtype {s!r}") from None
+
+
+def _numpy_dtype(d: dtype) -> np.dtype | None:
+    if d in ML_DTYPES:
+        try:
+            import ml_dtypes
+        except ImportError:
+            return None
+        return np.dtype(getattr(ml_dtypes, ML_DTYPES[d]))
+    return np.dtype({"i1": np.bool_}.get(d.short, d.name))
+
+
+def literal_int_dtype(v: int) -> dtype:
+    """A Python int argument is int32, or int64 when it does not fit (Triton's rule)."""
+    return int32 if -2**31 <= v < 2**31 else int64
+
+
+def dtype_from_numpy(nd: np.dtype) -> dtype | None:
+    nd = np.dtype(nd)
+    if nd.name in _FROM_ML:  # by name: no need to import ml_dtypes to tell
+        return _FROM_ML[nd.name]
+    for d in ALL_DTYPES:
+        if d not in ML_DTYPES and _numpy_dtype(d) == nd:
+            return d
+    return None
