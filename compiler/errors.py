@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-import compiler.language as tl
+from compiler.dtypes import ALL_DTYPES, int1
 
 
 @dataclass(frozen=True)
@@ -163,7 +163,7 @@ def not_contiguous(value: Any) -> ArgumentError:
 
 def unsupported_dtype(value: Any, dtype: Any) -> ArgumentError:
     """An array whose elements tilec has no dtype for (fp8, complex, ...)."""
-    names = ", ".join("bool" if d is tl.int1 else d.name for d in tl.ALL_DTYPES)
+    names = ", ".join("bool" if d is int1 else d.name for d in ALL_DTYPES)
     return ArgumentError(f"{str(dtype).removeprefix('torch.')} arrays are not supported "
                          f"(got {describe_value(value)}); use one of {names}")
 

@@ -11,6 +11,10 @@ import sys
 import types
 
 from compiler import libdevice as _libdevice
+from compiler.descriptors import (  # noqa: F401 - isinstance(x, tl.tensor_descriptor)
+    tensor_descriptor,
+    tensor_descriptor_base,
+)
 from compiler.dtypes import (  # noqa: F401 - tl.float32 etc. are the language's names
     ALL_DTYPES,
     bfloat16,

@@ -9,7 +9,6 @@ import sys
 import types
 
 import compiler.language as tl
-from compiler import descriptors
 
 PACKAGE = "compiler.triton.language"
 
@@ -18,8 +17,7 @@ def alias_language() -> None:
     """Register ``compiler.triton.language`` and its submodules (and ``compiler.language.
     core`` / ``.extra.cuda``, where an ``import ... as`` looks them up) in ``sys.modules``.
     ``tl.extra.cuda.libdevice`` is Triton 3.0's spelling of ``tl.extra.libdevice``, which
-    ported kernels still use, so ``tl.extra`` gains it; ``tl`` gains Triton's
-    ``tensor_descriptor`` classes (``compiler.descriptors``) and ``core``."""
+    ported kernels still use, so ``tl.extra`` gains it; ``tl`` gains ``core``."""
     extra = tl.extra
     if not hasattr(extra, "cuda"):
         cuda = types.ModuleType(f"{tl.__name__}.extra.cuda",
@@ -27,10 +25,7 @@ def alias_language() -> None:
         cuda.libdevice = extra.libdevice
         cuda.gdc_wait, cuda.gdc_launch_dependents = tl.gdc_wait, tl.gdc_launch_dependents
         extra.cuda = cuda
-    # for ``isinstance(x, tl.tensor_descriptor)``; ``tl.core.X`` as Triton's submodule
-    tl.tensor_descriptor = descriptors.tensor_descriptor
-    tl.tensor_descriptor_base = descriptors.tensor_descriptor_base
-    tl.core = tl
+    tl.core = tl  # ``tl.core.X`` as Triton's submodule
     modules = {"": tl, ".core": tl, ".math": tl.math, ".extra": extra,
                ".extra.libdevice": extra.libdevice, ".extra.cuda": extra.cuda,
                ".extra.cuda.libdevice": extra.libdevice}
