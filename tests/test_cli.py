@@ -279,3 +279,12 @@ def test_multi_gpu_says_what_it_needs(tmp_path, installed):
             PYTHONPATH=os.pathsep.join([str(tmp_path), installed]))
     one_line_error(r, 1, "multi_gpu.py needs PyTorch with 2 CUDA GPUs",
                    "PyTorch is not installed")
+
+
+def test_torch_custom_op_says_it_needs_pytorch(tmp_path, installed):
+    hidden = tmp_path / "torch"  # a machine without PyTorch, even where it is installed
+    hidden.mkdir()
+    (hidden / "__init__.py").write_text("raise ImportError('No module named torch')\n")
+    r = run([sys.executable, "examples/torch_custom_op.py", "--backend", "numpy"],
+            PYTHONPATH=os.pathsep.join([str(tmp_path), installed]))
+    one_line_error(r, 1, "torch_custom_op.py needs PyTorch; PyTorch is not installed")
