@@ -17,8 +17,10 @@ modules ``lower_atomic``, ``lower_reduce``, ``lower_shapes``, ``lower_dot`` and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from math import prod
 from typing import Any, TypeVar
 
+import numpy as np
 from xdsl.dialects import arith, func, vector
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -31,7 +33,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.context import source_loc
@@ -85,6 +87,17 @@ def _is_tile_type(t: Attribute) -> bool:
     return isinstance(t, TensorType | VectorType)
 
 
+def _root(ptr: SSAValue) -> SSAValue | None:
+    """The kernel argument a pointer (tile) is computed from, through the pointer
+    operands of the ops that make it (``addptr``, ``splat``, ``broadcast``, ...)."""
+    while not isinstance(ptr, BlockArgument):
+        operands = [v for v in ptr.owner.operands if isinstance(element_type(v.type), PtrType)]
+        if not operands:
+            return None
+        ptr = operands[0]
+    return ptr
+
+
 def _vec(op: tile.LoadOp | tile.StoreOp) -> int:
     return 1 if op.vec is None else op.vec.value.data
 
@@ -135,6 +148,8 @@ class Lowering:
         # operand tile types (with layouts), before rewriting earlier ops replaces them
         self.operand_types: dict[Operation, list[Attribute]] = {
             op: [v.type for v in op.operands] for op in ops}
+        self.atomic_args = {_root(op.ptr) for op in ops
+                            if isinstance(op, tile.AtomicRMWOp | tile.AtomicCASOp)}
         for op in ops:
             handler = HANDLERS.get(type(op), Lowering._generic)
             handler(self, op)
@@ -300,10 +315,61 @@ class Lowering:
 
     @lowers(tile.LoadOp)
     def _load(self, op: tile.LoadOp) -> None:
+        """A load; a scalar one from an array the kernel also updates atomically is done
+        by one thread and shared: read by each thread on its own, a flag another thread
+        of the program then sets (``if tl.load(filled) == 0: tl.atomic_xchg(filled, 1)``)
+        reads differently in threads that run later, and the branch splits."""
         base, idx = self.access(op)
-        new = simt.LoadOp(base, idx, op.mask, op.other, _vec(op))
+        shared = not isinstance(op.result.type, TensorType) and base in self.atomic_args
+        owner = self.owner_mask(op, op.result.type, idx.type) if shared else None
+        mask = op.mask
+        if isinstance(owner, SSAValue):
+            mask = owner if mask is None else self.emit(arith.AndIOp(mask, owner), op)
+        new = simt.LoadOp(base, idx, mask, op.other, _vec(op))
         new.attributes.update(_cache_hints(op))
-        self.replace(op, self.emit(new, op))
+        value = self.emit(new, op)
+        if isinstance(owner, SSAValue):
+            value = self.share(op, value, owner)
+        self.replace(op, value)
+
+    def share(self, op: Operation, value: SSAValue, owner: SSAValue) -> SSAValue:
+        """Every holder's copy of the owners' ``value`` (one per element of ``op``'s
+        result), through shared memory."""
+        t = op.results[0].type
+        size = prod(t.get_shape()) if isinstance(t, TensorType) else 1
+        buf = self.prologue_op(simt.SharedAllocOp(element_type(t), size), op)
+        at = self.element_index(op, value.type)
+        if not isinstance(op.parent_op(), func.FuncOp):
+            self.insert(simt.BarrierOp(), op)  # an earlier iteration may still be reading buf
+        self.insert(simt.SharedStoreOp(buf, at, value, owner), op)
+        self.insert(simt.BarrierOp(), op)
+        return self.emit(simt.SharedLoadOp(buf, at), op)
+
+    def element_index(self, op: Operation, per_thread: Attribute) -> SSAValue:
+        """The row-major index in ``op``'s result tile of each lane's element (0 for a
+        scalar)."""
+        t = op.results[0].type
+        if not isinstance(t, TensorType):
+            return self.const(0, op)
+        shape = t.get_shape()
+        lanes = np.zeros(per_thread.get_shape()[0], np.int64)
+        base: SSAValue | None = None
+        strides = [prod(shape[d + 1:]) for d in range(len(shape))]
+        for dm, stride in zip(lane_map(t.encoding, shape), strides, strict=True):
+            lanes += np.asarray(dm.lanes) * stride
+            part = self.thread_part(dm, op)
+            if part is None:
+                continue
+            if stride != 1:
+                part = self.emit(arith.MuliOp(part, self.const(stride, op)), op)
+            base = part if base is None else self.emit(arith.AddiOp(base, part), op)
+        vt = VectorType(i32, per_thread.get_shape())
+        offsets = self.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+            vt, lanes.tolist())), op)
+        if base is None:
+            return offsets
+        return self.emit(arith.AddiOp(self.emit(vector.BroadcastOp(base, vt), op), offsets),
+                         op)
 
     @lowers(tile.StoreOp)
     def _store(self, op: tile.StoreOp) -> None:
