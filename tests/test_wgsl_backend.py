@@ -23,7 +23,8 @@ device_test = pytest.mark.skipif(not AVAILABLE, reason=f"no WebGPU adapter: {WHY
 
 IR = {"f32": "f32", "f16": "f16", "i32": "i32", "u32": "i32", "i1": "i1", "f64": "f64",
       "i8": "i8", "i64": "i64", "bf16": "bf16"}
-NP = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "u32": np.uint32}
+NP = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "u32": np.uint32,
+      "i64": np.int64}
 
 
 def elementwise(ins, outs, body, k=4, warps=1, scalars=(), vec=1):

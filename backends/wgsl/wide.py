@@ -19,6 +19,8 @@ it, as WGSL indexes buffers with 32-bit integers).
 
 from __future__ import annotations
 
+import re
+
 from xdsl.dialects import arith, math
 from xdsl.ir import Operation
 
@@ -49,9 +51,13 @@ def literal(values: list[int]) -> str:
 
 
 def splat(scalar: str, width: int) -> str:
-    """A chunk of ``width`` copies of an ``i64x1``."""
+    """A chunk of ``width`` copies of an ``i64x1`` (a literal's words taken as they are)."""
+    if width == 1:
+        return scalar
     u = f"vec{width}<u32>"
-    return scalar if width == 1 else f"i64x{width}({u}({scalar}.lo), {u}({scalar}.hi))"
+    words = re.fullmatch(r"i64x1\((\w+), (\w+)\)", scalar)
+    lo, hi = words.groups() if words else (f"{scalar}.lo", f"{scalar}.hi")
+    return f"i64x{width}({u}({lo}), {u}({hi}))"
 
 
 def lane(name: str, width: int, k: int) -> str:
@@ -105,7 +111,6 @@ _ON_I64: dict[type[Operation], str] = {
     math.CountTrailingZerosOp: "{T}(select(countTrailingZeros({a}.lo), {U}(32u) + "
                                "countTrailingZeros({a}.hi), {a}.lo == {U}(0u)), {U}(0u))",
     tile.BrevOp: "{T}(reverseBits({a}.hi), reverseBits({a}.lo))",
-    tile.ArithFenceOp: "{T}({a}.lo | {U}(args.grid_z >> 31u), {a}.hi)",  # as core's
 }
 """Ops whose first operand is i64 (a select's: its values)."""
 
@@ -241,8 +246,8 @@ _SHIFTS = {
 
 _DIVISION = {
     # a / b and a % b unsigned, b != 0: WGSL's own division where every lane fits in a
-    # word, else restoring long division a bit a step; the remainder may need 65 bits
-    # before the subtraction, so the bit shifted out of it counts too
+    # word, else restoring long division a bit a step (the remainder, at most the bits of
+    # a shifted in so far, fits in 64 bits)
     "udivmod64": """fn {name}(a: {T}, b: {T}) -> array<{T}, 2> {{
   if (all((a.hi | b.hi) == {U}(0u))) {{
     return array<{T}, 2>({T}(a.lo / b.lo, {U}(0u)), {T}(a.lo % b.lo, {U}(0u)));
@@ -250,10 +255,9 @@ _DIVISION = {
   var q = a;
   var r = {T}();
   for (var i = 0u; i < 64u; i++) {{
-    let top = (r.hi >> {U}(31u)) != {U}(0u);
     r = {T}((r.lo << {U}(1u)) | (q.hi >> {U}(31u)), (r.hi << {U}(1u)) | (r.lo >> {U}(31u)));
     q = {T}(q.lo << {U}(1u), (q.hi << {U}(1u)) | (q.lo >> {U}(31u)));
-    let ge = top | !{ult64}(r, b);
+    let ge = !{ult64}(r, b);
     r = {pick64}(ge, {sub64}(r, b), r);
     q.lo = q.lo | {U}(ge);
   }}
