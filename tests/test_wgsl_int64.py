@@ -3,6 +3,8 @@ backend (the reference semantics) over random and edge values: arithmetic that w
 C division, shifts past the width, comparisons, casts to and from every narrower type and
 float, int64 arrays and scalars, and the Triton idioms that bring int64 into index math."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -293,6 +295,21 @@ def test_reductions_and_scans(num_warps):
     outs = [np.zeros(1, np.int64), np.zeros(2, np.int64), np.zeros_like(x), np.zeros(32,
                                                                                     np.int64)]
     both(reduce_and_scan, (1,), [1, 2, 3, 4], x, *outs, BLOCK=1024, num_warps=num_warps)
+
+
+def test_helpers_are_functions_defined_once():
+    """The int64 division is helper functions defined once, one of them holding its only
+    loop, however many chunks of a thread call it: the text grows with the ops a kernel
+    uses and its elements per thread, not the division's size times theirs."""
+    a, b = pairs(10, 14)
+    texts = []
+    for block in (512, 2048):  # one chunk of four lanes per thread, and four
+        bound = binary.bind((a, b, np.zeros_like(a), a.size), {"OP": "floordiv", "BLOCK": block})
+        texts.append(binary.compile_for(bound, "wgsl", 4, False).asm["wgsl"])
+    helpers = [re.findall(r"^fn \w+", t, re.MULTILINE) for t in texts]
+    assert helpers[0] == helpers[1] and len(set(helpers[0])) == len(helpers[0])
+    assert [t.count("for (var i = 0u; i < 64u; i++)") for t in texts] == [1, 1]
+    assert [t.count("divsi64_v4i64(") for t in texts] == [1 + 1, 1 + 4]
 
 
 # ---------------------------------------------------------------- SIMT IR: uint64 readings

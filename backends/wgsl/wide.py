@@ -103,7 +103,7 @@ _ON_I64: dict[type[Operation], str] = {
     arith.MinUIOp: "{pick64}({ult64}({a}, {b}), {a}, {b})",
     arith.SelectOp: _SELECT, tile.SelectOp: _SELECT,
     arith.SIToFPOp: "{T}({i64tof}({a}))", arith.UIToFPOp: "{T}({u64tof}({a}))",
-    arith.TruncIOp: "bitcast<{T}>({a}.lo)", arith.IndexCastOp: "bitcast<{T}>({a}.lo)",
+    arith.TruncIOp: "bitcast<{T}>({a}.lo)",
     math.AbsIOp: "{abs64}({a})",
     math.CtPopOp: "{T}(countOneBits({a}.lo) + countOneBits({a}.hi), {U}(0u))",
     math.CountLeadingZerosOp: "{T}(select(countLeadingZeros({a}.hi), {U}(32u) + "
@@ -114,9 +114,9 @@ _ON_I64: dict[type[Operation], str] = {
 }
 """Ops whose first operand is i64 (a select's: its values)."""
 
-_SIGN_WORD = "{T}(bitcast<{U}>({a}), bitcast<{U}>({a} >> {U}(31u)))"
+_SIGN_EXTENDED = "{T}(bitcast<{U}>({a}), bitcast<{U}>({a} >> {U}(31u)))"
 _INTO_I64: dict[tuple[type[Operation], str], str] = {
-    (arith.ExtSIOp, "int"): _SIGN_WORD, (arith.IndexCastOp, "int"): _SIGN_WORD,
+    (arith.ExtSIOp, "int"): _SIGN_EXTENDED, (arith.ExtSIOp, "narrow"): _SIGN_EXTENDED,
     (arith.ExtSIOp, "bool"): "{T}(select({U}(0u), ~{U}(0u), {a}), "
                              "select({U}(0u), ~{U}(0u), {a}))",
     (arith.ExtUIOp, "int"): "{T}(bitcast<{U}>({a}), {U}(0u))",
@@ -138,24 +138,17 @@ CMP: dict[str, str] = {
 """``tile.cmpi`` of i64 operands, by predicate."""
 
 
-_INTO_OPS = {cls for cls, _ in _INTO_I64}
-
-
 def template(op: Operation, src: str, dst: str, narrow_src: bool) -> str | None:
     """The template of an op with an i64 operand or result (None: not supported): ``src``
     and ``dst`` are the WGSL element types of its first operand and result."""
-    cls = next((c for c in type(op).__mro__ if c in _ON_I64 or c in _INTO_OPS), None)
-    if cls is None:
-        return None
+    classes = type(op).__mro__  # subclasses (dialects/arith_shaped.py) use the base's entry
     if src == "i64" or isinstance(op, arith.SelectOp | tile.SelectOp):
-        found = _ON_I64.get(cls)
-        if found is not None and dst == "bool" and cls in (arith.TruncIOp, arith.IndexCastOp):
+        if isinstance(op, arith.TruncIOp) and dst == "bool":
             return "({a}.lo & {U}(1u)) != {U}(0u)"
-        return found
+        return next((_ON_I64[c] for c in classes if c in _ON_I64), None)
     kind = ("bool" if src == "bool" else "float" if src in ("f32", "f16") else
             "narrow" if narrow_src else "int")
-    found = _INTO_I64.get((cls, kind))
-    return found if found is not None or kind != "narrow" else _INTO_I64.get((cls, "int"))
+    return next((_INTO_I64[c, kind] for c in classes if (c, kind) in _INTO_I64), None)
 
 
 # ---------------------------------------------------------------- helper functions
