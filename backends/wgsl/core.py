@@ -5,7 +5,8 @@ WGSL is structured, so the text is printed straight from SIMT IR, one op at a ti
 modules through ``@handles(OpClass, ...)``; any other op is elementwise and spelled by
 the expression table (C-style infix operators with WGSL overrides). A thread's
 ``vector<K x T>`` value becomes ceil(K / 4) locals of type ``vec4<T>`` (the last one
-narrower), on which WGSL's operators and builtins already work lane-wise (``Val``).
+narrower), on which WGSL's operators and builtins already work lane-wise (``Val``); an
+int64 chunk is a struct of two such vectors of u32 words (``wide.py``).
 
 This module imports no feature module; ``emit.py`` imports them all, so the table is
 full when it emits.
@@ -374,10 +375,10 @@ class WGSLEmitter:
     def template(self, op: Operation) -> str:
         if rounds_toward_zero(op):
             return "{T}({truncf16}({a}))"  # f32 -> f16 toward zero: the f16() is exact
-        is_bool = bool(op.operands) and self.vals[op.operands[0]].elem == "bool"
-        is_half = bool(op.operands) and self.vals[op.operands[0]].elem == "f16"
         if self.is_wide(op):
             return self.wide_template(op)
+        is_bool = bool(op.operands) and self.vals[op.operands[0]].elem == "bool"
+        is_half = bool(op.operands) and self.vals[op.operands[0]].elem == "f16"
         template = _narrow_template(op) or (_lookup(_BOOL, op) if is_bool else None) or \
             (_lookup(_HALF_IN_F32, op) if is_half else None) or _lookup(_WGSL, op)
         if template is None:
@@ -402,7 +403,7 @@ class WGSLEmitter:
         bits = narrow_bits(op.results[0].type)
         narrow = [narrow_bits(v.type) for v in op.operands[:1]] + [bits]
         mask = next((b for b in narrow if b is not None), 32)
-        helpers = "i64" if out.elem == "i64" else src.elem  # int64's work on its words
+        helpers = "i64" if out.elem == "i64" else src.elem  # making int64: its helpers
         for c, w in enumerate(out.widths):
             ops = {k: self.vals[v].chunk(c) for k, v in zip("abc", op.operands)}
             subst = Subst(self, helpers, w, S=ty(src.elem, w), **ops)

@@ -87,7 +87,7 @@ def constant(em: WGSLEmitter, op: arith.ConstantOp) -> None:
 def _wide_constant(em: WGSLEmitter, op: arith.ConstantOp, values: list[int],
                    chunks: list[int]) -> None:
     """An int64 constant: a splat inline where used, else a ``let`` per chunk."""
-    if len(values) == 1 or len(set(values)) == 1:
+    if len(set(values)) == 1:
         em.define(op.result, [wide.literal(values[:1] * w) for w in chunks])
         return
     out = em.define(op.result)

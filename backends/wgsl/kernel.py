@@ -23,7 +23,7 @@ GRID_FIELDS = ("grid_x", "grid_y", "grid_z", "fold_x", "fold_n")
 """The first u32 words of the uniform struct, written by the runtime on every launch."""
 
 _PACKED_BITS = {"i1": 8, "i8": 8, "i16": 16}  # bools are bytes, as on the other backends
-_UNIFORM_TYPE = {"i32": "i32", "f32": "f32", "f16": "f32", "bool": "u32"}
+_UNIFORM_TYPE = {"i32": "i32", "f32": "f32", "f16": "f32", "bool": "u32", "i64": "i64"}
 _FROM_UNIFORM = {"i32": "{}", "f32": "{}", "f16": "f16({})", "bool": "{} != 0u"}
 
 _ENTRY = """@compute @workgroup_size({size})
@@ -73,12 +73,12 @@ def _signature(em: WGSLEmitter) -> tuple[list[str], list[str], list[dict], int]:
         offset = 4 * len(fields)
         if elem == "i64":  # two words, low first
             fields += [f"{name}_lo: u32,", f"{name}_hi: u32,"]
-            em.line(f"let {name} = i64x1(args.{name}_lo, args.{name}_hi);")
+            em.line(f"let {name} = {ty(elem, 1)}(args.{name}_lo, args.{name}_hi);")
         else:
             fields.append(f"{name}: {_UNIFORM_TYPE[elem]},")
             em.line(f"let {name} = {_FROM_UNIFORM[elem].format(f'args.{name}')};")
         em.define(arg, [name])
-        facts.append({"kind": "scalar", "offset": offset, "type": _UNIFORM_TYPE.get(elem, elem)})
+        facts.append({"kind": "scalar", "offset": offset, "type": _UNIFORM_TYPE[elem]})
     return decls, fields, facts, nptr
 
 

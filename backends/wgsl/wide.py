@@ -5,8 +5,8 @@ fields ``lo`` and ``hi``, each a ``u32`` for one lane and a ``vec<w><u32>`` for 
 chunk is still one WGSL value, spelled by one expression and returned by one function
 call, and lane-wise arithmetic is still vector arithmetic on the words; signed readings
 bitcast the high word. Anything beyond a plain word operation is a helper function
-(``HELPERS64``, defined once per chunk width a kernel uses), so the text grows with the
-ops a kernel has, not with its tile sizes, and the 64-bit division loop is written once.
+(``HELPERS64``, defined once per chunk width a kernel uses): an op is one call a chunk, as
+a 32-bit op is one expression, and the 64-bit division's loop is written once.
 An int64 array is ``array<i64x1>``: eight bytes an element, low word first, as int64 is
 laid out on every little-endian host; a scalar argument is two uniform words.
 
