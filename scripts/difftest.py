@@ -42,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated backends to check against numpy (default: all present)")
     ap.add_argument("--kinds", default=",".join(progen.KINDS))
     ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--wide", action="store_true", help="also 64-bit dtypes (not on wgsl)")
+    ap.add_argument("--wide", action="store_true",
+                    help="also 64-bit dtypes (int64 only on wgsl)")
     ap.add_argument("--out", type=Path, default=ROOT / "tests" / "regressions",
                     help="where minimized mismatches are written as tests")
     ap.add_argument("--no-write", action="store_true", help="report mismatches only")

@@ -29,7 +29,8 @@ import compiler as tc
 
 INTS = ["int8", "int16", "int32", "uint8", "uint32", "int64"]
 FLOATS = ["float32", "float16", "float64"]
-WIDE = {"int64", "float64"}  # WGSL has no 64-bit types
+WIDE = {"int64", "float64"}  # generated only with --wide
+NOT_ON_WGSL = {"float64"}  # WGSL has no 64-bit floats (its int64 is two 32-bit words)
 TL = {"int8": "tl.int8", "int16": "tl.int16", "int32": "tl.int32", "uint8": "tl.uint8",
       "uint32": "tl.uint32", "int64": "tl.int64", "float32": "tl.float32",
       "float16": "tl.float16", "float64": "tl.float64"}
@@ -66,7 +67,7 @@ STEPS = {"tl.floor({})", "tl.ceil({})", "tl.where({0} > 0.5, {0}, 2.0)",
 
 def dtypes_for(backends: list[str], wide: bool) -> list[str]:
     """The dtypes worth generating: those every backend checked can represent."""
-    skip = set() if wide and "wgsl" not in backends else WIDE
+    skip = WIDE if not wide else NOT_ON_WGSL if "wgsl" in backends else set()
     return [d for d in INTS + FLOATS if d not in skip]
 
 

@@ -45,6 +45,15 @@ def test_backends_agree_on_random_programs_launched_from_threads(tmp_path):
     assert not stats["mismatches"], stats["mismatches"]
 
 
+def test_wide_dtypes_are_what_the_backends_hold():
+    """--wide adds int64 and float64; with wgsl among the backends only int64, which WGSL
+    holds as two 32-bit words (it has no 64-bit floats)."""
+    assert not {"int64", "float64"} & set(progen.dtypes_for(["wgsl", "ptx"], wide=False))
+    assert {"int64", "float64"} <= set(progen.dtypes_for(["ptx"], wide=True))
+    wgsl = set(progen.dtypes_for(["wgsl", "ptx"], wide=True))
+    assert "int64" in wgsl and "float64" not in wgsl
+
+
 @pytest.mark.parametrize("kind", progen.KINDS)
 def test_variants_launch_the_same_kernel_with_other_scalars(kind, tmp_path):
     prog = progen.generate(random.Random(11), [kind], progen.dtypes_for([], wide=True))

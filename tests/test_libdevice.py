@@ -180,7 +180,7 @@ def test_sequences_measured_on_numpy():
 def test_float64(backend, name):
     args = _args(name, 1024, np.random.default_rng(5), np.float64)
     if backend == "wgsl":
-        with pytest.raises(tc.TilecError, match="64-bit types"):
+        with pytest.raises(tc.TilecError, match="64-bit floats"):
             _run(name, args, backend)
         return
     got = _run(name, args, backend)

@@ -133,16 +133,6 @@ def test_philox_known_answers(backend, rng, case):
 
 # ---------------------------------------------------------------- randint, rand, randn
 
-def _launch(kernel, grid, *args, backend, width=32, **kw) -> bool:
-    """``launch``, except where WGSL would need 64-bit integers (it has none): there the
-    launch must be refused with UnsupportedError, and nothing is left to check."""
-    if width == 64 and backend == "wgsl":
-        with pytest.raises(tc.UnsupportedError, match="64"):
-            launch(kernel, grid, *args, backend=backend, **kw)
-        return False
-    return launch(kernel, grid, *args, backend=backend, **kw)
-
-
 def _seed_arg(seed: int, width: int):
     return np.int64(seed) if width == 64 else np.int32(seed)
 
@@ -155,7 +145,7 @@ SEEDS = [(0, 32), (-123456, 32), (0x1234_5678_9ABC_DEF0, 64), (-(2**40) + 5, 64)
 def test_randint(backend, seed, width, rounds):
     n = 200
     out = np.zeros(n, np.uint32)
-    if _launch(draw_kernel, (4,), out, _seed_arg(seed, width), n, backend=backend, width=width,
+    if launch(draw_kernel, (4,), out, _seed_arg(seed, width), n, backend=backend,
               KIND="randint", ROUNDS=rounds, BLOCK=BLOCK):
         np.testing.assert_array_equal(out, philox_ref(seed, [np.arange(n), 0, 0, 0],
                                                       rounds)[0])
@@ -173,7 +163,7 @@ def test_randint4x(backend):
 def test_rand(backend, seed, width):
     n = 1000
     out = np.full(n, -1.0, np.float32)
-    if _launch(draw_kernel, (16,), out, _seed_arg(seed, width), n, backend=backend, width=width,
+    if launch(draw_kernel, (16,), out, _seed_arg(seed, width), n, backend=backend,
               KIND="rand", ROUNDS=10, BLOCK=BLOCK):
         assert 0.0 <= out.min() and out.max() < 1.0
         assert abs(out.mean() - 0.5) < 0.05
@@ -221,8 +211,8 @@ def test_umulhi(backend, rng, dtype):
     edge = np.array(patterns, np.uint64 if w == 64 else np.uint32).view(dtype)
     a[:36], b[:36] = np.repeat(edge, 6), np.tile(edge, 6)
     out = np.zeros(n, dtype)
-    if _launch(umulhi_kernel, (tc.cdiv(n, BLOCK),), a, b, out, n, backend=backend,
-               width=np.iinfo(dtype).bits, BLOCK=BLOCK):
+    if launch(umulhi_kernel, (tc.cdiv(n, BLOCK),), a, b, out, n, backend=backend,
+              BLOCK=BLOCK):
         np.testing.assert_array_equal(out, _umulhi_ref(a, b))
 
 

@@ -108,10 +108,7 @@ def test_i64_shape_keeps_pointer_path(backend, rng):
     x = rng.standard_normal((m, n)).astype(np.float32)
     y = np.zeros_like(x)
     grid = (tc.cdiv(m, 8), tc.cdiv(n, 8))
-    if backend == "wgsl":  # WGSL has no 64-bit integers
-        with pytest.raises(tc.UnsupportedError, match="i64"):
-            launch(wide_shape, grid, x, y, m, n, backend=backend, BM=8, BN=8)
-    elif launch(wide_shape, grid, x, y, m, n, backend=backend, BM=8, BN=8):
+    if launch(wide_shape, grid, x, y, m, n, backend=backend, BM=8, BN=8):
         np.testing.assert_array_equal(y, x + 1)
     ir = tile_ir(wide_shape, [x, y, m, n], {"BM": 8, "BN": 8})
     assert "tile.make_view" not in ir and "tile.load" in ir

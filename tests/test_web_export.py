@@ -188,6 +188,29 @@ await save("out", out);
     np.testing.assert_array_equal(result(tmp_path, "out", np.float16), x + x)
 
 
+def test_int64_arrays_and_scalars(deno, tmp_path):
+    """int64 arrays are BigInt64Arrays; an int64 scalar is a BigInt or an integer Number,
+    passed as two 32-bit words."""
+    tc.export(add, "*i64,*i64,*i64,i64", {"BLOCK": 256}, output=tmp_path / "add.js")
+    n = 1000
+    x, y = np.random.default_rng(4).integers(-2**62, 2**62, (2, n), dtype=np.int64)
+    run_js(deno, tmp_path, f"""
+import {{ add }} from "./add.js";
+import {{ gpu, load, save }} from "./harness.js";
+const device = await gpu();
+const x = await load("x", BigInt64Array), y = await load("y", BigInt64Array);
+const out = new BigInt64Array({n}), part = new BigInt64Array({n});
+await add(device, [4], x, y, out, {n}n);
+await add(device, [4], x, y, part, 700);
+await save("out", out);
+await save("part", part);
+""", x=x, y=y)
+    np.testing.assert_array_equal(result(tmp_path, "out", np.int64), x + y)
+    part = result(tmp_path, "part", np.int64)
+    np.testing.assert_array_equal(part[:700], (x + y)[:700])
+    assert not part[700:].any()
+
+
 def test_the_pages_render_module(deno, tmp_path):
     """examples/web/render.js, as the page calls it, on the kernel as --export writes it."""
     tc.export(mandelbrot.mandelbrot, mandelbrot.SIGNATURE, mandelbrot.CONSTANTS,

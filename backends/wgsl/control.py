@@ -36,9 +36,15 @@ def _copies(em: WGSLEmitter, args, variables: list[list[str]]) -> None:
 def for_(em: WGSLEmitter, op: scf.ForOp) -> None:
     carried = _variables(em, op.res, list(op.iter_args))
     body = op.body.block
-    iv = em.define(body.args[0]).names[0]
+    iv = em.define(body.args[0])
+    i, elem = iv.names[0], iv.elem
     lb, ub, step = (em.vals[v].chunk(0) for v in (op.lb, op.ub, op.step))
-    em.line(f"for (var {iv}: i32 = {lb}; {iv} < {ub}; {iv} = {iv} + {step}) {{")
+    if elem == "i64":  # compared and stepped by the int64 helpers
+        less, add = (em.helper(k, elem, 1) for k in ("slt64", "add64"))
+        em.line(f"for (var {i}: {ty(elem, 1)} = {lb}; {less}({i}, {ub}); "
+                f"{i} = {add}({i}, {step})) {{")
+    else:
+        em.line(f"for (var {i}: {elem} = {lb}; {i} < {ub}; {i} = {i} + {step}) {{")
     em.depth += 1
     _copies(em, body.args[1:], carried)
     em.block(body, carried)

@@ -5,7 +5,8 @@ WGSL is structured, so the text is printed straight from SIMT IR, one op at a ti
 modules through ``@handles(OpClass, ...)``; any other op is elementwise and spelled by
 the expression table (C-style infix operators with WGSL overrides). A thread's
 ``vector<K x T>`` value becomes ceil(K / 4) locals of type ``vec4<T>`` (the last one
-narrower), on which WGSL's operators and builtins already work lane-wise (``Val``).
+narrower), on which WGSL's operators and builtins already work lane-wise (``Val``); an
+int64 chunk is a struct of two such vectors of u32 words (``wide.py``).
 
 This module imports no feature module; ``emit.py`` imports them all, so the table is
 full when it emits.
@@ -32,7 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from backends.wgsl import UNSUPPORTED_DTYPES
+from backends.wgsl import UNSUPPORTED_DTYPES, wide
 from backends.wgsl.helpers import HELPERS
 from compiler.context import source_loc
 from compiler.errors import UnsupportedError
@@ -162,8 +163,24 @@ def _lookup(table: dict, op: Operation):
 
 
 def ty(elem: str, width: int) -> str:
-    """The WGSL type of a chunk of ``width`` lanes."""
+    """The WGSL type of a chunk of ``width`` lanes (int64: a struct, ``wide.py``)."""
+    if elem == "i64":
+        return wide.type_name(width)
     return elem if width == 1 else f"vec{width}<{elem}>"
+
+
+def pack(elem: str, lanes: list[str]) -> str:
+    """A chunk of the lane expressions ``lanes``."""
+    if elem == "i64":
+        return wide.pack(lanes)
+    return lanes[0] if len(lanes) == 1 else f"{ty(elem, len(lanes))}({', '.join(lanes)})"
+
+
+def splat(elem: str, width: int, scalar: str) -> str:
+    """A chunk of ``width`` copies of a scalar expression."""
+    if elem == "i64":
+        return wide.splat(scalar, width)
+    return scalar if width == 1 else f"{ty(elem, width)}({scalar})"
 
 
 def sign_extend(expr: str, bits: int, width: int = 1, offset: str = "0u") -> str:
@@ -208,7 +225,16 @@ class Val:
 
     def lane(self, j: int) -> str:
         name, w = self.names[j // 4], self.widths[j // 4]
+        if self.elem == "i64":
+            return wide.lane(name, w, j % 4)
         return name if w == 1 else f"{name}[{j % 4}]"
+
+    def set_lane(self, j: int, value: str) -> str:
+        """Statements storing ``value`` in lane ``j`` (of a ``var``)."""
+        name, w = self.names[j // 4], self.widths[j // 4]
+        if self.elem == "i64":
+            return wide.set_lane(name, w, j % 4, value)
+        return f"{self.lane(j)} = {value};"
 
 
 # ---------------------------------------------------------------- the emitter
@@ -251,10 +277,14 @@ class WGSLEmitter:
 
     def elem(self, t: Attribute) -> str:
         """The WGSL scalar type of a (vector) type, or UnsupportedError naming the dtype;
-        8- and 16-bit integers are held sign-extended in an ``i32`` (``narrow_bits``)."""
+        8- and 16-bit integers are held sign-extended in an ``i32`` (``narrow_bits``),
+        int64 as two words (``wide.py``: ``i64`` names its chunk structs)."""
         e = element_type(t)
         if narrow_bits(t) is not None:
             return "i32"
+        if isinstance(e, IntegerType) and e.width.data == 64:
+            self.helpers.setdefault("struct i64", wide.STRUCTS)
+            return "i64"
         if isinstance(e, IntegerType) and e.width.data in (1, 32) or isinstance(e, IndexType):
             return "bool" if isinstance(e, IntegerType) and e.width.data == 1 else "i32"
         if isinstance(e, Float16Type):
@@ -278,11 +308,12 @@ class WGSLEmitter:
         return self.vals[value]
 
     def helper(self, kind: str, elem: str, width: int) -> str:
-        if kind not in HELPERS:
+        template = HELPERS.get(kind) or wide.HELPERS64.get(kind)
+        if template is None:
             raise KeyError(kind)
         name = f"{kind}_{elem if width == 1 else f'v{width}{elem}'}"
         if name not in self.helpers:
-            text = HELPERS[kind].format_map(Subst(self, elem, width, name=name))
+            text = template.format_map(Subst(self, elem, width, name=name))
             self.helpers[name] = text  # after its own helpers, which format_map added
         return name
 
@@ -344,6 +375,8 @@ class WGSLEmitter:
     def template(self, op: Operation) -> str:
         if rounds_toward_zero(op):
             return "{T}({truncf16}({a}))"  # f32 -> f16 toward zero: the f16() is exact
+        if self.is_wide(op):
+            return self.wide_template(op)
         is_bool = bool(op.operands) and self.vals[op.operands[0]].elem == "bool"
         is_half = bool(op.operands) and self.vals[op.operands[0]].elem == "f16"
         template = _narrow_template(op) or (_lookup(_BOOL, op) if is_bool else None) or \
@@ -352,15 +385,28 @@ class WGSLEmitter:
             raise self.error(f"{op.name} is not supported by the wgsl backend")
         return template
 
+    def is_wide(self, op: Operation) -> bool:
+        """Whether an operand or result of ``op`` is int64."""
+        return any(self.elem(v.type) == "i64" for v in (*op.operands, *op.results))
+
+    def wide_template(self, op: Operation) -> str:
+        src = self.elem(op.operands[0].type)
+        narrow = narrow_bits(op.operands[0].type) is not None
+        template = wide.template(op, src, self.elem(op.results[0].type), narrow)
+        if template is None:
+            raise self.error(f"{op.name} on int64 is not supported by the wgsl backend")
+        return template
+
     def elementwise(self, op: Operation, template: str) -> None:
         out = self.define(op.results[0])
         src = self.vals[op.operands[0]] if op.operands else out
         bits = narrow_bits(op.results[0].type)
         narrow = [narrow_bits(v.type) for v in op.operands[:1]] + [bits]
         mask = next((b for b in narrow if b is not None), 32)
+        helpers = "i64" if out.elem == "i64" else src.elem  # making int64: its helpers
         for c, w in enumerate(out.widths):
             ops = {k: self.vals[v].chunk(c) for k, v in zip("abc", op.operands)}
-            subst = Subst(self, src.elem, w, S=ty(src.elem, w), **ops)
+            subst = Subst(self, helpers, w, S=ty(src.elem, w), **ops)
             subst["T"] = ty(out.elem, w)
             subst["Z"] = f"{ty('i32', w)}({(1 << mask) - 1}i)" if mask < 32 else ""
             expr = template.format_map(subst)

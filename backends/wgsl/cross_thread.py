@@ -23,7 +23,7 @@ from xdsl.dialects import vector
 from xdsl.dialects.builtin import VectorType
 from xdsl.ir import Attribute, Operation
 
-from backends.wgsl.core import WGSLEmitter, handles, ty
+from backends.wgsl.core import WGSLEmitter, handles, pack, ty
 from dialects import simt
 
 # The thread whose value a shuffle reads, from this thread's ``lid`` (u32) and operand.
@@ -72,7 +72,8 @@ _SUBGROUP_GROUP = """fn {name}(v: array<{T}, {k}>, src: u32, lid: u32) -> array<
 
 GROUP_BUFFER = 8192  # bytes of workgroup memory a grouped shuffle's buffer may take
 _SUBGROUP_TYPES = ("i32", "f32")
-_BYTES = {"bool": 4, "i32": 4, "f32": 4, "f16": 2}  # bool has no subgroup ops; f16 would need subgroups_f16
+# bool has no subgroup ops; f16 would need subgroups_f16; i64 is a struct of words
+_BYTES = {"bool": 4, "i32": 4, "f32": 4, "f16": 2, "i64": 8}
 
 
 def _lane_count(t: Attribute) -> int:
@@ -133,7 +134,7 @@ def shared_alloc(em: WGSLEmitter, op: simt.SharedAllocOp) -> None:
     t = op.result.type
     elem = em.elem(t.element_type)
     name = em.fresh(op.result)
-    em.helpers[name] = f"var<workgroup> {name}: array<{elem}, {t.get_shape()[0]}>;"
+    em.helpers[name] = f"var<workgroup> {name}: array<{ty(elem, 1)}, {t.get_shape()[0]}>;"
     em.shared += t.get_shape()[0] * _BYTES[elem]
     em.buffers[op.result] = name
 
@@ -143,8 +144,8 @@ def shared_load(em: WGSLEmitter, op: simt.SharedLoadOp) -> None:
     buf, index = em.buffers[op.buffer], em.vals[op.index]
     out = em.define(op.result)
     for c, w in enumerate(out.widths):
-        lanes = ", ".join(f"{buf}[{index.lane(j)}]" for j in range(4 * c, 4 * c + w))
-        em.line(f"let {out.names[c]} = {lanes if w == 1 else f'{ty(out.elem, w)}({lanes})'};")
+        lanes = [f"{buf}[{index.lane(j)}]" for j in range(4 * c, 4 * c + w)]
+        em.line(f"let {out.names[c]} = {pack(out.elem, lanes)};")
 
 
 @handles(simt.SharedStoreOp)
@@ -175,6 +176,5 @@ def shuffle_lanes(em: WGSLEmitter, op: vector.ShuffleOp) -> None:
     picks = [first.lane(i) if i < n else second.lane(i - n) for i in op.mask.get_values()]
     out = em.define(op.result)
     for c, w in enumerate(out.widths):
-        lanes = ", ".join(picks[4 * c:4 * c + w])
-        em.line(f"let {out.names[c]} = {lanes if w == 1 else f'{ty(out.elem, w)}({lanes})'};")
+        em.line(f"let {out.names[c]} = {pack(out.elem, picks[4 * c:4 * c + w])};")
 

@@ -14,7 +14,8 @@ import numpy as np
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 
-from backends.wgsl.core import WGSLEmitter, handles, narrow_bits, sign_extend, ty, widths
+from backends.wgsl import wide
+from backends.wgsl.core import WGSLEmitter, handles, narrow_bits, sign_extend, splat, ty, widths
 from dialects import tile
 
 _CMPI = {"eq": "{a} == {b}", "ne": "{a} != {b}", "slt": "{a} < {b}", "sle": "{a} <= {b}",
@@ -53,7 +54,8 @@ def _literal(x: float, elem: str) -> str:
 
 @handles(tile.CmpIOp, tile.CmpFOp)
 def cmp(em: WGSLEmitter, op: tile.CmpIOp | tile.CmpFOp) -> None:
-    table = _CMPF if isinstance(op, tile.CmpFOp) else _CMPI
+    table = _CMPF if isinstance(op, tile.CmpFOp) else \
+        wide.CMP if em.vals[op.lhs].elem == "i64" else _CMPI
     if op.predicate.data not in table:
         raise em.error(f"{op.name} {op.predicate.data} is not supported by the wgsl backend")
     em.elementwise(op, table[op.predicate.data])
@@ -68,11 +70,13 @@ def constant(em: WGSLEmitter, op: arith.ConstantOp) -> None:
     bits = narrow_bits(op.result.type)
     if bits is not None:  # held sign-extended
         values = [(int(v) + (1 << bits - 1)) % (1 << bits) - (1 << bits - 1) for v in values]
-    lits = [_literal(v, elem) for v in values]
     chunks = widths(op.result.type)
+    if elem == "i64":
+        _wide_constant(em, op, [int(v) for v in values], chunks)
+        return
+    lits = [_literal(v, elem) for v in values]
     if len(set(lits)) == 1:  # splat: spelled inline where used
-        em.define(op.result, [lits[0] if w == 1 else f"{ty(elem, w)}({lits[0]})"
-                              for w in chunks])
+        em.define(op.result, [splat(elem, w, lits[0]) for w in chunks])
         return
     out = em.define(op.result)
     for c, w in enumerate(chunks):
@@ -80,12 +84,22 @@ def constant(em: WGSLEmitter, op: arith.ConstantOp) -> None:
         em.line(f"let {out.names[c]} = {ty(elem, w)}({lanes});")
 
 
+def _wide_constant(em: WGSLEmitter, op: arith.ConstantOp, values: list[int],
+                   chunks: list[int]) -> None:
+    """An int64 constant: a splat inline where used, else a ``let`` per chunk."""
+    if len(set(values)) == 1:
+        em.define(op.result, [wide.literal(values[:1] * w) for w in chunks])
+        return
+    out = em.define(op.result)
+    for c, w in enumerate(chunks):
+        em.line(f"let {out.names[c]} = {wide.literal(values[4 * c:4 * c + w])};")
+
+
 @handles(vector.BroadcastOp)
 def broadcast(em: WGSLEmitter, op: vector.BroadcastOp) -> None:
     s = em.vals[op.source].chunk(0)
     elem = em.elem(op.vector.type)
-    em.define(op.vector, [s if w == 1 else f"{ty(elem, w)}({s})"
-                          for w in widths(op.vector.type)])
+    em.define(op.vector, [splat(elem, w, s) for w in widths(op.vector.type)])
 
 
 @handles(arith.BitcastOp)

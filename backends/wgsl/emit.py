@@ -29,8 +29,8 @@ def emit_wgsl(module: ModuleOp) -> tuple[str, dict]:
     ``kernel.GRID_FIELDS`` come first), ``subgroup`` and ``shared`` (``cross_thread.py``)
     and ``params``, one per kernel parameter in order: pointers
     ``{"kind": "ptr", "binding", "dtype", "access": "read" | "read_write"}``, scalars
-    ``{"kind": "scalar", "offset", "type": "i32" | "u32" | "f32"}`` (f16 travels as f32,
-    i1 as u32).
+    ``{"kind": "scalar", "offset", "type": "i32" | "u32" | "f32" | "i64"}`` (f16 travels
+    as f32, i64 as two words, low first, i1 as u32).
     """
     fns = [op for op in module.ops if isinstance(op, func.FuncOp)]
     if len(fns) != 1:

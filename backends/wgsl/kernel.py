@@ -3,8 +3,8 @@
 Bindings: pointer parameter i (in order among pointers) is ``@binding(i)``, an
 ``array<T>`` that is ``read_write`` only when the kernel stores through it (8- and 16-bit
 elements and bools: ``array<u32>``, ``array<atomic<u32>>`` when some store writes part of
-a word); the scalars and
-the grid go in one uniform struct at the next binding. The runtime may fold a grid of
+a word; int64: ``array<i64x1>``, pairs of words); the scalars (int64: two words) and the
+grid go in one uniform struct at the next binding. The runtime may fold a grid of
 more than 65,535 programs along axis 0 into dispatch x and y (``fold_x`` programs per
 row, ``fold_n`` rows per program row of axis 1); the entry point rebuilds the program ids
 and returns at once in the padding programs.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from xdsl.dialects import func
 from xdsl.ir import SSAValue
 
-from backends.wgsl.core import WGSLEmitter, handles
+from backends.wgsl.core import WGSLEmitter, handles, ty
 from dialects import simt, tile
 from dialects.tile import PtrType
 
@@ -23,7 +23,7 @@ GRID_FIELDS = ("grid_x", "grid_y", "grid_z", "fold_x", "fold_n")
 """The first u32 words of the uniform struct, written by the runtime on every launch."""
 
 _PACKED_BITS = {"i1": 8, "i8": 8, "i16": 16}  # bools are bytes, as on the other backends
-_UNIFORM_TYPE = {"i32": "i32", "f32": "f32", "f16": "f32", "bool": "u32"}
+_UNIFORM_TYPE = {"i32": "i32", "f32": "f32", "f16": "f32", "bool": "u32", "i64": "i64"}
 _FROM_UNIFORM = {"i32": "{}", "f32": "{}", "f16": "f16({})", "bool": "{} != 0u"}
 
 _ENTRY = """@compute @workgroup_size({size})
@@ -70,11 +70,15 @@ def _signature(em: WGSLEmitter) -> tuple[list[str], list[str], list[dict], int]:
             nptr += 1
             continue
         elem, name = em.elem(arg.type), em.fresh(arg)
-        fields.append(f"{name}: {_UNIFORM_TYPE[elem]},")
-        em.line(f"let {name} = {_FROM_UNIFORM[elem].format(f'args.{name}')};")
+        offset = 4 * len(fields)
+        if elem == "i64":  # two words, low first
+            fields += [f"{name}_lo: u32,", f"{name}_hi: u32,"]
+            em.line(f"let {name} = {ty(elem, 1)}(args.{name}_lo, args.{name}_hi);")
+        else:
+            fields.append(f"{name}: {_UNIFORM_TYPE[elem]},")
+            em.line(f"let {name} = {_FROM_UNIFORM[elem].format(f'args.{name}')};")
         em.define(arg, [name])
-        facts.append({"kind": "scalar", "offset": 4 * (len(fields) - 1),
-                      "type": _UNIFORM_TYPE[elem]})
+        facts.append({"kind": "scalar", "offset": offset, "type": _UNIFORM_TYPE[elem]})
     return decls, fields, facts, nptr
 
 
@@ -84,7 +88,10 @@ def _pointer(em: WGSLEmitter, arg: SSAValue, binding: int, written: bool,
     elem, name = em.elem(pointee), em.fresh(arg)
     em.buffers[arg] = name
     access = "read_write" if written else "read"
-    item = f"atomic<{em.atomic[arg]}>" if arg in em.atomic else elem
+    if elem == "i64" and arg in em.atomic:
+        raise em.error("atomics on i64 arrays are not supported by the wgsl backend (WGSL "
+                       "atomics are 32-bit)")
+    item = f"atomic<{em.atomic[arg]}>" if arg in em.atomic else ty(elem, 1)
     bits = _PACKED_BITS.get(str(pointee))
     if bits is not None:  # packed into u32 words (memory.py)
         if arg in em.atomic:

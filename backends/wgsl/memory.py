@@ -15,7 +15,7 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from backends.wgsl import atomics
-from backends.wgsl.core import WGSLEmitter, handles, sign_extend, ty
+from backends.wgsl.core import WGSLEmitter, handles, pack, sign_extend, ty
 from dialects import simt
 
 
@@ -72,9 +72,8 @@ def load(em: WGSLEmitter, op: simt.LoadOp) -> None:
     types = [ty(out.elem, w) for w in out.widths]
     if op.mask is None:
         for c, w in enumerate(out.widths):
-            lanes = ", ".join(_read(em, op.base, index.lane(j), out.elem)
-                              for j in range(4 * c, 4 * c + w))
-            em.line(f"let {out.names[c]} = {lanes if w == 1 else f'{types[c]}({lanes})'};")
+            lanes = [_read(em, op.base, index.lane(j), out.elem) for j in range(4 * c, 4 * c + w)]
+            em.line(f"let {out.names[c]} = {pack(out.elem, lanes)};")
         return
     mask = em.vals[op.mask]
     other = em.vals[op.other] if op.other is not None else None
@@ -83,8 +82,7 @@ def load(em: WGSLEmitter, op: simt.LoadOp) -> None:
         em.line(f"var {out.names[c]}: {types[c]} = {init};")  # masked-off lanes: no read
         for group in _groups(op, c, w):
             em.guarded(mask, group[0], [
-                f"{out.lane(j)} = {_read(em, op.base, index.lane(j), out.elem)};"
-                for j in group])
+                out.set_lane(j, _read(em, op.base, index.lane(j), out.elem)) for j in group])
 
 
 def _word_stores(em: WGSLEmitter, op: simt.StoreOp, group: list[int]) -> list[str]:

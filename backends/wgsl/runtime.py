@@ -42,7 +42,7 @@ _LIMITS = ("max-storage-buffers-per-shader-stage", "max-storage-buffer-binding-s
 stage, 128 MiB bindings) are below what kernels and GPUs commonly need."""
 
 _INT_RANGE = {"i32": (-2**31, 2**31), "u32": (0, 2**32), "i1": (0, 2), "i8": (-2**7, 2**7),
-              "u8": (0, 2**8), "i16": (-2**15, 2**15)}
+              "u8": (0, 2**8), "i16": (-2**15, 2**15), "i64": (-2**63, 2**63)}
 _STORAGE = wgpu.BufferUsage.STORAGE
 
 _PIPELINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -200,7 +200,8 @@ class Kernel:
         return buf
 
     def pack(self, words: np.ndarray, f: dict, p: Param, arg) -> None:
-        """Write a scalar argument into the uniform words (ints as their u32 pattern)."""
+        """Write a scalar argument into the uniform words (ints as their u32 pattern; an
+        int64 as two, low first)."""
         if isinstance(arg, np.ndarray) and arg.ndim == 0:
             arg = arg[()]
         is_float = isinstance(arg, float | np.floating)
@@ -216,6 +217,8 @@ class Kernel:
             raise argument_error(p.name, f"{describe_value(arg)} does not fit "
                                          f"{dtype_from_str(p.dtype)} (from {lo} to {hi - 1})")
         words[f["offset"] // 4] = int(arg) & 0xFFFFFFFF
+        if f["type"] == "i64":
+            words[f["offset"] // 4 + 1] = (int(arg) >> 32) & 0xFFFFFFFF
 
     # ------------------------------------------------------------ running
 

@@ -30,11 +30,11 @@ export class UnsupportedError extends Error {
 const TYPED = {
   f32: ["Float32Array"], i32: ["Int32Array"], u32: ["Uint32Array"],
   f16: ["Uint16Array", "Float16Array"], i16: ["Int16Array"], i8: ["Int8Array"],
-  u8: ["Uint8Array"], i1: ["Uint8Array"],
+  u8: ["Uint8Array"], i1: ["Uint8Array"], i64: ["BigInt64Array"],
 };
 const INT_RANGE = {
   i32: [-(2 ** 31), 2 ** 31], u32: [0, 2 ** 32], i1: [0, 2], i8: [-(2 ** 7), 2 ** 7],
-  u8: [0, 2 ** 8], i16: [-(2 ** 15), 2 ** 15],
+  u8: [0, 2 ** 8], i16: [-(2 ** 15), 2 ** 15], i64: [-(2n ** 63n), 2n ** 63n],
 };
 const GROUPS = 8; // bind groups kept per pipeline for launches on GPUBuffers only
 
@@ -165,11 +165,14 @@ function checkArray(p, arg) {
   }
 }
 
-/** Write a scalar argument into the uniform words (ints as their u32 pattern). */
+/** Write a scalar argument into the uniform words (ints as their u32 pattern; an i64,
+ * a BigInt or an integer Number, as two, low first). */
 function pack(words, f, p, arg) {
   if (typeof arg === "boolean") arg = Number(arg);
-  if (typeof arg !== "number") {
-    throw new LaunchError(`argument ${p.name}: expected a number (${p.dtype}), ` +
+  if (f.type === "i64" && Number.isInteger(arg)) arg = BigInt(arg);
+  if (typeof arg !== (f.type === "i64" ? "bigint" : "number")) {
+    const want = f.type === "i64" ? "a BigInt or an integer" : "a number";
+    throw new LaunchError(`argument ${p.name}: expected ${want} (${p.dtype}), ` +
       `got ${typeName(arg)}`);
   }
   if (f.type === "f32") {
@@ -177,15 +180,21 @@ function pack(words, f, p, arg) {
     return;
   }
   const [lo, hi] = INT_RANGE[p.dtype];
-  if (!Number.isInteger(arg)) {
+  if (typeof arg === "number" && !Number.isInteger(arg)) {
     throw new LaunchError(`argument ${p.name}: expected an integer (${p.dtype}), got ${arg}`);
   }
   if (arg < lo || arg >= hi) {
     throw new LaunchError(`argument ${p.name}: ${arg} does not fit in ${p.dtype}`);
   }
-  if (p.divisibility && arg % p.divisibility) {
+  if (p.divisibility && arg % (typeof arg === "bigint" ? BigInt(p.divisibility)
+    : p.divisibility)) {
     throw new LaunchError(`argument ${p.name}: the kernel was exported for multiples of ` +
       `${p.divisibility} (":${p.divisibility}" in its signature), got ${arg}`);
+  }
+  if (typeof arg === "bigint") {
+    words[f.offset / 4] = Number(BigInt.asUintN(32, arg));
+    words[f.offset / 4 + 1] = Number(BigInt.asUintN(32, arg >> 32n));
+    return;
   }
   words[f.offset / 4] = arg >>> 0;
 }
