@@ -131,6 +131,35 @@ def detached(v: Any) -> Any:
     return v.detach() if getattr(v, "requires_grad", False) else v
 
 
+INDEX_REACH = 2**31  # elements a 32-bit index reaches from an array's first element
+
+
+def check_reach(name: str, a: Any) -> None:
+    """Refuse an array a kernel moves through by 64-bit offsets where the GPU backends
+    cannot follow: they index with 32 bits, so an offset past ``INDEX_REACH`` would wrap
+    (a wrong element, not an error)."""
+    n = reach(a)
+    if n > INDEX_REACH:
+        raise ArgumentError(f"{describe_value(a)} spans {n:,} elements; the kernel moves "
+                            "through it by 64-bit offsets, but tilec's GPU backends index "
+                            "with 32 bits (at most 2**31 elements): split the array"
+                            ).named(name)
+
+
+def reach(a: Any) -> int:
+    """Elements from ``a``'s first element to the end of the memory a kernel may address
+    through it: a PyTorch tensor's storage, else the array itself."""
+    if callable(getattr(a, "untyped_storage", None)):
+        return a.untyped_storage().nbytes() // a.element_size() - a.storage_offset()
+    if isinstance(a, np.ndarray):
+        return span_view(a).size
+    size = getattr(a, "size", None)
+    if isinstance(size, int):
+        return size
+    shape = getattr(a, "shape", None)
+    return int(np.prod(shape)) if shape is not None else 0
+
+
 def span_view(a: np.ndarray) -> np.ndarray:
     """``a`` where it is contiguous, else a 1-D view of its memory from its first element
     to its last (writes reach ``a``): a kernel takes an array as a pointer to its first

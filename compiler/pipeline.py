@@ -23,6 +23,7 @@ from compiler import target as targets
 from compiler.context import make_context, source_loc
 from compiler.errors import CompileError, TilecError, internal_error
 from compiler.passes.check_bounds import extent_params
+from compiler.passes.lower_control import wide_offset_params
 from compiler.passes.registry import get_all_passes
 from compiler.passes.strip_debug import debug_records
 from dialects import tile
@@ -172,6 +173,7 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         origin = _Replay(module, ctx, num_warps, debug, num_stages)  # for bug reports
         records, bounds = [], []  # debug=True on SIMT targets: see strip-debug, check-bounds
         dot_tol = dot_tolerance(module)
+        wide = wide_offset_params(module)  # before lower-control narrows the offsets
         views = any(isinstance(o, tile.MakeViewOp) for o in module.walk())
         for spec in passes(backend, views, arch, debug):
             p = _make_pass(spec, num_warps, debug, num_stages)
@@ -201,6 +203,8 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         extra["bounds"] = bounds
     if dot_tol:
         extra["dot_tolerance"] = dot_tol
+    if wide and backend != "numpy":  # NumPy indexes with the offsets' own 64 bits
+        extra["wide_offsets"] = wide
     compiled = Compiled(stages, asm, generated.artifact, extra, generated.live)
     _dump(compiled, dump)
     return compiled

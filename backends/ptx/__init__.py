@@ -279,6 +279,7 @@ class DeviceLauncher:
             _pointer_put if p.is_ptr else _scalar_put, p, s, self._ordinal))
             for p, s in zip(info.params, self._slots, strict=True)]
         self._lock = threading.Lock()  # the slots are shared by every launch
+        self._wide = [(i, info.params[i].name) for i in info.extra.get("wide_offsets", ())]
 
     def make_current(self) -> None:
         self._device.set_current()
@@ -288,6 +289,8 @@ class DeviceLauncher:
         if len(args) != len(self._puts):
             raise LaunchError(f"{self.info.name} takes {len(self._puts)} arguments "
                               f"(constexprs excluded), got {len(args)}")
+        for i, name in self._wide:  # kernels with 64-bit offsets only: no cost elsewhere
+            device_arrays.check_reach(name, args[i])
         with self._lock:
             source = staged = None
             for puts, a in zip(self._puts, args):

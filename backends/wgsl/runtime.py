@@ -20,7 +20,7 @@ import wgpu
 
 from backends.wgsl import set_runtime_dir
 from backends.wgsl.arrays import WgslArray
-from compiler.device_arrays import host_view, span_view
+from compiler.device_arrays import INDEX_REACH, check_reach, host_view, span_view
 from compiler.errors import (
     ArgumentError,
     BackendUnavailableError,
@@ -113,12 +113,15 @@ class Kernel:
         self.source, self.facts, self.info = source, facts, info
         self.dtypes = [dtype_from_str(p.dtype).numpy for p in info.params]
         self.pipelines: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.wide = list(info.extra.get("wide_offsets", ()))  # see ``check_reach``
 
     def __call__(self, grid: tuple[int, int, int], args: list) -> None:
         grid = self.check_grid(grid)
         if len(args) != len(self.info.params):
             raise LaunchError(f"{self.info.name} takes {len(self.info.params)} arguments, "
                               f"got {len(args)}")
+        for i in self.wide:
+            self.check_reach(i, args[i])
         device = self.device(args)
         words = np.zeros(self.facts["uniform"]["size"] // 4, np.uint32)
         dispatch, words[3], words[4] = fold(grid, device.limits[
@@ -188,6 +191,18 @@ class Kernel:
             raise argument_error(p.name, f"{describe_value(arg)} is read-only, and the kernel "
                                          "writes it")
         return arg
+
+    def check_reach(self, i: int, arg) -> None:
+        """A kernel moving through argument ``i`` by 64-bit offsets indexes it with 32
+        bits here too (``device_arrays.check_reach``)."""
+        buf = arg.buffer if isinstance(arg, WgslArray) else arg
+        if isinstance(buf, wgpu.GPUBuffer):
+            if buf.size // self.dtypes[i].itemsize > INDEX_REACH:
+                raise argument_error(self.info.params[i].name, f"{describe_value(buf)} holds "
+                                     "more than 2**31 elements, which the kernel's 64-bit "
+                                     "offsets reach but WGSL's 32-bit indices do not")
+        else:
+            check_reach(self.info.params[i].name, arg)
 
     def check_buffer(self, device: wgpu.GPUDevice, p: Param, buf: wgpu.GPUBuffer):
         if not buf.usage & _STORAGE:

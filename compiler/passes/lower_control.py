@@ -220,6 +220,27 @@ def _carried(op: Operation) -> Sequence[SSAValue]:
     return [*args, *op.results]
 
 
+def wide_offset_params(module: ModuleOp) -> list[int]:
+    """The pointer parameters some ``tile.addptr`` moves by a 64-bit offset (Triton's
+    ``pid.to(tl.int64) * stride`` idiom for arrays past 2**31 elements): the GPU
+    lowerings index with 32 bits, so a launch must refuse arrays a 32-bit index cannot
+    reach across rather than let the offset wrap."""
+    wide: set[int] = set()
+    for op in module.walk():
+        if isinstance(op, tile.AddPtrOp) and _bits(op.offset) == 64:
+            v = op.ptr
+            while isinstance(v, OpResult) and v.op.operands and _is_ptr(v.op.operands[0]):
+                v = v.op.operands[0]
+            if isinstance(v, BlockArgument) and isinstance(v.block.parent_op(), func.FuncOp):
+                wide.add(v.index)
+    return sorted(wide)
+
+
+def _bits(v: SSAValue) -> int:
+    t = element_type(v.type)
+    return t.width.data if isinstance(t, IntegerType) else 0
+
+
 def lower(f: func.FuncOp) -> None:
     converted: dict[SSAValue, BlockArgument] = {}  # offset value -> its argument
     for op in [o for o in f.walk() if isinstance(o, _CONTROL)]:  # outer ops first
