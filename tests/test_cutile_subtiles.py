@@ -1,8 +1,8 @@
-"""compiler.tile's subtile, creation, reduction and block-scaled builtins with cuTile's
+"""compiler.tile's subtile, creation, reduction and product builtins with cuTile's
 meaning: ct.extract/insert/cat/astile/bitcast and x.item(), ct.arange's start and step,
 reductions over several axes, ct.prod, ct.reduce/ct.scan with a plain function or an
-operator, and ct.mma_scaled; on every backend (ptx without a GPU: compiled and
-assembled)."""
+operator, batched and vector products, and ct.mma_scaled; on every backend (ptx without
+a GPU: compiled and assembled)."""
 
 import operator
 
@@ -126,3 +126,31 @@ def test_mma_scaled_float_scales(backend, rng):
         want = (a.astype(np.float64) * np.repeat(a_s, blk, 1)) @ \
             (b.astype(np.float64) * np.repeat(b_s, blk, 0))
         np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+@ct.kernel
+def batched(a, b, c, both, one_y, one_x, vy, xv, vv):
+    x = ct.load(a, (0, 0, 0), (2, 16, 32))
+    y = ct.load(b, (0, 0, 0), (2, 32, 16))
+    x0 = ct.load(a, (0, 0, 0), (1, 16, 32))
+    y0 = ct.load(b, (0, 0, 0), (1, 32, 16)).reshape((32, 16))
+    v = ct.load(c, (0,), (32,))
+    ct.store(both, (0, 0, 0), x @ y)
+    ct.store(one_y, (0, 0, 0), ct.matmul(x, y0))
+    ct.store(one_x, (0, 0, 0), ct.mma(x0, y, ct.ones((2, 16, 16), ct.float32)))
+    ct.store(vy, (0,), ct.matmul(v, y0))
+    ct.store(xv, (0,), x0.reshape((16, 32)) @ v)
+    ct.store(vv, (0,), ct.full((1,), v @ v, ct.float32))
+
+
+def test_batched_and_vector_products(backend, rng):
+    """cuTile's matmul/mma broadcast batch dimensions and take vectors (NumPy's rules)."""
+    a = rng.random((2, 16, 32), dtype=np.float32)
+    b = rng.random((2, 32, 16), dtype=np.float32)
+    c = rng.random(32, dtype=np.float32)
+    both, one_y, one_x = (np.zeros((2, 16, 16), np.float32) for _ in range(3))
+    vy, xv, vv = np.zeros(16, np.float32), np.zeros(16, np.float32), np.zeros(1, np.float32)
+    if launch(batched, (1,), a, b, c, both, one_y, one_x, vy, xv, vv, backend=backend):
+        for got, want in ((both, a @ b), (one_y, a @ b[0]), (one_x, a[0] @ b + 1),
+                          (vy, c @ b[0]), (xv, a[0] @ c), (vv, [c @ c])):
+            np.testing.assert_allclose(got, want, rtol=1e-5)

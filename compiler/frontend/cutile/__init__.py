@@ -3,8 +3,8 @@ language: arrays with tile-indexed loads and stores, over the same code generato
 much of the Triton-style language's builtins (``table``).
 
 - ``arrays``: array parameters (``ArrayCodeGenerator``), ``load``/``store``/``num_tiles``
-- ``tiles``: ``bid``/``num_blocks``, creation, ``astype``, ``mma``/``mma_scaled``/
-  ``matmul``/``@``, shape ops
+- ``tiles``: ``bid``/``num_blocks``, creation, ``astype``, shape ops
+- ``products``: ``mma``/``matmul``/``@`` (batched, vectors) and ``mma_scaled``
 - ``reductions``: reductions and scans (``sum`` ... ``reduce``, ``cumsum`` ... ``scan``)
 - ``math``: elementwise builtins with cuTile's rounding, flush and NaN keywords
 - ``subtiles``: ``extract``, ``insert``, ``cat``, ``astile``, ``bitcast``, ``x.item()``
@@ -18,6 +18,7 @@ from compiler.frontend.cutile import (  # noqa: F401 - imported to register thei
     indexed,
     math,
     meta,
+    products,
     reductions,
     subtiles,
     tiles,
