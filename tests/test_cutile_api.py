@@ -38,7 +38,7 @@ CUDA_TILE_NAMES = [
     "sqrt", "static_assert", "static_eval", "static_iter", "store", "store_advanced_indexing",
     "sub", "sum", "tan", "tanh", "transpose", "truediv", "unpack_from_bytes", "where", "zeros",
     "grid_dependency_control_wait", "grid_dependency_control_launch_dependents",
-    "compiler_timeout", "tune", "function", "kernel",
+    "compiler_timeout", "tune", "function", "kernel", "compilation",
 ]
 
 
@@ -64,6 +64,13 @@ def test_modules_samples_import():
         assert major >= 8 and minor >= 0
     else:  # the architecture tilec's PTX compiles for without a GPU
         assert (major, minor) == (9, 0)
+
+
+def test_compilation_module_refuses_with_a_reason():
+    from compiler.tile import compilation
+    with pytest.raises(tc.UnsupportedError, match=r"ct.compilation.export_kernel is cuTile's "
+                                                  r"ahead-of-time export.*tc.compile"):
+        compilation.export_kernel(copy, [], "out.cubin")
 
 
 def test_exception_names_are_tilecs():

@@ -20,7 +20,7 @@ from compiler.language import (  # noqa: F401 - tilec's builtins under cuTile's 
     sigmoid,
     where,
 )
-from compiler.tile import tune  # noqa: F401 - cuda.tile.tune
+from compiler.tile import compilation, tune  # noqa: F401 - cuda.tile's modules
 from compiler.tile._annotations import (  # noqa: F401
     Array,
     ArrayAnnotation,
