@@ -106,7 +106,7 @@ def test_replace_hints_makes_a_kernel_that_computes_the_same(rng):
     assert tuned.hints("sm_90") == {"num_ctas": 2, "occupancy": 2, "opt_level": 3,
                                     "num_worker_warps": 8}
     x, y = rng.random(24, dtype=np.float32), np.zeros(24, np.float32)
-    ct.launch(None, (3,), tuned, (x, y), backend="numpy")
+    ct.launch(None, (3,), tuned, (x, y), backend="numpy", programmatic_dependent_launch=True)
     np.testing.assert_array_equal(y, x)
 
 

@@ -129,12 +129,14 @@ def function(func: Callable | None = None, /, *, host: bool = False, tile: bool 
     return func if func is not None else (lambda f: f)
 
 
-def launch(stream: Any, grid: Any, kernel: TileKernel, kernel_args: Sequence[Any],
-           **options: Any) -> None:
-    """cuTile's launch: ``kernel[grid](*kernel_args, **options)``. The PTX backend runs on
-    the current CuPy/PyTorch stream: pass that one as ``stream``.
-    ``kernel_args`` is a tuple, as cuTile requires: an array passed bare would otherwise
-    be taken as its rows."""
+def launch(stream: Any, grid: Any, kernel: TileKernel, kernel_args: Sequence[Any], *,
+           programmatic_dependent_launch: bool = False, **options: Any) -> None:
+    """cuTile's launch: ``kernel[grid](*kernel_args, **options)`` (tilec's launch options,
+    ``backend=`` ...). The PTX backend runs on the current CuPy/PyTorch stream: pass that
+    one as ``stream``. ``kernel_args`` is a tuple, as cuTile requires: an array passed
+    bare would otherwise be taken as its rows. ``programmatic_dependent_launch`` is
+    Triton's ``launch_pdl``: taken, and each launch still starts after the one before
+    ends, which is what ``ct.grid_dependency_control_wait`` waits for."""
     __tracebackhide__ = True  # IPython and pytest leave this frame out
     del stream
     if not isinstance(kernel_args, tuple):
@@ -142,6 +144,8 @@ def launch(stream: Any, grid: Any, kernel: TileKernel, kernel_args: Sequence[Any
         params = ", ".join(getattr(kernel, "arg_names", ()))
         raise LaunchError(f"ct.launch(stream, grid, kernel, args): args must be a tuple of "
                           f"{name}'s arguments ({params}), got {describe_value(kernel_args)}")
+    if programmatic_dependent_launch:
+        options["launch_pdl"] = True
     kernel[grid](*kernel_args, **options)
 
 
