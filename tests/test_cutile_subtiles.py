@@ -55,8 +55,9 @@ def _add(a, b):
 
 
 @ct.kernel
-def reductions(x, sums, prods, custom, scans, ranges, T: ct.Constant[int]):
+def reductions(x, sums, prods, custom, scans, ranges, flat, T: ct.Constant[int]):
     t = ct.load(x, (0, 0, 0), (2, T, T))
+    ct.store(flat, (0, 0, 0), ct.argmax(t, keepdims=True))  # the flat index, kept 3-D
     ct.store(sums, (0,), ct.sum(t, axis=(0, 2)))
     ct.store(prods, (0, 0, 0), ct.prod(t, axis=1, keepdims=True))
     ct.store(custom, (0, 0), ct.reduce(t, 2, _add, 0) - ct.reduce(t, 2, operator.add, 0))
@@ -67,15 +68,18 @@ def reductions(x, sums, prods, custom, scans, ranges, T: ct.Constant[int]):
 def test_reductions_and_scans(backend, rng):
     n = 8
     x = rng.integers(1, 3, (2, n, n)).astype(np.float32)
+    x.flat[rng.integers(x.size)] = 5  # one maximum
     sums, prods = np.zeros(n, np.float32), np.zeros((2, 1, n), np.float32)
     custom, scans = np.ones((2, n), np.float32), np.zeros_like(x)
-    ranges = np.zeros(n, np.float32)
-    if launch(reductions, (1,), x, sums, prods, custom, scans, ranges, backend=backend, T=n):
+    ranges, flat = np.zeros(n, np.float32), np.zeros((1, 1, 1), np.int32)
+    if launch(reductions, (1,), x, sums, prods, custom, scans, ranges, flat, backend=backend,
+              T=n):
         np.testing.assert_array_equal(sums, x.sum(axis=(0, 2)))
         np.testing.assert_array_equal(prods, x.prod(axis=1, keepdims=True))
         np.testing.assert_array_equal(custom, 0)
         np.testing.assert_array_equal(scans, np.flip(np.cumsum(np.flip(x, 1), 1), 1))
         np.testing.assert_array_equal(ranges, 2 - 0.5 * np.arange(n))
+        assert flat.item() == x.argmax()
 
 
 @ct.kernel

@@ -26,7 +26,7 @@ from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.cutile.math import extreme, flush, rounding
 from compiler.frontend.cutile.table import builtin, method
 from compiler.frontend.triton import reduce as tr
-from compiler.frontend.triton.shape import reshape
+from compiler.frontend.triton.shape import broadcast_to, reshape
 from compiler.frontend.values import Builder, Value, cast
 from compiler.source import HELPER, TileFunction
 from compiler.tile._enums import RoundingMode
@@ -118,13 +118,17 @@ def _arg(name: str, cmp: str) -> None:
         xv = tr._tile(cg, x, what)
         if isinstance(axis, tuple | list):
             cg.fail(f"{what}: axis must be None or one constant integer, got {axis!r}")
-        if axis is None and len(xv.shape) > 1:  # the flat index: reduce the flattening
-            xv, axis = reshape(cg, xv, (product(xv.shape),)), 0
-        ax = tr._axis(cg, axis, xv)
+        rank = len(xv.shape)
+        if axis is None and rank > 1:  # the flat index: reduce the flattening
+            xv = reshape(cg, xv, (product(xv.shape),))
+        ax = 0 if axis is None else tr._axis(cg, axis, xv)
         index = tr._axis_index(cg, xv.shape, ax)
         combine = tr._arg_combine(cmp, True) if propagate_nan or not xv.dtype.is_float \
             else _arg_ignoring_nan(cmp)
-        return tr._reduce_all(cg, [xv, index], ax, keepdims, combine)[1]
+        out = tr._reduce_all(cg, [xv, index], ax, False, combine)[1]
+        if keepdims:
+            out = tr._keep_dims(cg, out, rank, list(range(rank)) if axis is None else [ax])
+        return out
     handler.__name__ = handler.__qualname__ = name
     builtin(name)(handler)
     method(name)(handler)
@@ -211,7 +215,7 @@ def _tiles(cg: CodeGenerator, x: Any, what: str) -> list[Value]:
         if len({len(v.shape) for v in xs}) == 1 else None
     if shape is None:
         cg.fail(f"{what}: the tiles must have one rank")
-    return [tr.broadcast_to(cg, v, shape) if v.shape != shape else v for v in xs]
+    return [broadcast_to(cg, v, shape) if v.shape != shape else v for v in xs]
 
 
 @builtin("reduce")
