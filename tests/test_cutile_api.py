@@ -5,6 +5,7 @@ names, and dtype arguments given as NumPy's or PyTorch's dtypes."""
 
 import sys
 import types
+from typing import Annotated
 
 import numpy as np
 import pytest
@@ -83,6 +84,19 @@ def test_exception_names_are_tilecs():
 @ct.kernel
 def copy(x, y, T: ct.Constant[int] = 8):
     ct.store(y, (ct.bid(0),), ct.load(x, (ct.bid(0),), (T,)))
+
+
+@ct.kernel
+def annotated(x: ct.Array, y: Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=(0,))],
+              n: ct.ScalarInt64, T: ct.Constant):
+    ct.static_assert(T == 8)  # a bare ct.Constant is a compile-time parameter too
+    ct.store(y, (0,), ct.load(x, (0,), (T,)) + n)
+
+
+def test_cutile_annotations():
+    x, y = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    ct.launch(None, (1,), annotated, (x, y, 3, 8), backend="numpy")
+    np.testing.assert_array_equal(y, x + 3)
 
 
 # ---------------------------------------------------------------- hints
