@@ -13,9 +13,10 @@ first: re-running ``FACTOR = 2.0`` in a notebook finds a new but equal float, an
 found again, is the same.
 
 The kinds of values a kernel may read (``global_problem``): numbers, bools, strings,
-None, dtypes, enum members, ``tl.constexpr`` values and tuples of these, whose values are
-keyed; and modules, classes and callables (functions, kernels), which the frontend
-resolves and whose inlined sources are keyed. Anything else (a list, a dict, an array)
+None, dtypes (tilec's, NumPy's and PyTorch's: ``compiler.tile`` takes them), enum
+members, ``tl.constexpr`` values and tuples of these, whose values are keyed; and
+modules, classes and callables (functions, kernels), which the frontend resolves and
+whose inlined sources are keyed. Anything else (a list, a dict, an array)
 could change without the kernel knowing: the frontend refuses it.
 """
 
@@ -26,6 +27,7 @@ import enum
 import functools
 import inspect
 import operator
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,7 +49,8 @@ def value_token(v: Any) -> Any:
         return None if inner is None else ("constexpr", inner)
     if v is None or type(v) in (bool, int, float, str):
         return repr(v)  # repr tells the types apart: 1, 1.0, True, '1'
-    if isinstance(v, tl.dtype | enum.Enum | np.bool_ | np.number):
+    if isinstance(v, tl.dtype | enum.Enum | np.bool_ | np.number | np.dtype) or \
+            _is_torch_dtype(v):
         return (type(v).__qualname__, repr(v))
     if isinstance(v, tuple):
         parts = tuple(value_token(x) for x in v)
@@ -60,6 +63,12 @@ def value_token(v: Any) -> Any:
         return ("callable", getattr(v, "__module__", None),
                 getattr(v, "__qualname__", type(v).__qualname__))
     return None
+
+
+def _is_torch_dtype(v: Any) -> bool:
+    """``torch.float16`` and its kind (PyTorch is imported already if one exists)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(v, torch.dtype)
 
 
 def global_problem(name: str, v: Any) -> str | None:

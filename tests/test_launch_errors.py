@@ -221,7 +221,7 @@ TRITON = ("belongs to the Triton-style language (compiler.language, @tc.kernel),
 
 
 @pytest.mark.parametrize("kernel, message", [
-    (triton_arange, f"tl.arange {TRITON}: use ct.arange(size, *, dtype=None)"),
+    (triton_arange, f"tl.arange {TRITON}: use ct.arange(size, *, dtype=None, start=0, step=1)"),
     (triton_program_id, f"tl.program_id {TRITON}: use ct.bid(axis)"),
     (triton_hint, f"tl.multiple_of {TRITON}, which has no multiple_of"),
 ])

@@ -22,7 +22,9 @@ attribute of ``compiler.language`` functions), ``x.<name>(...)`` with ``method_o
 
 A language whose kernels may meet the builtins of another (``tl.*`` in a ``@ct.kernel``:
 both are importable there) names it ``foreign``: a builtin of the foreign language's
-module is refused (``misused``) unless its handler is shared, meaning the same in both.
+module is refused (``misused``) unless its handler is shared, meaning the same in both,
+or ours is ``compatible``: it takes the foreign builtin's calls with the same meaning
+(``tl.exp(x)`` is ``ct.exp(x)``, whose handler adds cuTile's keywords).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class BuiltinTable:
     inline_plain: bool = False  # plain Python functions called in a kernel are inlined
     foreign: BuiltinTable | None = None  # another language that kernels may reach
     counterparts: dict[str, str] = field(default_factory=dict)  # foreign name -> ours
+    compatible: frozenset[str] = frozenset()  # foreign names our handler takes alike
     functions: dict[str, Handler] = field(default_factory=dict)
     methods: dict[str, Handler] = field(default_factory=dict)
     object_methods: dict[tuple[type, str], Handler] = field(default_factory=dict)
@@ -78,7 +81,8 @@ class BuiltinTable:
         in a ``@ct.kernel`` would reach ``ct.arange(size)``. None: it can."""
         other = self.foreign
         if other is None or getattr(fn, "__module__", None) != other.module or \
-                self.functions.get(name) is other.functions.get(name):
+                self.functions.get(name) is other.functions.get(name) or \
+                name in self.compatible:
             return None
         why = f"belongs to {other.title}, not to {self.title}"
         ours = self.counterparts.get(name, name)

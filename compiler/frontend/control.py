@@ -269,11 +269,15 @@ class ControlFlow(Jumps):
             self._fail(node, "for ... else is not supported")
         it = node.iter
         fn = self.visit(it.func) if isinstance(it, ast.Call) else None
-        if fn is not builtins.range and _builtin_name(fn) not in ("range", "static_range"):
+        if fn is not builtins.range and _builtin_name(fn) not in ("range", "static_range",
+                                                                  "static_iter"):
             self._fail(it, "for loops iterate over range(...), tl.range(...) or "
                            "tl.static_range(...)")
         args = [self.visit(a) for a in it.args]
         kwargs = {k.arg: self.visit(k.value) for k in it.keywords}
+        if _builtin_name(fn) == "static_iter":
+            self._static_iter(node, args, kwargs)
+            return
         if kwargs and _builtin_name(fn) != "range":
             self._fail(it, f"{'range' if fn is builtins.range else 'tl.static_range'}() "
                            "takes positional arguments only")
@@ -310,18 +314,32 @@ class ControlFlow(Jumps):
         bounds = [self.const_int(a, "a tl.static_range bound") for a in args]
         if len(bounds) == 3 and bounds[2] == 0:
             self._fail(node.iter, "tl.static_range step must not be zero")
+        self._static_loop(node, list(range(*bounds)))
+
+    def _static_loop(self, node: ast.For, items: list[Any]) -> None:
         pending = self._frame().pending
         pending.append(node.body)  # later iterations read what earlier ones bind
         self.frames.append(Frame("static"))
         try:
-            self._unroll(node, list(range(*bounds)))
+            self._unroll(node, items)
         finally:
             self.frames.pop()
             pending.pop()
 
-    def _unroll(self, node: ast.For, indices: list[int]) -> None:
-        """Iterations of a ``tl.static_range`` loop; after one that may have returned,
-        the rest under a guard."""
+    def _static_iter(self, node: ast.For, args: list[Any], kwargs: dict[str, Any]) -> None:
+        """``for x in ct.static_iter(items)``: the body once per item of a sequence known
+        at compile time (tiles among them), as ``tl.static_range`` unrolls."""
+        if len(args) != 1 or kwargs or isinstance(args[0], Value):
+            self._fail(node.iter, "ct.static_iter takes one iterable known at compile time")
+        try:
+            items = list(args[0])
+        except TypeError:
+            self._fail(node.iter, f"ct.static_iter needs an iterable, got {args[0]!r}")
+        self._static_loop(node, items)
+
+    def _unroll(self, node: ast.For, indices: list[Any]) -> None:
+        """Iterations of a ``tl.static_range`` (or ``ct.static_iter``) loop; after one
+        that may have returned, the rest under a guard."""
         for n, i in enumerate(indices):
             self.scope[node.target.id] = i
             self._visit_body(node.body)

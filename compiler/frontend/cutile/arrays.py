@@ -72,7 +72,8 @@ class ArrayCodeGenerator(CodeGenerator):
 
     def _binop(self, op: type, x: Any, y: Any) -> Any:
         """cuTile's ``//`` and ``%`` on runtime values are Python's: floor division, and a
-        remainder with the divisor's sign (Triton's, and tilec's ``tl``, truncate)."""
+        remainder with the divisor's sign, of floats too (Triton's, and tilec's ``tl``,
+        truncate)."""
         if op in (ast.FloorDiv, ast.Mod) and (isinstance(x, Value) or isinstance(y, Value)):
             return self._floor_divmod(op is ast.FloorDiv, *ops.operands(self.b, x, y))
         return super()._binop(op, x, y)
@@ -81,13 +82,14 @@ class ArrayCodeGenerator(CodeGenerator):
         b = self.b
         if x.dtype.is_float and floordiv:
             return self.builtin("floor")(self, ops.binary(b, "truediv", x, y))
-        if not x.dtype.is_signed:
+        if x.dtype.kind in "ub":  # unsigned and bool: truncation is the floor
             return ops.binary(b, "floordiv" if floordiv else "mod", x, y)
-        q, r = ops.binary(b, "floordiv", x, y), ops.binary(b, "mod", x, y)
+        r = ops.binary(b, "mod", x, y)  # C's remainder (floats: fmod), the dividend's sign
         # Truncation rounded toward zero where the quotient is negative and inexact.
         signs_differ = ops.compare(b, "ne", ops.compare(b, "lt", r, 0), ops.compare(b, "lt", y, 0))
         fix = ops.binary(b, "and", ops.compare(b, "ne", r, 0), signs_differ)
         if floordiv:
+            q = ops.binary(b, "floordiv", x, y)
             return ops.select(b, fix, ops.binary(b, "sub", q, 1), q)
         return ops.select(b, fix, ops.binary(b, "add", r, y), r)
 
@@ -212,6 +214,9 @@ def checked_store_value(cg: CodeGenerator, value: Any, arr: Array, what: str) ->
 
 def _padding(cg: CodeGenerator, mode: Any) -> str:
     value = getattr(mode, "value", mode)
+    if value == "neg_zero":
+        cg.fail("ct.load: padding mode NEG_ZERO is not supported by tilec yet (ZERO pads "
+                "with +0.0)")
     if value not in PADDING_MODES:
         cg.fail(f"ct.load: padding_mode must be a ct.PaddingMode, got {mode!r}")
     return value

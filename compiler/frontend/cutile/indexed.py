@@ -1,5 +1,7 @@
 """cuTile's element-indexed access: ``ct.gather``, ``ct.scatter`` and the atomics on
-arrays (``ct.atomic_add``/``atomic_xchg``/``atomic_cas``, ...).
+arrays (``ct.atomic_add``/``atomic_and``/``atomic_xchg``/``atomic_cas``, ...), with
+cuTile's ``memory_order`` and ``memory_scope`` (``ct.MemoryOrder``, ``ct.MemoryScope``:
+``BLOCK`` is the CTA's scope, ``DEVICE`` the GPU's).
 
 The indices (one integer tile or scalar per array dimension, broadcast together; a tile
 alone for a 1-D array) address single elements, so these become pointer tiles
@@ -19,7 +21,9 @@ from compiler.frontend.cutile.arrays import Array, array_arg, checked_store_valu
 from compiler.frontend.cutile.table import builtin
 from compiler.frontend.triton import atomic, memory
 from compiler.frontend.values import Value, broadcast_shapes, cast, splat
+from compiler.tile._enums import MemoryOrder, MemoryScope
 from dialects import tile
+from dialects.tile.atomic import DEFAULT_SCOPE, DEFAULT_SEM
 
 
 def _pointers(cg: CodeGenerator, arr: Array, indices: Any, what: str,
@@ -71,25 +75,52 @@ def scatter(cg: CodeGenerator, array: Any, indices: Any, value: Any,
     memory.store(cg, ptr, value, inside)
 
 
+_ORDERS = {"relaxed": "relaxed", "acquire": "acquire", "release": "release",
+           "acq_rel": "acq_rel"}
+_SCOPES = {"block": "cta", "device": "gpu", "sys": "sys"}
+
+
+def _order(cg: CodeGenerator, memory_order: Any, memory_scope: Any,
+           what: str) -> dict[str, str]:
+    """cuTile's ``memory_order``/``memory_scope`` as the atomic's ``sem``/``scope``."""
+    sem = _ORDERS.get(getattr(memory_order, "value", None))
+    scope = _SCOPES.get(getattr(memory_scope, "value", None))
+    if sem is None:
+        cg.fail(f"{what}: memory_order must be ct.MemoryOrder.RELAXED, ACQUIRE, RELEASE or "
+                f"ACQ_REL, got {memory_order!r}")
+    if scope is None:
+        cg.fail(f"{what}: memory_scope must be ct.MemoryScope.BLOCK, DEVICE or SYS, got "
+                f"{memory_scope!r}")
+    # Triton's defaults are cuTile's (acq_rel at the GPU's scope): the op keeps only others
+    return {k: v for k, v, default in (("sem", sem, DEFAULT_SEM),
+                                       ("scope", scope, DEFAULT_SCOPE)) if v != default}
+
+
 def _atomic(name: str):
     def handler(cg: CodeGenerator, array: Any, indices: Any, update: Any,
-                check_bounds: Any = True, memory_order: Any = None,
-                memory_scope: Any = None) -> Value:
-        arr = array_arg(cg, array, f"ct.{name}")
-        ptr, inside = _pointers(cg, arr, indices, f"ct.{name}", update)
-        return getattr(atomic, name)(cg, ptr, update, inside)
+                check_bounds: Any = True, memory_order: Any = MemoryOrder.ACQ_REL,
+                memory_scope: Any = MemoryScope.DEVICE) -> Value:
+        what = f"ct.{name}"
+        arr = array_arg(cg, array, what)
+        order = _order(cg, memory_order, memory_scope, what)
+        ptr, inside = _pointers(cg, arr, indices, what, update)
+        return getattr(atomic, name)(cg, ptr, update, inside, **order)
     handler.__name__ = handler.__qualname__ = name
     builtin(name)(handler)
 
 
-for _name in ("atomic_add", "atomic_max", "atomic_min", "atomic_xchg"):
+for _name in ("atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
+              "atomic_xor", "atomic_xchg"):
     _atomic(_name)
 
 
 @builtin("atomic_cas")
 def atomic_cas(cg: CodeGenerator, array: Any, indices: Any, expected: Any, desired: Any,
-               check_bounds: Any = True, memory_order: Any = None,
-               memory_scope: Any = None) -> Value:
+               check_bounds: Any = True, memory_order: Any = MemoryOrder.ACQ_REL,
+               memory_scope: Any = MemoryScope.DEVICE) -> Value:
+    """The old values; ``expected`` where an index is outside the array (cuTile's)."""
     arr = array_arg(cg, array, "ct.atomic_cas")
+    order = _order(cg, memory_order, memory_scope, "ct.atomic_cas")
     ptr, inside = _pointers(cg, arr, indices, "ct.atomic_cas", expected, desired)
-    return atomic.atomic_cas(cg, ptr, expected, desired, inside)
+    old = atomic.atomic_cas(cg, ptr, expected, desired, inside, **order)
+    return ops.select(cg.b, inside, old, expected)

@@ -1,10 +1,12 @@
 """cuTile's tile builtins with cuTile's signatures, built on Triton's handlers: block ids,
-creation, reductions and scans with ``keepdims``, ``astype``, ``mma``/``matmul``/``@``
-and the shape ops.
+creation, ``astype`` and the shape ops.
 
-``x.astype(ct.tfloat32)`` keeps an f32 tile and marks it: an ``mma`` or ``@`` of two
-marked operands multiplies in TF32 (inputs rounded to 10 mantissa bits, as tensor cores
-do), other uses see plain f32.
+``x.astype(ct.tfloat32)`` keeps an f32 tile and marks it (``cg.tf32``): an ``mma`` or
+``@`` of two marked operands multiplies in TF32 (``products``), other uses see plain f32.
+A dtype argument may be PyTorch's or NumPy's (``cutile.dtypes``).
+
+``astype``'s ``rounding_mode``: ``RN`` (the default); ``RZ`` on a narrowing float
+conversion to float16, bfloat16 or float32; any mode on a widening one (it is exact).
 """
 
 from __future__ import annotations
@@ -12,19 +14,22 @@ from __future__ import annotations
 from typing import Any
 
 import compiler.language as tl
+from compiler.frontend import operators as ops
 from compiler.frontend.codegen import CodeGenerator
+from compiler.frontend.cutile.dtypes import dtype_arg
+from compiler.frontend.cutile.math import rounding
 from compiler.frontend.cutile.table import builtin, method
-from compiler.frontend.triton import TABLE as TRITON
-from compiler.frontend.triton import creation, linalg, reduce, shape
+from compiler.frontend.triton import creation, shape
 from compiler.frontend.values import Value, cast, constant
+from compiler.tile._enums import RoundingMode
 
 TF32 = "tf32"  # the short name of ct.tfloat32
 
 
-def _dtype(cg: CodeGenerator, d: Any) -> tl.dtype:
+def _dtype(cg: CodeGenerator, d: Any, what: str) -> tl.dtype:
     if isinstance(d, tl.dtype) and d.short == TF32:
         return tl.float32
-    return creation.dtype_arg(cg, d)
+    return dtype_arg(cg, d, what)
 
 
 @builtin("bid")
@@ -38,79 +43,61 @@ def num_blocks(cg: CodeGenerator, axis: Any) -> Value:
 
 
 @builtin("arange")
-def arange(cg: CodeGenerator, size: Any, dtype: Any = None) -> Value:
+def arange(cg: CodeGenerator, size: Any, dtype: Any = None, start: Any = 0,
+           step: Any = 1) -> Value:
+    """``start + step * i``; int32 unless ``dtype`` (tilec's default where cuTile requires
+    one)."""
     r = creation.arange(cg, 0, size)
-    return r if dtype is None else cast(cg.b, r, _dtype(cg, dtype))
+    d = tl.int32 if dtype is None else _dtype(cg, dtype, "ct.arange")
+    if (start, step) != (0, 1):
+        r = ops.binary(cg.b, "add", ops.binary(cg.b, "mul", cast(cg.b, r, d), step), start)
+    return cast(cg.b, r, d)
 
 
 @builtin("full")
 def full(cg: CodeGenerator, shape: Any, fill_value: Any, dtype: Any) -> Value:
-    return creation.full(cg, shape, fill_value, _dtype(cg, dtype))
+    return creation.full(cg, shape, fill_value, _dtype(cg, dtype, "ct.full"))
 
 
 @builtin("zeros")
 def zeros(cg: CodeGenerator, shape: Any, dtype: Any) -> Value:
-    return full(cg, shape, 0, dtype)
+    return creation.full(cg, shape, 0, _dtype(cg, dtype, "ct.zeros"))
 
 
 @builtin("ones")
 def ones(cg: CodeGenerator, shape: Any, dtype: Any) -> Value:
-    return full(cg, shape, 1, dtype)
+    return creation.full(cg, shape, 1, _dtype(cg, dtype, "ct.ones"))
 
 
 @builtin("astype")
 @method("astype")
-def astype(cg: CodeGenerator, x: Any, dtype: Any) -> Value:
-    d = _dtype(cg, dtype)
+def astype(cg: CodeGenerator, x: Any, dtype: Any, rounding_mode: Any = None) -> Value:
+    d = _dtype(cg, dtype, "ct.astype")
+    if rounding_mode is not None:
+        return _rounded_cast(cg, x, d, rounding_mode)
     v = cast(cg.b, x, d) if isinstance(x, Value) else constant(cg.b, x, d)
     if isinstance(dtype, tl.dtype) and dtype.short == TF32:
         cg.tf32.add(v.ssa)
     return v
 
 
-# ---------------------------------------------------------------- reductions and scans
-
-def _reduction(name: str):
-    def handler(cg: CodeGenerator, x: Any, axis: Any = None, keepdims: Any = False) -> Value:
-        return TRITON.functions[name](cg, x, axis, keep_dims=keepdims)
-    handler.__name__ = handler.__qualname__ = name
-    builtin(name)(handler)
-    method(name)(handler)
-
-
-for _name in ("sum", "max", "min", "argmax", "argmin"):
-    _reduction(_name)
-
-
-@builtin("cumsum")
-def cumsum(cg: CodeGenerator, x: Any, axis: Any = 0, reverse: Any = False) -> Value:
-    return reduce.cumsum(cg, x, axis, reverse)
-
-
-@builtin("cumprod")
-def cumprod(cg: CodeGenerator, x: Any, axis: Any = 0, reverse: Any = False) -> Value:
-    return reduce.cumprod(cg, x, axis, reverse)
-
-
-# ---------------------------------------------------------------- matrix products
-
-def _precision(cg: CodeGenerator, x: Any, y: Any) -> str | None:
-    marked = [isinstance(v, Value) and v.ssa in cg.tf32 for v in (x, y)]
-    return "tf32" if all(marked) else None
-
-
-@builtin("mma")
-def mma(cg: CodeGenerator, x: Any, y: Any, acc: Any) -> Value:
-    """``acc + x @ y``, in ``acc``'s dtype."""
-    return linalg.dot(cg, x, y, acc, input_precision=_precision(cg, x, y))
-
-
-@builtin("matmul")
-@builtin("dot")  # a @ b
-def matmul(cg: CodeGenerator, x: Any, y: Any) -> Value:
-    """``x @ y`` in the operands' dtype (accumulated in f32 for 16-bit floats)."""
-    r = linalg.dot(cg, x, y, input_precision=_precision(cg, x, y))
-    return r if not isinstance(x, Value) or r.dtype == x.dtype else cast(cg.b, r, x.dtype)
+def _rounded_cast(cg: CodeGenerator, x: Any, d: tl.dtype, mode: Any) -> Value:
+    src = x.dtype if isinstance(x, Value) else tl.float32 if isinstance(x, float) else None
+    if src is None or not src.is_float or not d.is_float:
+        cg.fail(f"ct.astype: rounding_mode is for a float to float conversion, not "
+                f"{src or type(x).__name__} to {d}")
+    modes = tuple(m for m in RoundingMode if m not in (RoundingMode.FULL, RoundingMode.APPROX,
+                                                      RoundingMode.RZI))
+    mode = rounding(cg, mode, modes, src, "ct.astype")
+    xv = x if isinstance(x, Value) else constant(cg.b, x, src)
+    if d.bits >= src.bits and not (src is tl.float16 and d is tl.bfloat16):
+        return cast(cg.b, xv, d)  # exact: every mode rounds alike
+    if mode is RoundingMode.RN:
+        return cast(cg.b, xv, d)
+    if mode is RoundingMode.RZ and not d.is_fp8:
+        return cast(cg.b, xv, d, toward_zero=True)
+    cg.fail(f"ct.astype: rounding_mode {mode.name} from {src} to {d} is not supported yet "
+            f"(tilec narrows floats to nearest, or toward zero to float32 and 16-bit floats)")
 
 
 # ---------------------------------------------------------------- shape

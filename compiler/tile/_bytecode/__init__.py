@@ -1,0 +1,1 @@
+"""cuTile's bytecode versions, for code that checks them (``cuda.tile._bytecode``)."""
