@@ -27,6 +27,8 @@ from compiler.jit import KernelFunction
 from compiler.kinfo import ArgSpec
 from compiler.specialize import arg_spec, cuda_interface
 
+MAX_DIMS = 5  # as cuTile's arrays (tiles have at most three: compiler.frontend.cutile.leading)
+
 
 @dataclass(frozen=True)
 class ArrayLayout:
@@ -105,9 +107,9 @@ class _Refused(Exception):
 
 
 def _check_extent(shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
-    if not 1 <= len(shape) <= 3:
+    if not 1 <= len(shape) <= MAX_DIMS:
         raise _Refused(f"has {len(shape)} dimensions; compiler.tile kernels take arrays of "
-                       "1 to 3 dimensions")
+                       f"1 to {MAX_DIMS} dimensions")
     if max(*shape, *strides) >= 2**31:
         raise _Refused("has a shape or stride of 2**31 or more; shapes and strides are "
                        "32-bit kernel arguments")

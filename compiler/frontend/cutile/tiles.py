@@ -13,6 +13,7 @@ from typing import Any
 
 import compiler.language as tl
 from compiler.frontend.codegen import CodeGenerator
+from compiler.frontend.cutile import leading
 from compiler.frontend.cutile.table import builtin, method
 from compiler.frontend.triton import TABLE as TRITON
 from compiler.frontend.triton import creation, linalg, reduce, shape
@@ -45,6 +46,8 @@ def arange(cg: CodeGenerator, size: Any, dtype: Any = None) -> Value:
 
 @builtin("full")
 def full(cg: CodeGenerator, shape: Any, fill_value: Any, dtype: Any) -> Value:
+    if isinstance(shape, tuple | list):
+        shape = leading.tile_dims(cg, shape, "ct.full")
     return creation.full(cg, shape, fill_value, _dtype(cg, dtype))
 
 
@@ -136,8 +139,8 @@ def permute(cg: CodeGenerator, x: Any, axes: Any) -> Value:
 @builtin("reshape")
 @method("reshape")
 def reshape(cg: CodeGenerator, x: Any, new_shape: Any) -> Value:
-    return shape.reshape(cg, x, tuple(new_shape) if isinstance(new_shape, tuple | list)
-                         else (new_shape,))
+    dims = tuple(new_shape) if isinstance(new_shape, tuple | list) else (new_shape,)
+    return leading.reshape(cg, x, dims, "ct.reshape")
 
 
 @builtin("expand_dims")
