@@ -73,11 +73,12 @@ def outer_axes_moved(q, out, TM: C, D: C):
 
 
 @pytest.mark.parametrize("kernel, message", [
-    (two_batches_at_once, "ct.load: tilec's tiles have at most 3 dimensions; a tile of "
-                          "shape [2, 1, 8, 8] of array<4-D, float32> has 4 after its "
-                          "leading dimensions of size 1"),
-    (outer_axes_moved, "ct.load: tilec's tiles have at most 3 dimensions, so an order of "
-                       "array<4-D, float32> must keep its first 1 axes first, got [2, 1, 0, 3]"),
+    (two_batches_at_once, ("ct.load: tilec's tiles have at most 3 dimensions; a tile of "
+                           "shape [2, 1, 8, 8] of array<4-D, float32> has 4 after its "
+                           "leading dimensions of size 1")),
+    (outer_axes_moved, ("ct.load: tilec's tiles have at most 3 dimensions, so an order of "
+                        "array<4-D, float32> must keep its first 1 axes first, got "
+                        "[2, 1, 0, 3]")),
 ])
 def test_4d_tiles_beyond_three_dimensions_are_refused(kernel, message):
     q = np.zeros((2, 2, 8, 8), np.float32)
@@ -176,3 +177,84 @@ def test_scalar_stores(backend, rng):
     if launch(scalars, (2,), x, total, flags, backend=backend):
         np.testing.assert_allclose(total, [x.sum()] * 2, rtol=1e-5)
         np.testing.assert_array_equal(flags, [[0, 7, 0]] * 2)
+
+
+# -- what a launch takes as an array -----------------------------------------------------------
+
+@ct.kernel
+def doubled(x, y, TM: C, TN: C):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(TM, TN))
+    ct.store(y, index=(i, 0), tile=(t * 2).astype(y.dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float8_e4m3fn"])
+def test_torch_cpu_tensors(host_backend, dtype):
+    torch = pytest.importorskip("torch")
+    d = getattr(torch, dtype)
+    x = torch.arange(32 * 16, dtype=torch.float32).reshape(32, 16).remainder(50).to(d)
+    y = torch.zeros(32, 16, dtype=d)
+    if host_backend == "wgsl" and dtype == "bfloat16":
+        with pytest.raises(tc.UnsupportedError, match="bfloat16 arrays are not supported on "
+                                                      "wgsl"):
+            doubled[(4,)](x, y, 8, 16, backend=host_backend)
+        return
+    doubled[(4,)](x, y, 8, 16, backend=host_backend)
+    assert torch.equal(y.float(), (x.float() * 2).to(d).float())
+
+
+def test_torch_views_and_tensors_that_require_grad(host_backend):
+    torch = pytest.importorskip("torch")
+    x = torch.arange(256.0).reshape(16, 16).requires_grad_()
+    y = torch.zeros(16, 8)
+    doubled[(2,)](x[:, ::2], y, 8, 8, backend=host_backend)  # a strided view
+    assert torch.equal(y, x.detach()[:, ::2] * 2)
+
+
+def test_typed_wgpu_buffers():
+    if not tc.backends()["wgsl"][0]:
+        pytest.skip(tc.backends()["wgsl"][1])
+    import wgpu
+    device, usage = tc.wgsl_device(), wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
+    data = np.arange(64, dtype=np.float16).reshape(8, 8)
+    x = tc.wgsl_array(device.create_buffer_with_data(data=data, usage=usage), "f16", (8, 8))
+    y = tc.wgsl_array(device.create_buffer(size=128, usage=usage | wgpu.BufferUsage.COPY_DST),
+                      "f16", (8, 8))
+    doubled[(1,)](x, y, 8, 8, backend="wgsl")
+    np.testing.assert_array_equal(y.numpy(), data * 2)
+
+
+class _CudaTensor:
+    """A CUDA tensor as PyTorch presents one, without a GPU: the interface (none while it
+    requires grad, as PyTorch refuses), its dtype's name and ``detach``."""
+
+    def __init__(self, shape, typestr, dtype, requires_grad=False):
+        self.shape, self.typestr, self.dtype = shape, typestr, dtype
+        self.requires_grad = requires_grad
+
+    @property
+    def __cuda_array_interface__(self):
+        if self.requires_grad:
+            raise RuntimeError("Can't get __cuda_array_interface__ on Variable that "
+                               "requires grad")
+        return {"shape": self.shape, "typestr": self.typestr, "data": (1 << 20, False),
+                "strides": None, "version": 3}
+
+    def detach(self):
+        return _CudaTensor(self.shape, self.typestr, self.dtype)
+
+
+@pytest.mark.parametrize("tensor, element", [
+    (_CudaTensor((32, 16), "<V2", "torch.bfloat16"), "bf16"),
+    (_CudaTensor((32, 16), "<f2", "torch.float16", requires_grad=True), "f16"),
+])
+def test_cuda_tensors_specialize(tensor, element):
+    ck = tc.compile(doubled, args=(tensor, tensor, 8, 16), backend="ptx")
+    assert f"%x: !tile.ptr<{element}>" in ck.asm["tile"]
+
+
+@pytest.fixture(params=["numpy", "wgsl"])
+def host_backend(request):
+    if not tc.backends()[request.param][0]:
+        pytest.skip(f"{request.param}: {tc.backends()[request.param][1]}")
+    return request.param
