@@ -280,6 +280,8 @@ class TileKernel(KernelFunction):
             if name not in self.constexprs and is_array(v):
                 h = host_array(v)
                 specs.append(ArgSpec(name, "array", h.dtype, h.aligned, h.layout()))
+            elif name not in self.constexprs and is_array_list(v):
+                specs.append(_list_spec(name, v))
             else:
                 specs += super().specialize({name: v})
         return specs
@@ -310,9 +312,31 @@ class TileKernel(KernelFunction):
             elif is_array(v):
                 h = host_array(v)
                 runtime += [h.memory, *h.scalars()]
+            elif is_array_list(v):  # item by item
+                runtime += TileKernel.expand_args(v)
             else:
                 runtime.append(v)
         return runtime
+
+
+def is_array_list(v: Any) -> bool:
+    """Whether ``v`` is cuTile's list parameter: a Python list of arrays (not a tuple,
+    which cuTile takes element by element)."""
+    return type(v) is list and bool(v) and all(map(is_array, v))
+
+
+def _list_spec(name: str, arrays: list) -> ArgSpec:
+    """A list of arrays specializes the kernel by its length and each array's layout;
+    the arrays share one dtype and rank (so any of them can stand for ``lst[i]``)."""
+    hosts = [host_array(a) for a in arrays]
+    first = hosts[0]
+    for i, h in enumerate(hosts):
+        if (h.dtype, len(h.shape)) != (first.dtype, len(first.shape)):
+            raise ArgumentError(f"the arrays of a list share one dtype and rank: item 0 is "
+                                f"{len(first.shape)}-D {first.dtype}, item {i} "
+                                f"{len(h.shape)}-D {h.dtype}")
+    return ArgSpec(name, "array_list", first.dtype, all(h.aligned for h in hosts),
+                   tuple((h.aligned, h.layout()) for h in hosts))
 
 
 def _device_interface(v: Any) -> dict | None:
@@ -328,4 +352,6 @@ def _array_key(v: Any) -> Any:
     if is_array(v):
         h = host_array(v)
         return ("array", h.dtype.short, h.aligned, h.layout())
+    if is_array_list(v):
+        return ("list", *map(_array_key, v))
     return arg_spec(v)

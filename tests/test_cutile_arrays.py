@@ -253,6 +253,60 @@ def test_cuda_tensors_specialize(tensor, element):
     assert f"%x: !tile.ptr<{element}>" in ck.asm["tile"]
 
 
+# -- lists of arrays ------------------------------------------------------------------------
+
+@ct.kernel
+def gathered_matmul(parts, w, out, TM: C, TN: C, TK: C):
+    """AllGatherMatmul's kernel: out's row blocks come from the list's arrays in turn."""
+    per_part = ct.cdiv(parts[0].shape[0], TM)
+    m, n = ct.bid(0), ct.bid(1)
+    part = parts[m // per_part]
+    dtype = ct.tfloat32 if part.dtype == ct.float32 else part.dtype
+    acc = ct.full((TM, TN), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(w, axis=0, shape=(TK, TN))):
+        a = ct.load(part, index=(m % per_part, k), shape=(TM, TK),
+                    padding_mode=ct.PaddingMode.ZERO).astype(dtype)
+        b = ct.load(w, index=(k, n), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b.astype(dtype), acc)
+    ct.store(out, index=(m, n), tile=acc.astype(out.dtype))
+
+
+def test_list_of_arrays_indexed_at_run_time(backend, rng):
+    parts = [rng.standard_normal((32, 48)).astype(np.float16) for _ in range(3)]
+    w = rng.standard_normal((48, 32)).astype(np.float16)
+    out = np.zeros((96, 32), np.float16)
+    if launch(gathered_matmul, (6, 2), parts, w, out, backend=backend, TM=16, TN=16, TK=16):
+        want = np.concatenate(parts).astype(np.float32) @ w.astype(np.float32)
+        np.testing.assert_allclose(out.astype(np.float32), want, rtol=1e-2, atol=5e-2)
+
+
+@ct.kernel
+def bump_each(parts, counts):
+    """Program i adds len(parts) to block i // len(parts) of array i % len(parts)."""
+    i = ct.bid(0)
+    target = parts[i % len(parts)]
+    t = ct.load(target, index=(i // len(parts),), shape=(8,))
+    ct.store(target, index=(i // len(parts),), tile=t + len(parts))
+    ct.store(counts, index=(i,), tile=target.shape[0])
+
+
+def test_list_items_are_stored_to(backend):
+    parts = [np.zeros(16, np.int32), np.zeros(24, np.int32)]
+    counts = np.zeros(4, np.int32)
+    if launch(bump_each, (4,), parts, counts, backend=backend):
+        np.testing.assert_array_equal(parts[0], [2] * 16)
+        np.testing.assert_array_equal(parts[1], [2] * 16 + [0] * 8)
+        np.testing.assert_array_equal(counts, [16, 24, 16, 24])
+
+
+def test_lists_share_one_dtype_and_rank():
+    with pytest.raises(tc.LaunchError, match="argument 'parts': the arrays of a list share one "
+                                             "dtype and rank: item 0 is 1-D int32, item 1 1-D "
+                                             "float32"):
+        bump_each[(1,)]([np.zeros(8, np.int32), np.zeros(8, np.float32)], np.zeros(1, np.int32),
+                        backend="numpy")
+
+
 @pytest.fixture(params=["numpy", "wgsl"])
 def host_backend(request):
     if not tc.backends()[request.param][0]:

@@ -5,7 +5,8 @@ An array parameter arrives as a pointer, one ``i32`` shape value per dimension a
 strides (``compiler.arrays``; a unit last stride is the constant 1); ``ArrayCodeGenerator``
 makes one ``tile.make_view`` of them at the top of the kernel, and every load and store
 is a ``tile.view_load``/``tile.view_store`` of that view, lowered later by the pass
-``lower-array-views``.
+``lower-array-views``. A list parameter is an ``ArrayList`` of such arrays; indexed at
+run time it gives a ``ListItem`` (``compiler.frontend.cutile.lists``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.cutile.leading import add_leading, drop_leading, leading_ones
 from compiler.frontend.cutile.table import TABLE, builtin
 from compiler.frontend.triton.shape import permute
-from compiler.frontend.values import MAX_RANK, Value, cast, constant, ir_type
+from compiler.frontend.values import MAX_RANK, Builder, Value, cast, constant, ir_type
 from compiler.kinfo import ArgSpec
 from dialects.tile import PADDING_MODES, MakeViewOp, ViewLoadOp, ViewStoreOp
 
@@ -51,6 +52,63 @@ class Array:
         return f"array<{self.ndim}-D, {self.dtype}>"
 
 
+@dataclass(frozen=True)
+class ListItem:
+    """``lst[i]`` for a runtime ``i``: an array chosen when the kernel runs."""
+
+    arrays: tuple[Array, ...]
+    index: Value
+    shape: tuple[Value, ...]
+    strides: tuple[Value, ...]
+
+    @property
+    def dtype(self) -> tl.dtype:
+        return self.arrays[0].dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def describe(self) -> str:
+        return f"array<{self.ndim}-D, {self.dtype}> of a list"
+
+
+@dataclass(frozen=True)
+class ArrayList:
+    """A list parameter: its arrays, and the builder that selects among them."""
+
+    name: str
+    arrays: tuple[Array, ...]
+    b: Builder
+
+    def __len__(self) -> int:
+        return len(self.arrays)
+
+    def __getitem__(self, index: Any) -> Array | ListItem:
+        if not isinstance(index, Value):
+            return self.arrays[index]
+        if index.shape or index.is_ptr or not index.dtype.is_int:
+            raise TypeError(f"a list of arrays is indexed by an integer scalar, got "
+                            f"{index.describe()}")
+        i = cast(self.b, index, tl.int32)
+        return ListItem(self.arrays, i, self._pick(i, "shape"), self._pick(i, "strides"))
+
+    def _pick(self, i: Value, field: str) -> tuple[Value, ...]:
+        """Each dimension's ``field`` value of the array ``i`` selects."""
+        picked = []
+        for d, last in enumerate(getattr(self.arrays[-1], field)):
+            v = last
+            for k in range(len(self.arrays) - 2, -1, -1):
+                here = ops.compare(self.b, "eq", i, k)
+                v = ops.select(self.b, here, getattr(self.arrays[k], field)[d], v)
+            picked.append(v)
+        return tuple(picked)
+
+    def describe(self) -> str:
+        first = self.arrays[0]
+        return f"list of {len(self)} array<{first.ndim}-D, {first.dtype}>"
+
+
 class ArrayCodeGenerator(CodeGenerator):
     """The code generator of ``compiler.tile`` kernels: array parameters become views."""
 
@@ -61,14 +119,13 @@ class ArrayCodeGenerator(CodeGenerator):
     def runtime_params(self) -> list[ArgSpec]:
         params = []
         for s in super().runtime_params():
-            if s.kind != "array":
+            if s.kind == "array":
+                params += _array_params(s.name, s.dtype, s.divisible16, s.value)
+            elif s.kind == "array_list":
+                for i, (aligned, layout) in enumerate(s.value):
+                    params += _array_params(item_name(s.name, i), s.dtype, aligned, layout)
+            else:
                 params.append(s)
-                continue
-            layout = s.value
-            params.append(ArgSpec(s.name, "ptr", s.dtype, s.divisible16))
-            divisible = (*layout.shape_div16, *layout.stride_div16)
-            params += [ArgSpec(n, "scalar", tl.int32, div)
-                       for n, div in zip(layout.param_names(s.name), divisible, strict=False)]
         return params
 
     def _binop(self, op: type, x: Any, y: Any) -> Any:
@@ -96,6 +153,13 @@ class ArrayCodeGenerator(CodeGenerator):
         for s in self.specs:
             if s.kind == "array":
                 self.scope[s.name] = self._array(s)
+            elif s.kind == "array_list":
+                items = [ArgSpec(item_name(s.name, i), "array", s.dtype, aligned, layout)
+                         for i, (aligned, layout) in enumerate(s.value)]
+                arrays = [self._array(item) for item in items]
+                for item in items:
+                    del self.scope[item.name]
+                self.scope[s.name] = ArrayList(s.name, tuple(arrays), self.b)
 
     def _array(self, spec: ArgSpec) -> Array:
         layout = spec.value
@@ -109,6 +173,19 @@ class ArrayCodeGenerator(CodeGenerator):
                                            [v.ssa for v in strides])).results[0]
         view.name_hint = f"{spec.name}_view"
         return Array(spec.name, view, base, tuple(shape), tuple(strides))
+
+
+def _array_params(name: str, dtype: tl.dtype, aligned: bool, layout: Any) -> list[ArgSpec]:
+    """An array's kernel parameters: its pointer, shape and strides (``ArrayLayout``)."""
+    divisible = (*layout.shape_div16, *layout.stride_div16)
+    return [ArgSpec(name, "ptr", dtype, aligned)] + [
+        ArgSpec(n, "scalar", tl.int32, div)
+        for n, div in zip(layout.param_names(name), divisible, strict=False)]
+
+
+def item_name(name: str, i: int) -> str:
+    """The parameters of item ``i`` of list parameter ``name``: ``name_i``, ..."""
+    return f"{name}_{i}"
 
 
 # ---------------------------------------------------------------- argument checks
