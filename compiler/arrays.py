@@ -22,10 +22,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import compiler.language as tl
+from compiler import device_arrays
 from compiler.errors import ArgumentError, contiguous_fix, describe_value, unsupported_dtype
 from compiler.jit import KernelFunction
 from compiler.kinfo import ArgSpec
-from compiler.specialize import arg_spec, cuda_interface
+from compiler.specialize import arg_spec, cai_dtype, cuda_interface
+
+MAX_DIMS = 5  # as cuTile's arrays (tiles have at most three: compiler.frontend.cutile.leading)
 
 
 @dataclass(frozen=True)
@@ -67,25 +70,58 @@ class HostArray:
 
 
 def is_array(v: Any) -> bool:
-    return isinstance(v, np.ndarray) and v.ndim > 0 or \
-        cuda_interface(v) is not None or type(v).__name__ == "GPUBuffer"
+    """Whether ``v`` is an array argument: a NumPy or device array (CUDA array interface
+    or DLPack: PyTorch, CuPy, JAX) of one dimension or more, or a wgpu buffer."""
+    if isinstance(v, np.ndarray):
+        return v.ndim > 0
+    return cuda_interface(v) is not None or type(v).__name__ in _BUFFERS or \
+        hasattr(v, "__dlpack__") and getattr(v, "ndim", 1) != 0
+
+
+_BUFFERS = ("GPUBuffer", "WgslArray")  # wgpu buffers, bare or with dtype and shape
 
 
 def host_array(v: Any) -> HostArray:
-    """``v`` (a NumPy array, a device array or a ``wgpu.GPUBuffer``) as a ``HostArray``."""
+    """``v`` (an array argument, ``is_array``) as a ``HostArray``."""
     try:
         if isinstance(v, np.ndarray):
             h = _numpy_array(v)
-        elif cuda_interface(v) is not None:
-            h = _device_array(v, v.__cuda_array_interface__)
+        elif (cai := cuda_interface(v)) is not None:
+            h = _device_array(v, cai)
+        elif type(v).__name__ in _BUFFERS:
+            h = _buffer(v)
         else:
-            d = tl.dtype_from_str(getattr(v, "tilec_dtype", "f32"))
-            shape = tuple(getattr(v, "tilec_shape", (v.size // max(1, d.bits // 8),)))
-            h = HostArray(d, shape, _c_strides(shape), True, v)
+            h = _dlpack_array(v)
         _check_extent(h.shape, h.strides)
     except _Refused as e:
         raise e.of(v) from None
     return h
+
+
+def _buffer(v: Any) -> HostArray:
+    """A ``tc.wgsl_array``, or a bare ``wgpu.GPUBuffer`` (of ``tilec_dtype`` and
+    ``tilec_shape`` where it has them; else 1-D float32)."""
+    if type(v).__name__ == "WgslArray":
+        d, shape = v.dtype, tuple(v.shape)
+    else:
+        d = tl.dtype_from_str(getattr(v, "tilec_dtype", "f32"))
+        shape = tuple(getattr(v, "tilec_shape", (v.size // max(1, d.bits // 8),)))
+    return HostArray(d, shape, _c_strides(shape), True, v)
+
+
+def _dlpack_array(v: Any) -> HostArray:
+    """A DLPack producer: CPU memory as the NumPy view of it (numpy and wgsl backends take
+    that), device memory as the producer itself (ptx takes its first element's address)."""
+    view = device_arrays.host_view(v)
+    if view is not None:
+        return _numpy_array(view)
+    info = device_arrays.describe(v)
+    if info.dtype is None:
+        raise _Refused(dtype=getattr(v, "dtype", "this DLPack dtype"))
+    strides = info.strides or _c_strides(info.shape)
+    if any(s < 0 for s in strides):
+        raise _Refused("has negative strides", copy=True)
+    return HostArray(tl.dtype_from_str(info.dtype), info.shape, strides, info.ptr % 16 == 0, v)
 
 
 class _Refused(Exception):
@@ -105,9 +141,9 @@ class _Refused(Exception):
 
 
 def _check_extent(shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
-    if not 1 <= len(shape) <= 3:
+    if not 1 <= len(shape) <= MAX_DIMS:
         raise _Refused(f"has {len(shape)} dimensions; compiler.tile kernels take arrays of "
-                       "1 to 3 dimensions")
+                       f"1 to {MAX_DIMS} dimensions")
     if max(*shape, *strides) >= 2**31:
         raise _Refused("has a shape or stride of 2**31 or more; shapes and strides are "
                        "32-bit kernel arguments")
@@ -177,12 +213,13 @@ class _DeviceFacts(NamedTuple):
 
 @functools.lru_cache(maxsize=1024)
 def _device_facts(typestr: str, shape: tuple[int, ...], byte_strides: tuple[int, ...] | None,
-                  aligned: bool) -> _DeviceFacts:
+                  aligned: bool, dtype: tl.dtype | None) -> _DeviceFacts:
+    """``dtype``: the element type where the typestr cannot say it (bfloat16)."""
     nd = np.dtype(typestr)
     strides = _c_strides(shape) if byte_strides is None else \
         _element_strides(byte_strides, nd.itemsize)
     _check_extent(shape, strides)
-    h = HostArray(_element_type(nd), shape, strides, aligned, None)
+    h = HostArray(dtype or _element_type(nd), shape, strides, aligned, None)
     layout = h.layout()
     return _DeviceFacts(h.dtype, strides, strides == _c_strides(shape),
                         _span(shape, strides), ("array", h.dtype.short, aligned, layout),
@@ -191,11 +228,12 @@ def _device_facts(typestr: str, shape: tuple[int, ...], byte_strides: tuple[int,
 
 def _facts_of(v: Any, cai: dict) -> _DeviceFacts:
     """The facts of device array ``v``, whose interface is ``cai``."""
-    strides = cai.get("strides")
+    strides, typestr = cai.get("strides"), cai["typestr"]
     try:
-        return _device_facts(cai["typestr"], tuple(cai["shape"]),
+        return _device_facts(typestr, tuple(cai["shape"]),
                              None if strides is None else tuple(strides),
-                             cai["data"][0] % 16 == 0)
+                             cai["data"][0] % 16 == 0,
+                             cai_dtype(v, typestr) if "V" in typestr else None)
     except _Refused as e:
         raise e.of(v) from None
 
@@ -242,6 +280,8 @@ class TileKernel(KernelFunction):
             if name not in self.constexprs and is_array(v):
                 h = host_array(v)
                 specs.append(ArgSpec(name, "array", h.dtype, h.aligned, h.layout()))
+            elif name not in self.constexprs and is_array_list(v):
+                specs.append(_list_spec(name, v))
             else:
                 specs += super().specialize({name: v})
         return specs
@@ -272,9 +312,31 @@ class TileKernel(KernelFunction):
             elif is_array(v):
                 h = host_array(v)
                 runtime += [h.memory, *h.scalars()]
+            elif is_array_list(v):  # item by item
+                runtime += TileKernel.expand_args(v)
             else:
                 runtime.append(v)
         return runtime
+
+
+def is_array_list(v: Any) -> bool:
+    """Whether ``v`` is cuTile's list parameter: a Python list of arrays (not a tuple,
+    which cuTile takes element by element)."""
+    return type(v) is list and bool(v) and all(map(is_array, v))
+
+
+def _list_spec(name: str, arrays: list) -> ArgSpec:
+    """A list of arrays specializes the kernel by its length and each array's layout;
+    the arrays share one dtype and rank (so any of them can stand for ``lst[i]``)."""
+    hosts = [host_array(a) for a in arrays]
+    first = hosts[0]
+    for i, h in enumerate(hosts):
+        if (h.dtype, len(h.shape)) != (first.dtype, len(first.shape)):
+            raise ArgumentError(f"the arrays of a list share one dtype and rank: item 0 is "
+                                f"{len(first.shape)}-D {first.dtype}, item {i} "
+                                f"{len(h.shape)}-D {h.dtype}")
+    return ArgSpec(name, "array_list", first.dtype, all(h.aligned for h in hosts),
+                   tuple((h.aligned, h.layout()) for h in hosts))
 
 
 def _device_interface(v: Any) -> dict | None:
@@ -290,4 +352,6 @@ def _array_key(v: Any) -> Any:
     if is_array(v):
         h = host_array(v)
         return ("array", h.dtype.short, h.aligned, h.layout())
+    if is_array_list(v):
+        return ("list", *map(_array_key, v))
     return arg_spec(v)

@@ -5,8 +5,8 @@ A DLPack capsule is read in place with ctypes (the ``DLManagedTensor`` layout of
 0.x, which every producer still hands out when asked without ``max_version``): its data
 pointer, device, dtype, shape and strides. Nothing is copied: CPU producers become NumPy
 views (``np.from_dlpack``) for the numpy and wgsl backends, GPU producers a device pointer
-for ptx. NumPy takes no fp8 through DLPack, so an fp8 capsule is handed to it as bytes
-and the view is of ml_dtypes' fp8 (``fp8_view``).
+for ptx. NumPy takes no bfloat16 or fp8 through DLPack, so such a capsule is handed to it
+as unsigned integers and the view is of ml_dtypes' type (``ml_dtypes_view``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ CPU, CUDA, CUDA_HOST, CUDA_MANAGED = 1, 2, 3, 13  # DLDeviceType values tilec me
 # (DLDataTypeCode, bits) -> tilec dtype: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool,
 # 10 float8_e4m3fn, 12 float8_e5m2 (DLPack 1.1)
 _FP8 = {(10, 8): "fp8e4nv", (12, 8): "fp8e5"}
+_ML_DTYPES = _FP8 | {(4, 16): "bf16"}  # what NumPy cannot take through DLPack
 _DTYPES = {(0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8",
            (1, 32): "u32", (2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16",
            (6, 8): "i1"} | _FP8
@@ -75,6 +76,7 @@ class DLArray:
     shape: tuple[int, ...]
     contiguous: bool
     forward: bool  # no negative stride: the array lies after its first element
+    strides: tuple[int, ...] | None = None  # in elements; None: row-major
 
 
 def describe(v: Any, stream: int | None = None) -> DLArray:
@@ -95,7 +97,7 @@ def describe(v: Any, stream: int | None = None) -> DLArray:
     strides = None if not t.strides else tuple(t.strides[i] for i in range(t.ndim))
     return DLArray((t.data or 0) + t.byte_offset, t.device.device_type, t.device.device_id,
                    dtype, shape, _contiguous(shape, strides),
-                   all(s >= 0 for s in strides or ()))
+                   all(s >= 0 for s in strides or ()), strides)
 
 
 def _contiguous(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> bool:
@@ -191,7 +193,7 @@ def host_view(v: Any) -> np.ndarray | None:
     try:
         return np.from_dlpack(detached(v))
     except (TypeError, BufferError, RuntimeError) as e:
-        view = fp8_view(detached(v))
+        view = ml_dtypes_view(detached(v))
         if view is None:
             raise ArgumentError(f"{describe_value(v)} cannot be viewed as a NumPy array: "
                                 f"{e}") from None
@@ -199,7 +201,7 @@ def host_view(v: Any) -> np.ndarray | None:
 
 
 class _Capsule:
-    """A DLPack producer that hands out one capsule (``fp8_view``'s, retyped)."""
+    """A DLPack producer that hands out one capsule (``ml_dtypes_view``'s, retyped)."""
 
     def __init__(self, capsule: Any, device: tuple[int, int]):
         self.capsule, self.device = capsule, device
@@ -211,19 +213,19 @@ class _Capsule:
         return self.device
 
 
-def fp8_view(v: Any) -> np.ndarray | None:
-    """A NumPy view (ml_dtypes' fp8 dtype) of a DLPack producer's CPU array of fp8, which
-    ``np.from_dlpack`` refuses, or None if its elements are no fp8: its capsule says
-    ``uint8`` once read here, before NumPy takes it (the same bytes; the producer's memory
-    is still released by its deleter). Asked for a DLPack 1.x capsule, which says whether
-    the memory may be written (NumPy makes an older one read-only)."""
+def ml_dtypes_view(v: Any) -> np.ndarray | None:
+    """A NumPy view (of ml_dtypes' dtype) of a DLPack producer's CPU array of bfloat16 or
+    fp8, which ``np.from_dlpack`` refuses, or None if its elements are neither: its capsule
+    says ``uint16`` or ``uint8`` once read here, before NumPy takes it (the same bytes; the
+    producer's memory is still released by its deleter). Asked for a DLPack 1.x capsule,
+    which says whether the memory may be written (NumPy makes an older one read-only)."""
     try:
         capsule = v.__dlpack__(max_version=(1, 0))
         tensor = _Versioned.from_address(_get_pointer(capsule, b"dltensor_versioned")).dl_tensor
     except (TypeError, ValueError):  # a producer older than DLPack 1.0
         capsule = v.__dlpack__()
         tensor = _Tensor.from_address(_get_pointer(capsule, b"dltensor"))
-    short = _FP8.get((tensor.dtype.code, tensor.dtype.bits))
+    short = _ML_DTYPES.get((tensor.dtype.code, tensor.dtype.bits))
     if short is None or tensor.dtype.lanes != 1:
         return None
     tensor.dtype.code = _UINT

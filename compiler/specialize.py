@@ -75,7 +75,7 @@ def arg_spec(v: Any) -> tuple[str, str, bool]:
         return ("ptr", d.short, True)
     cai = cuda_interface(v)
     if cai is not None:
-        d = _cai_dtype(v, cai["typestr"])
+        d = cai_dtype(v, cai["typestr"])
         if any(s < 0 for s in cai.get("strides") or ()):
             raise negative_strides(v)
         if d is None:
@@ -93,7 +93,7 @@ def arg_spec(v: Any) -> tuple[str, str, bool]:
     return _scalar_spec(v)
 
 
-def _cai_dtype(v: Any, typestr: str) -> tl.dtype | None:
+def cai_dtype(v: Any, typestr: str) -> tl.dtype | None:
     """The element type of a device array: NumPy's, or bfloat16 where the interface can only
     say "2 bytes" (``<V2``) and the array's own dtype says bfloat16 (PyTorch)."""
     if np.dtype(typestr).kind == "V" and str(getattr(v, "dtype", "")).endswith("bfloat16"):

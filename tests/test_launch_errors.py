@@ -89,9 +89,9 @@ def ct_copy(a, b):
 @pytest.mark.parametrize("a, message", [
     ([1.0] * 16, ("argument 'a': expected an array (NumPy, CuPy, PyTorch, wgpu buffer) or a "
                  "number, got list")),
-    (np.zeros((2, 2, 2, 2), np.float32), ("argument 'a': a NumPy array of float32 with shape "
-     "(2, 2, 2, 2) and strides (32, 16, 8, 4) has 4 dimensions; compiler.tile kernels take "
-     "arrays of 1 to 3 dimensions")),
+    (np.zeros((2,) * 6, np.float32), ("argument 'a': a NumPy array of float32 with shape "
+     "(2, 2, 2, 2, 2, 2) and strides (128, 64, 32, 16, 8, 4) has 6 dimensions; compiler.tile "
+     "kernels take arrays of 1 to 5 dimensions")),
     (np.zeros(16, np.complex64), "argument 'a': complex64 arrays are not supported"),
 ])
 def test_cutile_arrays_are_named(backend, a, message):

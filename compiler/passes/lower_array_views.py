@@ -12,11 +12,16 @@ this one, and every backend, sees what a hand-written pointer-and-mask kernel gi
 An access marked ``elements`` (Triton's tensor descriptors) names element offsets: its
 start along ``d`` is ``i_d`` itself, so ``off_d = i_d + range(T_d)``, masked the same way.
 
+A tile of fewer dimensions than its array (a scalar: none) is one element long along the
+array's leading dimensions: there the offset ``i_d * stride_d`` and the check
+``i_d < shape_d`` are scalars, folded into the base pointer and the mask.
+
 In front of each tile-indexed access goes a ``tile.check_tile_index`` of its starts
 ``i_d * T_d``, tile shape and the array's shape: an index whose tile lies wholly outside
-the array is undefined in cuTile; the NumPy backend reports it, tile-to-simt drops the
-check. An ``elements`` access gets no check: in Triton any offset is defined (outside the
-array a load reads the padding and a store writes nothing).
+the array is undefined in cuTile; the NumPy backend reports it, the GPU pipelines drop
+the check (``strip-debug``, or ``tile-to-simt`` for accesses lowered after it). An
+``elements`` access gets no check: in Triton any offset is defined (outside the array a
+load reads the padding and a store writes nothing).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from compiler.context import source_loc
 from compiler.errors import CompileError
 from dialects import tile
+from dialects.tile.array import view_tile_shape
 
 _PADDING = {"zero": 0.0, "undetermined": 0.0, "nan": math.nan, "pos_inf": math.inf,
             "neg_inf": -math.inf}
@@ -90,9 +96,10 @@ def outside_loops(op: Operation) -> bool:
 
 
 def element_starts(op: tile.ViewStoreOp) -> list[SSAValue]:
-    """The first element of ``op``'s tile along each dimension, computed in front of it."""
+    """The first element of ``op``'s tile along each dimension of its array, computed in
+    front of it."""
     access = _Access(op)
-    return [access.start(d) for d in range(len(access.shape))]
+    return [access.start(d) for d in range(access.rank)]
 
 
 def lower_view_access(op: tile.ViewLoadOp | tile.ViewStoreOp) -> None:
@@ -118,9 +125,11 @@ class _Access:
                                source_loc(op))
         self.view = view
         tile_type = op.result.type if isinstance(op, tile.ViewLoadOp) else op.value.type
-        assert isinstance(tile_type, TensorType)
-        self.shape = tuple(tile_type.get_shape())
-        self.elem = tile_type.get_element_type()
+        self.shape = view_tile_shape(tile_type)
+        self.elem = tile_type.get_element_type() if isinstance(tile_type, TensorType) \
+            else tile_type
+        self.rank = len(view.shape)
+        self.lead = self.rank - len(self.shape)  # array dimensions the tile is 1 long in
         self.elements = op.elements is not None  # indices are element offsets
         self.starts: list[SSAValue] = []  # index_d * T_d, for the check
 
@@ -130,50 +139,68 @@ class _Access:
         return new.results[0]
 
     def splat(self, v: SSAValue, shape: tuple[int, ...]) -> SSAValue:
-        return self.emit(tile.SplatOp(v, TensorType(v.type, shape)))
+        return self.emit(tile.SplatOp(v, TensorType(v.type, shape))) if shape else v
 
-    def spread(self, v: SSAValue, d: int) -> SSAValue:
-        """A 1-D tile along dimension ``d`` of the access, stretched to its shape."""
-        rank = len(self.shape)
-        for axis in range(rank):
-            if axis != d:
+    def spread(self, v: SSAValue, t: int) -> SSAValue:
+        """A 1-D tile along dimension ``t`` of the tile, stretched to its shape."""
+        for axis in range(len(self.shape)):
+            if axis != t:
                 v = self.emit(tile.ExpandDimsOp(v, axis))
         if len(self.shape) > 1:
             elem = tile.element_type(v.type)
             v = self.emit(tile.BroadcastOp(v, TensorType(elem, self.shape)))
         return v
 
+    def size(self, d: int) -> int:
+        """The tile's length along dimension ``d`` of the array."""
+        return 1 if d < self.lead else self.shape[d - self.lead]
+
     def start(self, d: int) -> SSAValue:
-        """The first element along dimension ``d``: the index itself for an ``elements``
-        access, else ``index_d * T_d`` (kept for the check)."""
-        if self.elements:
-            return self.op.index[d]
-        size = self.emit(arith.ConstantOp(IntegerAttr(self.shape[d], i32), i32))
-        start = self.emit(arith.MuliOp(self.op.index[d], size))
+        """The first element along array dimension ``d``: the index itself for an
+        ``elements`` access or a dimension the tile is one element long in, else
+        ``index_d * T_d`` (kept for the check)."""
+        start = self.op.index[d]
+        if not self.elements and self.size(d) != 1:
+            size = self.emit(arith.ConstantOp(IntegerAttr(self.size(d), i32), i32))
+            start = self.emit(arith.MuliOp(start, size))
         self.starts.append(start)
         return start
 
     def offsets(self, d: int) -> SSAValue:
-        """``start_d + range(T_d)``: the element offsets along dimension ``d``."""
-        n = self.shape[d]
+        """``start_d + range(T_d)``: the element offsets along array dimension ``d``."""
+        n = self.size(d)
         start = self.start(d)
         return self.emit(arith.AddiOp(self.splat(start, (n,)), self.emit(tile.RangeOp(0, n))))
 
+    def leading(self) -> tuple[SSAValue, SSAValue | None]:
+        """The base pointer moved to the tile's element of the leading dimensions, and
+        whether that element is inside them (None: there are none)."""
+        base, inside = self.view.base, None
+        for d in range(self.lead):
+            start = self.start(d)
+            fits = self.emit(tile.CmpIOp("ult", start, self.view.shape[d]))
+            inside = fits if inside is None else self.emit(arith.AndIOp(inside, fits))
+            stride = self.view.strides[d]
+            offset = start if is_unit(stride) else self.emit(arith.MuliOp(start, stride))
+            base = self.emit(tile.AddPtrOp(base, offset))
+        return base, inside
+
     def pointers_and_mask(self) -> tuple[SSAValue, SSAValue]:
-        total = mask = None
-        for d in range(len(self.shape)):
+        base, inside = self.leading()
+        total, mask = None, None if inside is None else self.splat(inside, self.shape)
+        for t, d in enumerate(range(self.lead, self.rank)):
             offs = self.offsets(d)
-            inside = self.emit(tile.CmpIOp("ult", offs, self.splat(self.view.shape[d],
-                                                                   (self.shape[d],))))
+            fits = self.emit(tile.CmpIOp("ult", offs, self.splat(self.view.shape[d],
+                                                                 (self.shape[t],))))
             stride = self.view.strides[d]
             if not is_unit(stride):
-                offs = self.emit(arith.MuliOp(offs, self.splat(stride, (self.shape[d],))))
-            offs, inside = self.spread(offs, d), self.spread(inside, d)
+                offs = self.emit(arith.MuliOp(offs, self.splat(stride, (self.shape[t],))))
+            offs, fits = self.spread(offs, t), self.spread(fits, t)
             total = offs if total is None else self.emit(arith.AddiOp(total, offs))
-            mask = inside if mask is None else self.emit(arith.AndIOp(mask, inside))
-        assert total is not None and mask is not None
-        ptrs = self.splat(self.view.base, self.shape)
-        return self.emit(tile.AddPtrOp(ptrs, total)), mask
+            mask = fits if mask is None else self.emit(arith.AndIOp(mask, fits))
+        assert mask is not None
+        ptrs = self.splat(base, self.shape)
+        return (ptrs if total is None else self.emit(tile.AddPtrOp(ptrs, total))), mask
 
     def padding(self) -> SSAValue:
         assert isinstance(self.op, tile.ViewLoadOp)
@@ -187,8 +214,8 @@ class _Access:
         value the access does not, so the GPU code is the same once it is dropped."""
         access = "load" if isinstance(self.op, tile.ViewLoadOp) else "store"
         name = self.view.base.name_hint or "array"  # the array parameter's name
-        check = tile.CheckTileIndexOp(access, name, self.starts, self.shape,
-                                      self.view.shape)
+        tile_dims = [self.size(d) for d in range(self.rank)]
+        check = tile.CheckTileIndexOp(access, name, self.starts, tile_dims, self.view.shape)
         check.location = self.op.location
         Rewriter.insert_op(check, InsertPoint.before(self.op))
 

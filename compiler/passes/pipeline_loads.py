@@ -482,19 +482,20 @@ def _tma_view(load: tile.ViewLoadOp, facts: AxisInfoAnalysis) -> bool:
     elements, zeros outside, its columns whole 128-byte atoms and its rows at most a box
     (256), of an array a tensor map describes."""
     t, view = load.result.type, load.view.owner
-    if not isinstance(view, tile.MakeViewOp) or load.padding.data not in ("zero", "undetermined"):
+    if not isinstance(view, tile.MakeViewOp) or load.padding.data not in ("zero", "undetermined") \
+            or not isinstance(t, TensorType) or len(t.get_shape()) != 2:
         return False
-    (rows, cols), bits = t.get_shape(), bits_of(t.element_type)  # pyright: ignore
+    (rows, cols), bits = t.get_shape(), bits_of(t.element_type)
     if bits != 16 or not tma_box(rows, cols, bits):
         return False
     return tma_describes(view, bits, facts)
 
 
 def tma_describes(view: tile.MakeViewOp, bits: int, facts: AxisInfoAnalysis) -> bool:
-    """Whether a tensor map can describe the 2-D array of ``bits``-bit elements ``view``:
+    """Whether a tensor map can describe ``view`` as a 2-D array of ``bits``-bit elements:
     made of values known at launch, with unit column stride, 16-byte aligned at its base
     and every row (what ``cuTensorMapEncodeTiled`` requires)."""
-    if not all(_known_at_launch(v) for v in (view.base, *view.shape, *view.strides)):
+    if len(view.shape) != 2 or not all(_known_at_launch(v) for v in (view.base, *view.shape, *view.strides)):
         return False
     aligned = all(facts[v].divisibility[0] * bits // 8 % TMA_ALIGN == 0
                   for v in (view.base, view.strides[0]))

@@ -10,6 +10,10 @@ index and the values' 32-bit patterns. A ``tile.check_bounds`` (from ``check-bou
 records its out-of-bounds elements as an assert its failing ones, with the offset and
 the extent as values. The NumPy backend always runs them (its pipeline has no
 strip-debug).
+
+The GPU pipelines drop every ``tile.check_tile_index`` here too (only the NumPy backend
+checks cuTile's tile indices): left in place, a check between a large tile's load and
+its store keeps ``strip-mine`` from looping over chunks of it.
 """
 
 from __future__ import annotations
@@ -88,7 +92,8 @@ def _dtype(v: SSAValue, op: Operation) -> str:
 
 @dataclass(frozen=True)
 class StripDebug(ModulePass):
-    """Drop the debugging ops (``debug=False``) or route them to the debug buffer."""
+    """Drop the debugging ops (``debug=False``) or route them to the debug buffer; drop
+    the tile-index checks."""
 
     name = "strip-debug"
 
@@ -102,7 +107,8 @@ class StripDebug(ModulePass):
                             {"tile.divisibility": IntegerAttr(16, i32)})
             for number, dop in enumerate(found):
                 _Lowering(dop, buf, number).run()
-        for o in found:
+        checks = [o for o in op.walk() if isinstance(o, tile.CheckTileIndexOp)]
+        for o in found + checks:
             Rewriter.erase_op(o)
 
 

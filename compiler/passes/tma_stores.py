@@ -108,7 +108,7 @@ class TmaStores(ModulePass):
                 continue
             facts = AxisInfoAnalysis(kernel)
             for store in stores:
-                if _from_dot(store.value) and _tma_writable(store, facts) \
+                if _tma_writable(store, facts) and _from_dot(store.value) \
                         and _unobserved(store, kernel):
                     _to_tma(store)
 

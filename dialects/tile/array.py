@@ -1,10 +1,13 @@
 """Array views (cuTile's arrays): a pointer with a runtime shape and strides, read and
 written a whole tile at a time by tile-granular indices.
 
-``tile.make_view`` makes an ``!tile.array<f32, 2>`` from a base pointer and one ``i32``
-shape and stride (in elements) per dimension; ``tile.view_load``/``tile.view_store``
-move the tile at ``index * tile_shape`` (one index per dimension), padding the parts
-outside the array on load (``padding``) and dropping them on store. With the unit
+``tile.make_view`` makes an ``!tile.array<f32, 2>`` (1 to 5 dimensions) from a base
+pointer and one ``i32`` shape and stride (in elements) per dimension;
+``tile.view_load``/``tile.view_store`` move the tile at ``index * tile_shape`` (one index
+per dimension), padding the parts outside the array on load (``padding``) and dropping
+them on store. A tile may have fewer dimensions than its array: it spans the array's
+last ones, and is one element long along each leading one (tiles have at most three
+dimensions, arrays up to five); a scalar is the tile of one element. With the unit
 property ``elements`` (Triton's tensor descriptors) the indices are element offsets
 instead, any ``i32``, negative ones included: the tile starts at ``index``. The pass
 ``lower-array-views`` turns them into pointer arithmetic and masked ``tile.load``/
@@ -56,6 +59,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from dialects.tile.types import PtrType
 
+MAX_ARRAY_RANK = 5
+"""Dimensions an array view may have (cuTile's arrays go to 5; tiles stop at 3)."""
+
 PADDING_MODES = ("zero", "neg_inf", "pos_inf", "nan", "undetermined")
 """What a ``tile.view_load`` reads outside the array (``undetermined``: any value; tilec
 reads zero). The infinities and NaN need a float element type."""
@@ -90,8 +96,9 @@ class ArrayType(ParametrizedAttribute, TypeAttribute):
         printer.print_string(f", {self.rank}>")
 
     def verify(self) -> None:
-        if not 1 <= self.rank <= 3:
-            raise VerifyException(f"tile.array has 1 to 3 dimensions, got {self.rank}")
+        if not 1 <= self.rank <= MAX_ARRAY_RANK:
+            raise VerifyException(f"tile.array has 1 to {MAX_ARRAY_RANK} dimensions, got "
+                                  f"{self.rank}")
 
 
 @irdl_op_definition
@@ -124,18 +131,26 @@ class MakeViewOp(IRDLOperation):
                                   "shape and stride values")
 
 
+def view_tile_shape(tile_type: Attribute) -> tuple[int, ...]:
+    """The shape of a view access's tile: a scalar's is ``()``."""
+    return tuple(tile_type.get_shape()) if isinstance(tile_type, TensorType) else ()
+
+
 def _check_index(op: IRDLOperation, view: SSAValue, index: Sequence[SSAValue],
                  tile_type: Attribute) -> ArrayType:
-    """The view's rank matches the index and the tile; the tile holds its elements."""
+    """The view's rank matches the index and is at least the tile's; the tile (or
+    scalar) holds the view's elements."""
     array = view.type
     assert isinstance(array, ArrayType)
     if len(index) != array.rank:
         raise VerifyException(f"{op.name}: an array of rank {array.rank} needs "
                               f"{array.rank} indices, got {len(index)}")
-    if not isinstance(tile_type, TensorType) or tile_type.get_element_type() != array.element:
-        raise VerifyException(f"{op.name}: the tile must be a tensor of {array.element}")
-    shape = tile_type.get_shape()
-    if len(shape) != array.rank:
+    elem = tile_type.get_element_type() if isinstance(tile_type, TensorType) else tile_type
+    if elem != array.element:
+        raise VerifyException(f"{op.name}: the tile must be a tensor or scalar of "
+                              f"{array.element}")
+    shape = view_tile_shape(tile_type)
+    if len(shape) > array.rank:
         raise VerifyException(f"{op.name}: tile of rank {len(shape)} for an array of "
                               f"rank {array.rank}")
     if any(n <= 0 or n & (n - 1) for n in shape):
@@ -153,11 +168,11 @@ class ViewLoadOp(IRDLOperation):
     index = var_operand_def(I32)
     padding = prop_def(StringAttr)
     elements = opt_prop_def(UnitAttr)
-    result = result_def(TensorType)
+    result = result_def()
     assembly_format = ("$view `[` $index `]` `padding` $padding (`elements` $elements^)?"
                        " attr-dict `:` type($view) `->` type($result)")
 
-    def __init__(self, view: SSAValue, index: Sequence[SSAValue], result_type: TensorType,
+    def __init__(self, view: SSAValue, index: Sequence[SSAValue], result_type: Attribute,
                  padding: str = "zero", elements: bool = False):
         props: dict[str, Attribute] = {"padding": StringAttr(padding)}
         if elements:
@@ -184,7 +199,7 @@ class ViewStoreOp(IRDLOperation):
     name = "tile.view_store"
     view = operand_def(ArrayType)
     index = var_operand_def(I32)
-    value = operand_def(TensorType)
+    value = operand_def()
     elements = opt_prop_def(UnitAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     assembly_format = ("$view `[` $index `]` `,` $value (`elements` $elements^)? attr-dict"
@@ -248,5 +263,5 @@ class CheckTileIndexOp(IRDLOperation):
                                   "\"store\"")
 
 
-__all__ = ["PADDING_MODES", "ArrayType", "CheckTileIndexOp", "MakeViewOp", "ViewLoadOp",
-           "ViewStoreOp"]
+__all__ = ["MAX_ARRAY_RANK", "PADDING_MODES", "ArrayType", "CheckTileIndexOp", "MakeViewOp",
+           "ViewLoadOp", "ViewStoreOp", "view_tile_shape"]

@@ -9,6 +9,7 @@ much of the Triton-style language's builtins (``table``).
 - ``math``: elementwise builtins with cuTile's rounding, flush and NaN keywords
 - ``subtiles``: ``extract``, ``insert``, ``cat``, ``astile``, ``bitcast``, ``x.item()``
 - ``indexed``: ``gather``/``scatter`` and atomics by element index
+- ``lists``: lists of arrays indexed at run time
 - ``views``: tiled views and advanced indexing
 - ``meta``: compile-time helpers, assertions, and the names not supported yet
 - ``dtypes``: dtype arguments (tilec's, PyTorch's, NumPy's)
@@ -16,6 +17,7 @@ much of the Triton-style language's builtins (``table``).
 
 from compiler.frontend.cutile import (  # noqa: F401 - imported to register their builtins
     indexed,
+    lists,
     math,
     meta,
     products,

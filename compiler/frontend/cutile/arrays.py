@@ -5,7 +5,8 @@ An array parameter arrives as a pointer, one ``i32`` shape value per dimension a
 strides (``compiler.arrays``; a unit last stride is the constant 1); ``ArrayCodeGenerator``
 makes one ``tile.make_view`` of them at the top of the kernel, and every load and store
 is a ``tile.view_load``/``tile.view_store`` of that view, lowered later by the pass
-``lower-array-views``.
+``lower-array-views``. A list parameter is an ``ArrayList`` of such arrays; indexed at
+run time it gives a ``ListItem`` (``compiler.frontend.cutile.lists``).
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from xdsl.ir import SSAValue
 import compiler.language as tl
 from compiler.frontend import operators as ops
 from compiler.frontend.codegen import CodeGenerator
+from compiler.frontend.cutile.leading import add_leading, drop_leading, leading_ones
 from compiler.frontend.cutile.table import TABLE, builtin
 from compiler.frontend.triton.shape import permute
-from compiler.frontend.values import Value, cast, constant, ir_type
+from compiler.frontend.values import MAX_RANK, Builder, Value, cast, constant, ir_type
 from compiler.kinfo import ArgSpec
 from dialects.tile import PADDING_MODES, MakeViewOp, ViewLoadOp, ViewStoreOp
 
@@ -50,6 +52,63 @@ class Array:
         return f"array<{self.ndim}-D, {self.dtype}>"
 
 
+@dataclass(frozen=True)
+class ListItem:
+    """``lst[i]`` for a runtime ``i``: an array chosen when the kernel runs."""
+
+    arrays: tuple[Array, ...]
+    index: Value
+    shape: tuple[Value, ...]
+    strides: tuple[Value, ...]
+
+    @property
+    def dtype(self) -> tl.dtype:
+        return self.arrays[0].dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def describe(self) -> str:
+        return f"array<{self.ndim}-D, {self.dtype}> of a list"
+
+
+@dataclass(frozen=True)
+class ArrayList:
+    """A list parameter: its arrays, and the builder that selects among them."""
+
+    name: str
+    arrays: tuple[Array, ...]
+    b: Builder
+
+    def __len__(self) -> int:
+        return len(self.arrays)
+
+    def __getitem__(self, index: Any) -> Array | ListItem:
+        if not isinstance(index, Value):
+            return self.arrays[index]
+        if index.shape or index.is_ptr or not index.dtype.is_int:
+            raise TypeError(f"a list of arrays is indexed by an integer scalar, got "
+                            f"{index.describe()}")
+        i = cast(self.b, index, tl.int32)
+        return ListItem(self.arrays, i, self._pick(i, "shape"), self._pick(i, "strides"))
+
+    def _pick(self, i: Value, field: str) -> tuple[Value, ...]:
+        """Each dimension's ``field`` value of the array ``i`` selects."""
+        picked = []
+        for d, last in enumerate(getattr(self.arrays[-1], field)):
+            v = last
+            for k in range(len(self.arrays) - 2, -1, -1):
+                here = ops.compare(self.b, "eq", i, k)
+                v = ops.select(self.b, here, getattr(self.arrays[k], field)[d], v)
+            picked.append(v)
+        return tuple(picked)
+
+    def describe(self) -> str:
+        first = self.arrays[0]
+        return f"list of {len(self)} array<{first.ndim}-D, {first.dtype}>"
+
+
 class ArrayCodeGenerator(CodeGenerator):
     """The code generator of ``compiler.tile`` kernels: array parameters become views."""
 
@@ -60,14 +119,13 @@ class ArrayCodeGenerator(CodeGenerator):
     def runtime_params(self) -> list[ArgSpec]:
         params = []
         for s in super().runtime_params():
-            if s.kind != "array":
+            if s.kind == "array":
+                params += _array_params(s.name, s.dtype, s.divisible16, s.value)
+            elif s.kind == "array_list":
+                for i, (aligned, layout) in enumerate(s.value):
+                    params += _array_params(item_name(s.name, i), s.dtype, aligned, layout)
+            else:
                 params.append(s)
-                continue
-            layout = s.value
-            params.append(ArgSpec(s.name, "ptr", s.dtype, s.divisible16))
-            divisible = (*layout.shape_div16, *layout.stride_div16)
-            params += [ArgSpec(n, "scalar", tl.int32, div)
-                       for n, div in zip(layout.param_names(s.name), divisible, strict=False)]
         return params
 
     def _binop(self, op: type, x: Any, y: Any) -> Any:
@@ -97,6 +155,13 @@ class ArrayCodeGenerator(CodeGenerator):
         for s in self.specs:
             if s.kind == "array":
                 self.scope[s.name] = self._array(s)
+            elif s.kind == "array_list":
+                items = [ArgSpec(item_name(s.name, i), "array", s.dtype, aligned, layout)
+                         for i, (aligned, layout) in enumerate(s.value)]
+                arrays = [self._array(item) for item in items]
+                for item in items:
+                    del self.scope[item.name]
+                self.scope[s.name] = ArrayList(s.name, tuple(arrays), self.b)
 
     def _array(self, spec: ArgSpec) -> Array:
         layout = spec.value
@@ -112,6 +177,19 @@ class ArrayCodeGenerator(CodeGenerator):
         return Array(spec.name, view, base, tuple(shape), tuple(strides))
 
 
+def _array_params(name: str, dtype: tl.dtype, aligned: bool, layout: Any) -> list[ArgSpec]:
+    """An array's kernel parameters: its pointer, shape and strides (``ArrayLayout``)."""
+    divisible = (*layout.shape_div16, *layout.stride_div16)
+    return [ArgSpec(name, "ptr", dtype, aligned)] + [
+        ArgSpec(n, "scalar", tl.int32, div)
+        for n, div in zip(layout.param_names(name), divisible, strict=False)]
+
+
+def item_name(name: str, i: int) -> str:
+    """The parameters of item ``i`` of list parameter ``name``: ``name_i``, ..."""
+    return f"{name}_{i}"
+
+
 # ---------------------------------------------------------------- argument checks
 
 def array_arg(cg: CodeGenerator, a: Any, what: str) -> Array:
@@ -125,9 +203,13 @@ def _tuple(x: Any) -> tuple:
     return tuple(x) if isinstance(x, tuple | list) else (x,)
 
 
-def tile_shape(cg: CodeGenerator, shape: Any, rank: int, what: str) -> tuple[int, ...]:
-    """A tile shape: constant powers of two, one per array dimension."""
+def tile_shape(cg: CodeGenerator, shape: Any, rank: int, what: str,
+               scalar: bool = False) -> tuple[int, ...]:
+    """A tile shape: constant powers of two, one per array dimension (or none, where
+    ``scalar``: ``shape=()``, one element)."""
     dims = _tuple(shape)
+    if scalar and dims == ():
+        return dims
     for n in dims:
         if isinstance(n, Value | bool) or not isinstance(n, int):
             got = n.describe() if isinstance(n, Value) else repr(n)
@@ -228,41 +310,81 @@ def _padding(cg: CodeGenerator, mode: Any) -> str:
 def load(cg: CodeGenerator, array: Any, index: Any, shape: Any, order: Any = "C",
          padding_mode: Any = None, latency: Any = None, allow_tma: Any = None) -> Value:
     arr = array_arg(cg, array, "ct.load")
-    dims = tile_shape(cg, shape, arr.ndim, "ct.load")
+    dims = tile_shape(cg, shape, arr.ndim, "ct.load", scalar=True)
     idx = index_values(cg, index, arr.ndim, "ct.load")
     perm = _order(cg, order, arr.ndim, "ct.load")
     mode = "undetermined" if padding_mode is None else _padding(cg, padding_mode)
     if mode in ("neg_inf", "pos_inf", "nan") and not arr.dtype.is_float:
         cg.fail(f"ct.load: padding mode {mode.upper()} needs a float array, got {arr.dtype}")
-    # The array-ordered tile: tile axis k is array axis perm[k].
+    # The array-ordered tile: tile axis k is array axis perm[k]. Its leading dimensions
+    # of size 1 are left out of the access (``leading``; all of them for shape=()).
     inv = [perm.index(a) for a in range(arr.ndim)]
-    at = [idx[k] for k in inv]
-    array_shape = tuple(dims[k] for k in inv)
-    op = ViewLoadOp(arr.view, [v.ssa for v in at],
-                         TensorType(ir_type(arr.dtype), array_shape), mode)
-    t = cg.b.value(op, arr.dtype, array_shape)
-    return t if perm == tuple(range(arr.ndim)) else permute(cg, t, perm)
+    array_shape = tuple((dims or (1,) * arr.ndim)[k] for k in inv)
+    dropped = leading_ones(array_shape, 2 if dims else 0)
+    accessed = array_shape[dropped:]
+    if len(accessed) > MAX_RANK:
+        cg.fail(f"ct.load: tilec's tiles have at most {MAX_RANK} dimensions; a tile of "
+                f"shape {list(dims)} of {arr.describe()} has {len(accessed)} after its "
+                "leading dimensions of size 1")
+    rt = TensorType(ir_type(arr.dtype), accessed) if accessed else ir_type(arr.dtype)
+    op = ViewLoadOp(arr.view, [idx[k].ssa for k in inv], rt, mode)
+    t = cg.b.value(op, arr.dtype, accessed)
+    return t if not dims else _tile_order(cg, t, arr, perm, dropped)
+
+
+def _outer(cg: CodeGenerator, arr: Array, perm: tuple[int, ...], what: str) -> int:
+    """How many first dimensions of ``arr``'s tiles tilec leaves out (those beyond three),
+    checking that ``order`` keeps them first."""
+    outer = max(0, arr.ndim - MAX_RANK)
+    if sorted(perm[:outer]) != list(range(outer)):
+        cg.fail(f"{what}: tilec's tiles have at most {MAX_RANK} dimensions, so an order of "
+                f"{arr.describe()} must keep its first {outer} axes first, got {list(perm)}")
+    return outer
+
+
+def _tile_order(cg: CodeGenerator, t: Value, arr: Array, perm: tuple[int, ...],
+                dropped: int) -> Value:
+    """The loaded tile ``t`` (array order, without its first ``dropped`` dimensions) as
+    the kernel sees it: in tile order, of the array's last three dimensions at most."""
+    outer = _outer(cg, arr, perm, "ct.load")
+    t = add_leading(cg, t, dropped - outer)
+    inner = tuple(a - outer for a in perm[outer:])
+    return t if inner == tuple(range(len(inner))) else permute(cg, t, inner)
 
 
 @builtin("store")
 def store(cg: CodeGenerator, array: Any, index: Any, tile: Any, order: Any = "C",
           latency: Any = None, allow_tma: Any = None) -> None:
     arr = array_arg(cg, array, "ct.store")
-    value = tile
     idx = index_values(cg, index, arr.ndim, "ct.store")
+    perm = _order(cg, order, arr.ndim, "ct.store")
+    value = tile
+    if isinstance(value, bool | int | float):  # a number is a tile of one element
+        checked_store_value(cg, value, arr, "ct.store")
+        value = constant(cg.b, value, arr.dtype)
     if not isinstance(value, Value) or value.is_ptr:
         cg.fail(f"ct.store expects a tile, got {type(value).__name__}")
-    if len(value.shape) != arr.ndim:
+    checked_store_value(cg, value, arr, "ct.store")
+    at = [idx[perm.index(a)] for a in range(arr.ndim)]  # array order
+    if value.shape:
+        value = _array_order(cg, value, arr, perm)
+    value = cast(cg.b, value, arr.dtype)
+    cg.b.emit(ViewStoreOp(arr.view, [v.ssa for v in at], value.ssa))
+
+
+def _array_order(cg: CodeGenerator, value: Value, arr: Array,
+                 perm: tuple[int, ...]) -> Value:
+    """A tile to store, as the access takes it: in array order, without the leading
+    dimensions of size 1 ``load`` leaves out."""
+    outer = _outer(cg, arr, perm, "ct.store")
+    if len(value.shape) != arr.ndim - outer:
         cg.fail(f"ct.store: a tile of shape {list(value.shape)} does not match the index "
                 f"of {arr.ndim} entr{'y' if arr.ndim == 1 else 'ies'} (array of rank "
                 f"{arr.ndim})")
-    perm = _order(cg, order, arr.ndim, "ct.store")
-    if perm != tuple(range(arr.ndim)):  # back to array order
-        value = permute(cg, value, tuple(perm.index(a) for a in range(arr.ndim)))
-        idx = [idx[perm.index(a)] for a in range(arr.ndim)]
-    checked_store_value(cg, value, arr, "ct.store")
-    value = cast(cg.b, value, arr.dtype)
-    cg.b.emit(ViewStoreOp(arr.view, [v.ssa for v in idx], value.ssa))
+    inner = tuple(a - outer for a in perm[outer:])
+    if inner != tuple(range(len(inner))):  # back to array order
+        value = permute(cg, value, tuple(inner.index(a) for a in range(len(inner))))
+    return drop_leading(cg, value, leading_ones(value.shape, 2))
 
 
 @builtin("num_tiles")

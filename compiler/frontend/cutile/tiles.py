@@ -16,6 +16,7 @@ from typing import Any
 import compiler.language as tl
 from compiler.frontend import operators as ops
 from compiler.frontend.codegen import CodeGenerator
+from compiler.frontend.cutile import leading
 from compiler.frontend.cutile.dtypes import dtype_arg
 from compiler.frontend.cutile.math import rounding
 from compiler.frontend.cutile.table import builtin, method
@@ -54,19 +55,25 @@ def arange(cg: CodeGenerator, size: Any, dtype: Any = None, start: Any = 0,
     return cast(cg.b, r, d)
 
 
+def _filled(cg: CodeGenerator, shape: Any, value: Any, dtype: Any, what: str) -> Value:
+    if isinstance(shape, tuple | list):
+        shape = leading.tile_dims(cg, shape, what)
+    return creation.full(cg, shape, value, _dtype(cg, dtype, what))
+
+
 @builtin("full")
 def full(cg: CodeGenerator, shape: Any, fill_value: Any, dtype: Any) -> Value:
-    return creation.full(cg, shape, fill_value, _dtype(cg, dtype, "ct.full"))
+    return _filled(cg, shape, fill_value, dtype, "ct.full")
 
 
 @builtin("zeros")
 def zeros(cg: CodeGenerator, shape: Any, dtype: Any) -> Value:
-    return creation.full(cg, shape, 0, _dtype(cg, dtype, "ct.zeros"))
+    return _filled(cg, shape, 0, dtype, "ct.zeros")
 
 
 @builtin("ones")
 def ones(cg: CodeGenerator, shape: Any, dtype: Any) -> Value:
-    return creation.full(cg, shape, 1, _dtype(cg, dtype, "ct.ones"))
+    return _filled(cg, shape, 1, dtype, "ct.ones")
 
 
 @builtin("astype")
@@ -123,8 +130,8 @@ def permute(cg: CodeGenerator, x: Any, axes: Any) -> Value:
 @builtin("reshape")
 @method("reshape")
 def reshape(cg: CodeGenerator, x: Any, new_shape: Any) -> Value:
-    return shape.reshape(cg, x, tuple(new_shape) if isinstance(new_shape, tuple | list)
-                         else (new_shape,))
+    dims = tuple(new_shape) if isinstance(new_shape, tuple | list) else (new_shape,)
+    return leading.reshape(cg, x, dims, "ct.reshape")
 
 
 @builtin("expand_dims")

@@ -1,0 +1,80 @@
+"""Leading dimensions of size 1 in cuTile's tiles.
+
+cuTile's tiles have any number of dimensions, tilec's at most three (``MAX_RANK``). A tile
+of an array of four or five dimensions (attention's batch, heads, sequence, features) is
+loaded with a shape whose first dimensions are 1, ``(1, 1, tm, d)``, and reshaped at once
+to the matrix it holds. So where a shape has more than three dimensions and the first
+ones are 1, tilec drops those (``tile_dims``): such a load, ``reshape`` or ``ct.full``
+gives the tile of the last three, which stores back into the array as cuTile's does.
+
+The array-view ops drop more (``compiler.frontend.cutile.arrays``): every leading
+dimension of size 1 while more than two remain, so the ``(1, tm, tk)`` tile of a batch of
+matrices is a 2-D access, and the user's reshape of it to ``(tm, tk)`` undoes the
+``expand_dims`` that made it 3-D (``reshape``) instead of moving it through shared memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from compiler.frontend.codegen import CodeGenerator
+from compiler.frontend.triton import shape as triton_shape
+from compiler.frontend.values import MAX_RANK, Value, expand, splat, value_type
+from dialects import tile
+
+
+def leading_ones(shape: Sequence[int], keep: int) -> int:
+    """How many of ``shape``'s first dimensions are 1, leaving at least ``keep``."""
+    n = 0
+    while n < len(shape) - keep and shape[n] == 1:
+        n += 1
+    return n
+
+
+def tile_dims(cg: CodeGenerator, shape: Sequence[int], what: str) -> tuple[int, ...]:
+    """A cuTile tile shape as tilec holds it: without the first dimensions beyond three,
+    which must be 1."""
+    extra = len(shape) - MAX_RANK
+    if extra <= 0:
+        return tuple(shape)
+    if any(n != 1 for n in shape[:extra]):
+        cg.fail(f"{what}: tilec's tiles have at most {MAX_RANK} dimensions, so a shape of "
+                f"{len(shape)} needs its first {extra} to be 1, got {list(shape)}")
+    return tuple(shape[extra:])
+
+
+def add_leading(cg: CodeGenerator, x: Value, n: int) -> Value:
+    """``x`` with ``n`` dimensions of size 1 in front."""
+    if not x.shape:
+        return splat(cg.b, x, (1,) * n)
+    for _ in range(n):
+        x = expand(cg.b, x, 0)
+    return x
+
+
+def drop_leading(cg: CodeGenerator, x: Value, n: int) -> Value:
+    """``x`` without its first ``n`` dimensions (of size 1, and not all of them): the
+    tile an ``expand_dims`` made ``x`` of, where one did, else a reshape."""
+    for i in range(n):
+        owner = x.ssa.owner
+        if not isinstance(owner, tile.ExpandDimsOp) or owner.axis.value.data != 0:
+            shape = x.shape[n - i:]
+            op = tile.ReshapeOp(x.ssa, value_type(x.dtype, shape, x.is_ptr))
+            return cg.b.value(op, x.dtype, shape, x.is_ptr)
+        x = Value(owner.src, x.dtype, x.shape[1:], x.is_ptr)
+    return x
+
+
+def reshape(cg: CodeGenerator, x: Any, new_shape: Sequence[int], what: str) -> Value:
+    """``x`` in ``new_shape`` (first dimensions beyond three dropped, ``tile_dims``):
+    adding or removing leading dimensions of size 1 is an ``expand_dims`` or its undoing,
+    any other change a ``tile.reshape``."""
+    shape = tile_dims(cg, new_shape, what)
+    if isinstance(x, Value) and x.shape and shape:
+        k = len(shape) - len(x.shape)
+        if k >= 0 and shape[k:] == x.shape and leading_ones(shape, 0) >= k:
+            return add_leading(cg, x, k)
+        if k < 0 and x.shape[-k:] == shape and leading_ones(x.shape, 0) >= -k:
+            return drop_leading(cg, x, -k)
+    return triton_shape.reshape(cg, x, shape)
