@@ -35,6 +35,15 @@ __version__ = "0.1.0"
 hide_frames()  # uncaught TilecErrors print without tilec's own frames
 
 
+def constexpr_function(fn):
+    """Mark a plain Python function as callable in kernels at compile time: a call whose
+    arguments are all compile-time values runs in Python while the kernel compiles
+    (``BLOCK: tl.constexpr = next_power_of_2(N)``), as Triton's ``constexpr_function``."""
+    fn.__tilec_constexpr_function__ = True
+    return fn
+
+
+@constexpr_function
 def cdiv(a: int, b: int) -> int:
     """Ceiling division, for grids: ``cdiv(n, BLOCK)``."""
     return -(-a // b)

@@ -50,6 +50,11 @@ class constexpr:
         return f"constexpr({self.value!r})"
 
 
+class tensor:
+    """The type of tile values, for annotations (``def helper(x: tl.tensor)``), as Triton's
+    class; kernels make tiles with builtins, never by calling this."""
+
+
 def _builtin(fn):
     """Mark ``fn`` as a kernel builtin: the frontend lowers it; Python may not call it."""
 
@@ -484,6 +489,11 @@ def broadcast(x, y):
 @_builtin
 def reshape(x, *shape, can_reorder=False):
     """The elements of ``x``, in row-major order, in ``shape``."""
+
+
+@_builtin
+def view(x, *shape):
+    """Triton's older ``reshape`` that may reorder elements; tilec keeps row-major order."""
 
 
 @_builtin

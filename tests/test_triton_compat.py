@@ -106,6 +106,69 @@ def test_next_power_of_2(n, want):
     assert triton.next_power_of_2(n) == want
 
 
+@triton.jit
+def padded_copy(x_ptr, out_ptr, n, N: tl.constexpr):
+    BLOCK: tl.constexpr = triton.next_power_of_2(N)  # Python, while compiling
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def test_next_power_of_2_runs_at_compile_time_in_a_kernel():
+    x = np.arange(5, dtype=np.float32)
+    out = np.zeros_like(x)
+    padded_copy[(1,)](x, out, 5, N=5, backend="numpy")
+    np.testing.assert_array_equal(out, x)
+
+
+@triton.jit
+def power_of_runtime_value(x_ptr, n):
+    tl.store(x_ptr, triton.next_power_of_2(n))
+
+
+def test_a_constexpr_function_of_a_runtime_value_is_an_error():
+    with pytest.raises(compiler.CompileError, match="next_power_of_2.. runs at compile time"):
+        power_of_runtime_value[(1,)](np.zeros(1, np.int32), 5, backend="numpy")
+
+
+@triton.constexpr_function
+def rows_per_program(n):
+    return max(1, 64 // n)
+
+
+@triton.jit
+def fill_rows(out_ptr, N: tl.constexpr):
+    R: tl.constexpr = rows_per_program(N)
+    tl.store(out_ptr + tl.arange(0, R), tl.full([R], N, tl.int32))
+
+
+def test_a_users_constexpr_function_runs_at_compile_time():
+    out = np.zeros(8, np.int32)
+    fill_rows[(1,)](out, N=16, backend="numpy")
+    np.testing.assert_array_equal(out, [16, 16, 16, 16, 0, 0, 0, 0])
+
+
+def test_params_describe_each_parameter_as_tritons_do():
+    params = axpy_kernel.params
+    assert [(p.num, p.name, p.is_constexpr) for p in params] == [
+        (0, "x_ptr", False), (1, "y_ptr", False), (2, "out_ptr", False),
+        (3, "n_elements", False), (4, "alpha", False), (5, "BLOCK_SIZE", True)]
+    assert not any(p.has_default for p in params)
+
+
+@triton.jit
+def old_view(x_ptr, out_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(out_ptr + tl.arange(0, 8), tl.sum(tl.view(x, 2, 4), axis=1).reshape(2)
+             .broadcast_to(4, 2).view(8))
+
+
+def test_view_is_a_reshape():
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    old_view[(1,)](x, out, backend="numpy")
+    np.testing.assert_array_equal(out, np.tile(x.reshape(2, 4).sum(1), 4))
+
+
 def test_version_compares_as_a_recent_triton():
     version = pytest.importorskip("packaging.version")
     v = version.parse(triton.__version__)
@@ -530,8 +593,16 @@ def test_install_as_triton_aliases_every_module_and_undoes_it(monkeypatch):
         assert tanh is compiler.language.tanh and driver is triton.runtime.driver
         assert Aliased is TensorDescriptor
         assert sys.modules["triton.profiler"] is proton
+        from triton.backends import backends
+        from triton.compiler import CompiledKernel
+        from triton.runtime.autotuner import OutOfResources
+        from triton.runtime.cache import triton_key
+        assert OutOfResources is compiler.errors.OutOfResources
+        assert triton_key().startswith("tilec-")
+        assert CompiledKernel is compiler.jit.CompiledKernel
+        assert [name for name, b in backends.items() if b.driver.is_active()] == ["tilec"]
         with pytest.raises(ModuleNotFoundError):  # Triton's internals are not here
-            importlib.import_module("triton.compiler")
+            importlib.import_module("triton._C")
     finally:
         triton.uninstall_as_triton()
     assert not [m for m in sys.modules if m == "triton" or m.startswith("triton.")]
@@ -574,3 +645,40 @@ def test_an_unmodified_triton_script_runs_after_the_alias(tmp_path):
                        text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "tl is tilec's: compiler.language" in r.stdout and "'cpu'" in r.stdout
+
+
+def test_pytorch_sees_triton_through_the_alias(tmp_path):
+    """PyTorch imports Triton's backend and compiler modules once ``import triton`` works
+    (``torch.compiler.disable`` loads dynamo), and ``torch.library.wrap_triton`` launches
+    through ``JITFunction.params``; annotations may name ``tl.tensor``."""
+    pytest.importorskip("torch")
+    script = tmp_path / "wrapped.py"
+    script.write_text(textwrap.dedent("""
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def bump(x, n, BLOCK: tl.constexpr):
+            o = tl.arange(0, BLOCK)
+            tl.store(x + o, tl.load(x + o, mask=o < n) + 1, mask=o < n)
+
+        @triton.jit
+        def twice(v: tl.tensor) -> tl.tensor:
+            return v * 2
+
+        @torch.compiler.disable
+        def run(x):
+            torch.library.wrap_triton(bump)[(1,)](x, x.numel(), BLOCK=8)
+            return x
+
+        print("sum", float(run(torch.zeros(6)).sum()))
+    """))
+    run = ("import runpy, sys, compiler.triton; compiler.triton.install_as_triton(); "
+           "runpy.run_path(sys.argv[1], run_name='__main__')")
+    env = {**os.environ, "PYTHONPATH": repo_pythonpath(), "TILEC_BACKEND": "numpy",
+           "TILEC_CACHE_DIR": str(tmp_path / "cache")}
+    r = subprocess.run([sys.executable, "-c", run, str(script)], check=False, capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "sum 6.0" in r.stdout

@@ -414,7 +414,7 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             if len(args) != 2 or kwargs:
                 self._fail(node, "isinstance() takes a value and a class (or a tuple of them)")
             return self._isinstance(*args)
-        if fn in _PY_CALLABLE or fn is getattr(__import__("compiler"), "cdiv", None):
+        if fn in _PY_CALLABLE or getattr(fn, "__tilec_constexpr_function__", False):
             if any(isinstance(a, Value) for a in args):
                 return self._python_builtin_on_tiles(node, fn, args, kwargs)
             return self.constexpr_eval(fn, *args, **kwargs)
@@ -442,6 +442,9 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         """``min``/``max`` of two or more operands and ``abs`` on tiles, as Triton reads
         them: ``minimum``/``maximum`` folded left to right, and ``abs``."""
         name = _ON_TILES.get(fn)
+        if getattr(fn, "__tilec_constexpr_function__", False):
+            self._fail(node, f"{fn.__name__}() runs at compile time: its arguments must be "
+                             "compile-time values (constexpr parameters, literals), not tiles")
         if name is None or name not in self.table.functions or kwargs or \
                 len(args) < (1 if fn is builtins.abs else 2):
             self._fail(node, f"{fn.__name__}() on tiles: use the "

@@ -11,17 +11,18 @@ process, so an unmodified Triton script runs on tilec.
 
 What Triton has and this leaves out: ``compile`` (tilec's is ``tc.compile``, with another
 signature), ``MockTensor``/``TensorWrapper``/``reinterpret`` (a launch would need to take
-them), ``knobs``, and Triton's compiler internals (``triton.compiler``, ``triton._C``).
+them), ``knobs``, and Triton's compiler internals (``triton._C``; ``triton.compiler`` and
+``triton.backends`` hold only the names programs look up to see that Triton is there).
 """
 
 from __future__ import annotations
 
 import sys
 
-import compiler
-from compiler import cdiv, language
+from compiler import __version__ as TILEC_VERSION
+from compiler import cdiv, constexpr_function, language
 from compiler.errors import CompileError, OutOfResources, TilecError
-from compiler.triton import runtime, testing, tools
+from compiler.triton import backends, compiler, runtime, testing, tools
 from compiler.triton._language import alias_language
 from compiler.triton.runtime.autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from compiler.triton.runtime.jit import JITFunction, KernelInterface, jit
@@ -29,7 +30,7 @@ from compiler.triton.runtime.jit import JITFunction, KernelInterface, jit
 TRITON_API = "3.4.0"
 """The Triton release whose host API this follows; ``__version__`` compares as that."""
 
-__version__ = f"{TRITON_API}+tilec.{compiler.__version__}"
+__version__ = f"{TRITON_API}+tilec.{TILEC_VERSION}"
 
 CompilationError = CompileError
 """Triton's name for an error in kernel source: tilec's ``CompileError``."""
@@ -37,6 +38,7 @@ CompilationError = CompileError
 alias_language()
 
 
+@constexpr_function
 def next_power_of_2(n: int) -> int:
     """The least power of two not below ``n`` (0 for ``n <= 0``, as Triton's), for block
     sizes: ``BLOCK = next_power_of_2(n_cols)``."""
@@ -52,6 +54,7 @@ def set_allocator(allocator) -> None:
 def _ours() -> dict[str, object]:
     """Every module of this package under its ``triton`` name."""
     from compiler.triton import profiler  # noqa: F401 - imported to be aliased too
+    from compiler.triton.runtime import cache  # noqa: F401 - imported to be aliased too
     prefix = __name__
     return {"triton" + name[len(prefix):]: module for name, module in list(sys.modules.items())
             if name == prefix or name.startswith(prefix + ".")}
@@ -87,7 +90,10 @@ __all__ = [
     "KernelInterface",
     "OutOfResources",
     "autotune",
+    "backends",
     "cdiv",
+    "compiler",
+    "constexpr_function",
     "heuristics",
     "install_as_triton",
     "jit",

@@ -98,6 +98,11 @@ def reshape(cg: CodeGenerator, x: Any, *shape: Any, can_reorder: bool = False) -
     return cg.b.value(tile.ReshapeOp(x.ssa, t), x.dtype, shape, x.is_ptr)
 
 
+@builtin("view", method=True)
+def view(cg: CodeGenerator, x: Any, *shape: Any) -> Value:
+    return reshape(cg, x, *shape, can_reorder=True)
+
+
 @builtin("ravel", method=True)
 def ravel(cg: CodeGenerator, x: Any) -> Value:
     x = _shape_tile(cg, x, "tl.ravel")

@@ -18,7 +18,7 @@ from typing import Any
 
 from compiler.autotune import Autotuner as TilecAutotuner
 from compiler.autotune import Config, Heuristics, heuristics
-from compiler.errors import TilecError
+from compiler.errors import OutOfResources, TilecError
 from compiler.jit import KernelFunction
 from compiler.triton import testing
 
@@ -98,4 +98,4 @@ def autotune(configs: Sequence[Config], key: Sequence[str], prune_configs_by: di
     return decorate
 
 
-__all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics"]
+__all__ = ["Autotuner", "Config", "Heuristics", "OutOfResources", "autotune", "heuristics"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import abc
 import inspect
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from compiler.autotune import Autotuner as TilecAutotuner
@@ -42,6 +43,22 @@ KernelInterface.register(TilecAutotuner)
 KernelInterface.register(Heuristics)
 
 
+@dataclass(frozen=True)
+class KernelParam:
+    """One parameter of a ``JITFunction``, as Triton's ``params`` list describes it (PyTorch
+    reads this list to trace launches through ``torch.library.wrap_triton``)."""
+
+    num: int
+    name: str
+    is_constexpr: bool
+    default: Any
+    annotation: Any
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not inspect.Parameter.empty
+
+
 class JITFunction(KernelFunction):
     """A ``@triton.jit`` function (see the module docstring for its options)."""
 
@@ -61,6 +78,13 @@ class JITFunction(KernelFunction):
         self.launch_metadata = launch_metadata
         if debug:  # only such a kernel's launches pay for the default
             self.run = self._run_debug
+
+    @property
+    def params(self) -> list[KernelParam]:
+        """The parameters in order, each a ``KernelParam``."""
+        sig = inspect.signature(self.fn).parameters
+        return [KernelParam(i, n, n in self.constexprs, sig[n].default, sig[n].annotation)
+                for i, n in enumerate(self.arg_names)]
 
     @property
     def src(self) -> str:
@@ -99,4 +123,4 @@ def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | Non
     return decorate if fn is None else decorate(fn)
 
 
-__all__ = ["JITFunction", "KernelInterface", "jit"]
+__all__ = ["JITFunction", "KernelInterface", "KernelParam", "jit"]
