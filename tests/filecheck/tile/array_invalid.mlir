@@ -26,10 +26,10 @@ func.func @index_rank(%a: !tile.ptr<f32>, %n: i32) {
 
 // -----
 
-// CHECK: {{^}}tile.view_load: tile of rank 1 for an array of rank 2{{$}}
+// CHECK: {{^}}tile.view_load: tile of rank 2 for an array of rank 1{{$}}
 func.func @tile_rank(%a: !tile.ptr<f32>, %n: i32) {
-  %v = tile.make_view %a shape [%n, %n] strides [%n, %n] : !tile.ptr<f32> -> !tile.array<f32, 2>
-  %t = tile.view_load %v[%n, %n] padding "zero" : !tile.array<f32, 2> -> tensor<16xf32>
+  %v = tile.make_view %a shape [%n] strides [%n] : !tile.ptr<f32> -> !tile.array<f32, 1>
+  %t = tile.view_load %v[%n] padding "zero" : !tile.array<f32, 1> -> tensor<16x16xf32>
   func.return
 }
 
@@ -62,7 +62,7 @@ func.func @int_nan(%a: !tile.ptr<i32>, %n: i32) {
 
 // -----
 
-// CHECK: {{^}}tile.view_store: the tile must be a tensor of f32{{$}}
+// CHECK: {{^}}tile.view_store: the tile must be a tensor or scalar of f32{{$}}
 func.func @store_type(%a: !tile.ptr<f32>, %n: i32, %t: tensor<16xf16>) {
   %v = tile.make_view %a shape [%n] strides [%n] : !tile.ptr<f32> -> !tile.array<f32, 1>
   tile.view_store %v[%n], %t : !tile.array<f32, 1>, tensor<16xf16>
@@ -71,7 +71,7 @@ func.func @store_type(%a: !tile.ptr<f32>, %n: i32, %t: tensor<16xf16>) {
 
 // -----
 
-// CHECK: {{^}}tile.array has 1 to 3 dimensions, got 4{{$}}
-func.func @big(%a: !tile.array<f32, 4>) {
+// CHECK: {{^}}tile.array has 1 to 5 dimensions, got 6{{$}}
+func.func @big(%a: !tile.array<f32, 6>) {
   func.return
 }
