@@ -16,7 +16,10 @@ A path that set its skip flag never reads the names first bound in its frame aga
 where ``if`` branches meet, such a name is kept from the branch that went on (with a
 stand-in on the other side, only if something later reads it). A name bound in one
 branch of an ``if`` whose other branch went on, or first bound inside a loop, is not
-visible after it; ``unbound`` remembers why, for the error at a use.
+visible after it; ``unbound`` remembers why, for the error at a use. A path that returned
+never reads any name of its function again, so a name bound before the function may
+change type on the path that went on (a stand-in again only if something later reads it);
+a loop's names must keep one type, for the next iteration and the code after the loop.
 Hidden names start with ``$``, which no Python name has.
 """
 
@@ -262,7 +265,8 @@ class Jumps:
         for name in dict.fromkeys([*ends[0], *ends[1]]):
             if name in ends[0] and name in ends[1] and ends[0][name] is ends[1][name]:
                 continue
-            has = [name in e and (hidden(name) or name in frame.before or not j)
+            reads = self._jumped_reads(name, ends, jumped, frame)
+            has = [name in e and (hidden(name) or not j or reads)
                    for e, j in zip(ends, jumped, strict=True)]
             if all(has):
                 continue
@@ -288,6 +292,21 @@ class Jumps:
                 self._function_frame().unbound[name] = (
                     "a pointer or block pointer bound on some paths only cannot be used "
                     "after them; bind it before the if")
+
+    def _jumped_reads(self, name: str, ends: list[dict[str, Any]], jumped: list[bool],
+                      frame: Frame) -> bool:
+        """Whether a path that jumped still reads ``name`` (so its value must agree with
+        the other path's): a name bound before a loop, which the next iteration or the
+        code after the loop reads. A path that returned reads nothing again; its value
+        counts only where something later in the function reads the name (on the paths
+        that go on there) and the path that went on here has none, or one of no stand-in."""
+        if name not in frame.before:
+            return False
+        if frame.kind != "function":
+            return True
+        went_on = [e[name] for e, j in zip(ends, jumped, strict=True) if name in e and not j]
+        return self._read_later(name, frame) and (
+            not went_on or self._stand_in(went_on[0]) is None)
 
     def _stand_in(self, v: Any) -> Any:
         """What a path that never reads ``v``'s name binds instead (None: nothing can;
