@@ -372,21 +372,23 @@ def test_ml_dtypes_strided_views_are_arguments(backend, d):
 
 @pytest.mark.parametrize("d", FP8, ids=str)
 def test_torch_fp8_tensors(backend, d):
-    """PyTorch's fp8 tensors on the CPU, through DLPack (numpy, wgsl; ptx compiles for
-    their dtype): read, and written in place through a strided view."""
+    """PyTorch's fp8 tensors, through DLPack: on the CPU (numpy, wgsl) or the GPU (ptx;
+    without one it compiles for their dtype): read, and written in place through a
+    strided view."""
     torch = pytest.importorskip("torch")
+    on = "cuda" if backend == "ptx" and torch.cuda.is_available() else "cpu"
     tdtype = getattr(torch, ML_DTYPES[d])
-    x = torch.tensor(edge_floats(d)[:512])
-    base = torch.zeros(512, 2, dtype=tdtype)
+    x = torch.tensor(edge_floats(d)[:512], device=on)
+    base = torch.zeros(512, 2, dtype=tdtype, device=on)
     out = base[:, 0]
     if launch(scatter, (1,), x, out, 512, out.stride(0), backend=backend, BLOCK=512):
-        got = base.view(torch.uint8).numpy()
-        np.testing.assert_array_equal(got[:, 0], reference_bits(x.numpy(), d))
+        got = base.view(torch.uint8).cpu().numpy()
+        np.testing.assert_array_equal(got[:, 0], reference_bits(x.cpu().numpy(), d))
         assert not got[:, 1].any()
-    back = torch.zeros(512)
-    codes = torch.arange(256, dtype=torch.uint8).view(tdtype)
+    back = torch.zeros(512, device=on)
+    codes = torch.arange(256, dtype=torch.uint8, device=on).view(tdtype)
     if launch(convert, (1,), codes, back, 256, backend=backend, BLOCK=256):
-        np.testing.assert_array_equal(back.numpy()[:256].astype(np.float64), values(d))
+        np.testing.assert_array_equal(back.cpu().numpy()[:256].astype(np.float64), values(d))
 
 
 class _CudaFp8:
