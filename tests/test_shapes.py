@@ -97,6 +97,12 @@ def case_broadcast3d(rng, A=5, B=9, C=17, BA=4, BB=8, BC=16):
         {"BA": BA, "BB": BB, "BC": BC}, {3: want}
 
 
+def case_plane_sum(rng, BA=2, BB=2, BC=32):
+    x = _data(rng, (BA, BB, BC), np.float32)
+    return SK.plane_sum, (1,), (x, np.zeros((1, BB, BC), np.float32)), \
+        {"BA": BA, "BB": BB, "BC": BC}, {1: x.sum(0, keepdims=True)}
+
+
 def case_row_center(rng, M=37, N=50, BM=16, BN=64):
     x = _data(rng, (M, N), np.float32)
     mean = x.mean(axis=1)
@@ -129,6 +135,7 @@ CASES = {
     "shape-ops": (case_shape_ops, ()), "cube": (case_cube, ()),
     "cube-f32": (case_cube, (np.float32,)), "accumulate": (case_accumulate, ()),
     "pairwise": (case_pairwise, ()), "broadcast3d": (case_broadcast3d, ()),
+    "plane-sum": (case_plane_sum, ()), "plane-sum-big": (case_plane_sum, (8, 16, 32)),
     "row-center": (case_row_center, ()), "matmul": (case_matmul, ()),
     "subscripts": (case_subscripts, ()),
 }
