@@ -3,13 +3,13 @@ scans along every axis, the shape builtins, on every backend against NumPy (ptx 
 GPU: compiled and assembled), and the same kernels in SIMT IR run for every thread by the
 simulator, over warps and access widths that spread the tile across different dimensions."""
 
-import compiler.triton.language as ttl
 import numpy as np
 import pytest
 
 import compiler as tc
 import compiler.language as tl
 from compiler import triton
+from compiler.triton import language as ttl
 from tests.conftest import launch
 from tests.test_shapes import simulate
 
@@ -91,6 +91,16 @@ def four_d(x, y, out, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr, D: tl.c
                  + tl.full((A, 1, C, 1), 2.5, tl.float32))
     elif OP == "flip":
         tl.store(out + o, tl.flip(v, 2))
+    elif OP == "interleave":
+        tl.store(out + ((ia * B + ib) * C + ic) * 2 * D + tl.arange(0, 2 * D)[None, None, None, :],
+                 tl.interleave(v, w))
+    elif OP == "cat":
+        tl.store(out + tl.arange(0, 2 * A)[:, None, None, None] * B * C * D
+                 + (ib * C + ic) * D + id_, tl.cat(v, w, can_reorder=True))
+    elif OP == "topk3":  # of a 3-D tile: the 4-D tile of its halving in between
+        r = tl.arange(0, A * B)[:, None, None] * C + tl.arange(0, C)[None, :, None]
+        tl.store(out + r * (D // 2) + tl.arange(0, D // 2)[None, None, :],
+                 tl.topk(tl.reshape(v, (A * B, C, D)), D // 2))
     else:
         tl.static_assert(False, "unknown OP")
 
@@ -122,12 +132,18 @@ def _reference(op: str, v: np.ndarray, w: np.ndarray) -> np.ndarray:
         return v + 2.5
     if op == "flip":
         return v[:, :, ::-1]
+    if op == "interleave":
+        return np.stack([v, w], -1).reshape(*v.shape[:-1], -1)
+    if op == "cat":
+        return np.concatenate([v, w])
+    if op == "topk3":
+        return -np.sort(-v.reshape(-1, *v.shape[2:]))[..., :v.shape[-1] // 2]
     return v  # permute
 
 
 OPS = ["broadcast", "masked_store", "sum0", "max1", "sum2", "min3", "argmax1", "product1",
        "sum_all", "cumsum1", "cumsum3", "permute", "reverse_axes", "reshape", "join",
-       "expand_dims", "full", "flip"]
+       "expand_dims", "full", "flip", "interleave", "cat", "topk3"]
 
 
 def _case(rng, op, shape):
