@@ -28,7 +28,7 @@ from compiler.jit import KernelFunction
 from compiler.kinfo import ArgSpec
 from compiler.specialize import arg_spec, cai_dtype, cuda_interface
 
-MAX_DIMS = 5  # as cuTile's arrays (tiles have at most three: compiler.frontend.cutile.leading)
+MAX_DIMS = 5  # as cuTile's arrays (tiles have at most four: compiler.frontend.cutile.leading)
 
 
 @dataclass(frozen=True)

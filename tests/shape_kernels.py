@@ -157,3 +157,14 @@ def subscripts(x, out, BLOCK: tl.constexpr):
     r = (v[None] + v[..., None]) * 2 + v[None, ...]
     tl.store(out + offs[:, None] * BLOCK + offs[None, :], r)
     tl.store(out + BLOCK * BLOCK + offs, tl.reshape(v[:, None, None], BLOCK) + tl.ravel(v.T))
+
+
+@tc.kernel
+def plane_sum(x, out, BA: tl.constexpr, BB: tl.constexpr, BC: tl.constexpr):
+    """out[0, b, c] = sum over a of x[a, b, c] with keep_dims: the sum changes layout on its
+    way to the store, through shared memory in rows of 32 or more (padded)."""
+    ia = tl.arange(0, BA)[:, None, None]
+    ib = tl.arange(0, BB)[None, :, None]
+    ic = tl.arange(0, BC)[None, None, :]
+    v = tl.load(x + (ia * BB + ib) * BC + ic)
+    tl.store(out + ib * BC + ic, tl.sum(v, 0, keep_dims=True))

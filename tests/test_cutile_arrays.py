@@ -54,7 +54,7 @@ def add_5d(x, y, out, T: C):
     ct.store(out, index=(i, j, 0, 0, 0), tile=a + b)
 
 
-def test_5d_tiles_keep_their_last_three_dimensions(backend, rng):
+def test_5d_tiles_keep_their_last_four_dimensions(backend, rng):
     x, y = (rng.random((2, 3, 2, 8, 8), dtype=np.float32) for _ in range(2))
     out = np.zeros_like(x)
     if launch(add_5d, (2, 3), x, y, out, backend=backend, T=8):
@@ -63,27 +63,51 @@ def test_5d_tiles_keep_their_last_three_dimensions(backend, rng):
 
 @ct.kernel
 def two_batches_at_once(q, out, TM: C, D: C):
-    ct.store(out, index=(0, 0, 0, 0), tile=ct.load(q, index=(0, 0, 0, 0), shape=(2, 1, TM, D)))
+    """A 4-D tile: two batches of two heads, and their sum over the heads."""
+    t = ct.load(q, index=(0, 0, 0, 0), shape=(2, 2, TM, D))
+    ct.store(out, index=(0, 0, 0, 0), tile=t * 2 + ct.sum(t, axis=1, keepdims=True))
 
 
 @ct.kernel
 def outer_axes_moved(q, out, TM: C, D: C):
-    t = ct.load(q, index=(0, 0, 0, 0), shape=(TM, 1, 1, D), order=(2, 1, 0, 3))
-    ct.store(out, index=(0, 0, 0, 0), tile=t)
+    """A 4-D tile loaded with its first and third axes swapped, and swapped back."""
+    t = ct.load(q, index=(0, 0, 0, 0), shape=(TM, 2, 2, D), order=(2, 1, 0, 3))
+    ct.store(out, index=(0, 0, 0, 0), tile=ct.permute(t, (2, 1, 0, 3)))
+
+
+def test_4d_tiles_of_4d_arrays(backend, rng):
+    q = rng.random((2, 2, 8, 8), dtype=np.float32)
+    out = np.zeros_like(q)
+    if launch(two_batches_at_once, (1,), q, out, backend=backend, TM=8, D=8):
+        np.testing.assert_allclose(out, q * 2 + q.sum(1, keepdims=True), rtol=1e-6)
+    out = np.zeros_like(q)
+    if launch(outer_axes_moved, (1,), q, out, backend=backend, TM=8, D=8):
+        np.testing.assert_array_equal(out, q)
+
+
+@ct.kernel
+def five_at_once(x, out, T: C):
+    ct.store(out, index=(0,) * 5, tile=ct.load(x, index=(0,) * 5, shape=(2, 2, 2, T, T)))
+
+
+@ct.kernel
+def outer_axis_moved(x, out, T: C):
+    t = ct.load(x, index=(0,) * 5, shape=(T, 1, 1, 1, T), order=(2, 1, 0, 3, 4))
+    ct.store(out, index=(0,) * 5, tile=t)
 
 
 @pytest.mark.parametrize("kernel, message", [
-    (two_batches_at_once, ("ct.load: tilec's tiles have at most 3 dimensions; a tile of "
-                           "shape [2, 1, 8, 8] of array<4-D, float32> has 4 after its "
-                           "leading dimensions of size 1")),
-    (outer_axes_moved, ("ct.load: tilec's tiles have at most 3 dimensions, so an order of "
-                        "array<4-D, float32> must keep its first 1 axes first, got "
-                        "[2, 1, 0, 3]")),
+    (five_at_once, ("ct.load: tilec's tiles have at most 4 dimensions; a tile of "
+                    "shape [2, 2, 2, 8, 8] of array<5-D, float32> has 5 after its "
+                    "leading dimensions of size 1")),
+    (outer_axis_moved, ("ct.load: tilec's tiles have at most 4 dimensions, so an order of "
+                        "array<5-D, float32> must keep its first 1 axes first, got "
+                        "[2, 1, 0, 3, 4]")),
 ])
-def test_4d_tiles_beyond_three_dimensions_are_refused(kernel, message):
-    q = np.zeros((2, 2, 8, 8), np.float32)
+def test_5d_tiles_beyond_four_dimensions_are_refused(kernel, message):
+    x = np.zeros((2, 2, 2, 8, 8), np.float32)
     with pytest.raises(tc.CompileError) as e:
-        kernel[(1,)](q, q, 8, 8, backend="numpy")
+        kernel[(1,)](x, x, 8, backend="numpy")
     assert e.value.message == message
 
 

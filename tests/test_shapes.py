@@ -97,6 +97,12 @@ def case_broadcast3d(rng, A=5, B=9, C=17, BA=4, BB=8, BC=16):
         {"BA": BA, "BB": BB, "BC": BC}, {3: want}
 
 
+def case_plane_sum(rng, BA=2, BB=2, BC=32):
+    x = _data(rng, (BA, BB, BC), np.float32)
+    return SK.plane_sum, (1,), (x, np.zeros((1, BB, BC), np.float32)), \
+        {"BA": BA, "BB": BB, "BC": BC}, {1: x.sum(0, keepdims=True)}
+
+
 def case_row_center(rng, M=37, N=50, BM=16, BN=64):
     x = _data(rng, (M, N), np.float32)
     mean = x.mean(axis=1)
@@ -129,6 +135,7 @@ CASES = {
     "shape-ops": (case_shape_ops, ()), "cube": (case_cube, ()),
     "cube-f32": (case_cube, (np.float32,)), "accumulate": (case_accumulate, ()),
     "pairwise": (case_pairwise, ()), "broadcast3d": (case_broadcast3d, ()),
+    "plane-sum": (case_plane_sum, ()), "plane-sum-big": (case_plane_sum, (8, 16, 32)),
     "row-center": (case_row_center, ()), "matmul": (case_matmul, ()),
     "subscripts": (case_subscripts, ()),
 }
@@ -276,7 +283,7 @@ def bad_shapes(x, WHAT: tl.constexpr):
     elif WHAT == "too-many":
         r = r[:, :]
     elif WHAT == "rank":
-        r = r[:, None, None, None]
+        r = r[:, None, None, None, None]
     elif WHAT == "mismatch":
         r = r + tl.arange(0, 32)
     elif WHAT == "broadcast_to":
@@ -290,17 +297,17 @@ def bad_shapes(x, WHAT: tl.constexpr):
     elif WHAT == "axis":
         r = tl.expand_dims(r, 2)
     elif WHAT == "zeros":
-        r = tl.zeros((2, 2, 2, 2), tl.float32)
+        r = tl.zeros((2, 2, 2, 2, 2), tl.float32)
     tl.store(x + r, r)
 
 
 @pytest.mark.parametrize("what, message", [
     ("index", "tiles can only be indexed with ':', None and '...'"),
     ("slice", "tiles can only be indexed with"), ("too-many", "too many ':'"),
-    ("rank", "tiles have 1 to 3 dimensions, got 4"), ("mismatch", "shape mismatch"),
+    ("rank", "tiles have 1 to 4 dimensions, got 5"), ("mismatch", "shape mismatch"),
     ("broadcast_to", "shape mismatch"), ("reshape", "the number of elements differs"),
     ("reshape-pow2", "powers of two"), ("trans", "is not a permutation"),
-    ("axis", "axis 2 is out of range"), ("zeros", "tiles have 1 to 3 dimensions"),
+    ("axis", "axis 2 is out of range"), ("zeros", "tiles have 1 to 4 dimensions"),
 ])
 def test_shape_errors(what, message):
     with pytest.raises(tc.CompileError, match=re.escape(message)) as err:

@@ -76,6 +76,8 @@ def weights(op: ShapeOp, src: TensorType) -> tuple[list[int], list[int]]:
         for i, d in enumerate(op.permutation):
             back[d] = out[i]
         return back, out
+    if isinstance(op, tile.ConvertLayoutOp):
+        return out, out
     return strides(src.get_shape()), out
 
 

@@ -333,7 +333,7 @@ def load(cg: CodeGenerator, array: Any, index: Any, shape: Any, order: Any = "C"
 
 
 def _outer(cg: CodeGenerator, arr: Array, perm: tuple[int, ...], what: str) -> int:
-    """How many first dimensions of ``arr``'s tiles tilec leaves out (those beyond three),
+    """How many first dimensions of ``arr``'s tiles tilec leaves out (those beyond four),
     checking that ``order`` keeps them first."""
     outer = max(0, arr.ndim - MAX_RANK)
     if sorted(perm[:outer]) != list(range(outer)):
@@ -345,7 +345,7 @@ def _outer(cg: CodeGenerator, arr: Array, perm: tuple[int, ...], what: str) -> i
 def _tile_order(cg: CodeGenerator, t: Value, arr: Array, perm: tuple[int, ...],
                 dropped: int) -> Value:
     """The loaded tile ``t`` (array order, without its first ``dropped`` dimensions) as
-    the kernel sees it: in tile order, of the array's last three dimensions at most."""
+    the kernel sees it: in tile order, of the array's last four dimensions at most."""
     outer = _outer(cg, arr, perm, "ct.load")
     t = add_leading(cg, t, dropped - outer)
     inner = tuple(a - outer for a in perm[outer:])

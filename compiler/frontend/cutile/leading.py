@@ -1,11 +1,10 @@
 """Leading dimensions of size 1 in cuTile's tiles.
 
-cuTile's tiles have any number of dimensions, tilec's at most three (``MAX_RANK``). A tile
-of an array of four or five dimensions (attention's batch, heads, sequence, features) is
-loaded with a shape whose first dimensions are 1, ``(1, 1, tm, d)``, and reshaped at once
-to the matrix it holds. So where a shape has more than three dimensions and the first
+cuTile's tiles have any number of dimensions, tilec's at most four (``MAX_RANK``). A tile
+of a five-dimensional array is loaded with a shape whose first dimensions are 1,
+``(1, 1, h, tm, d)`` say. So where a shape has more than four dimensions and the first
 ones are 1, tilec drops those (``tile_dims``): such a load, ``reshape`` or ``ct.full``
-gives the tile of the last three, which stores back into the array as cuTile's does.
+gives the tile of the last four, which stores back into the array as cuTile's does.
 
 The array-view ops drop more (``compiler.frontend.cutile.arrays``): every leading
 dimension of size 1 while more than two remain, so the ``(1, tm, tk)`` tile of a batch of
@@ -33,7 +32,7 @@ def leading_ones(shape: Sequence[int], keep: int) -> int:
 
 
 def tile_dims(cg: CodeGenerator, shape: Sequence[int], what: str) -> tuple[int, ...]:
-    """A cuTile tile shape as tilec holds it: without the first dimensions beyond three,
+    """A cuTile tile shape as tilec holds it: without the first dimensions beyond four,
     which must be 1."""
     extra = len(shape) - MAX_RANK
     if extra <= 0:
@@ -67,7 +66,7 @@ def drop_leading(cg: CodeGenerator, x: Value, n: int) -> Value:
 
 
 def reshape(cg: CodeGenerator, x: Any, new_shape: Sequence[int], what: str) -> Value:
-    """``x`` in ``new_shape`` (first dimensions beyond three dropped, ``tile_dims``):
+    """``x`` in ``new_shape`` (first dimensions beyond four dropped, ``tile_dims``):
     adding or removing leading dimensions of size 1 is an ``expand_dims`` or its undoing,
     any other change a ``tile.reshape``."""
     shape = tile_dims(cg, new_shape, what)

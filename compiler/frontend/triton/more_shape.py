@@ -4,9 +4,11 @@
 ``join``, ``split``, ``flip`` and ``gather`` are tile ops of their own; the rest are built
 from them and from existing ops, so no backend needs code for them:
 
-- ``interleave(a, b)`` is ``join`` then a reshape merging the last two dimensions;
+- ``interleave(a, b)`` is ``join`` then a reshape merging the last two dimensions (of
+  4-D tiles, the first two merged before the join, which adds a dimension);
 - ``cat(a, b)`` is ``join``, the new dimension moved first, and a reshape: ``a``'s rows
-  then ``b``'s, in order (``can_reorder`` is accepted and unused);
+  then ``b``'s, in order (``can_reorder`` is accepted and unused); tiles of more than
+  two dimensions are concatenated as the matrices of their rows;
 - ``sort`` is a bitonic network along the last dimension: the partner ``i ^ j`` of every
   element is a ``gather`` (so the GPU backends sort tiles of up to 4096 elements), then a
   compare-exchange by ``where``. It is not stable, which only shows on values that compare equal but differ (``-0.0``/``+0.0``);
@@ -21,6 +23,7 @@ from them and from existing ops, so no backend needs code for them:
 from __future__ import annotations
 
 import operator
+from math import prod
 from typing import Any
 
 import compiler.language as tl
@@ -30,7 +33,7 @@ from compiler.frontend.triton.creation import arange
 from compiler.frontend.triton.reduce import sum_
 from compiler.frontend.triton.shape import _shape_axis, _shape_tile, expand_dims, reshape, trans
 from compiler.frontend.triton.table import builtin
-from compiler.frontend.values import Value, broadcast_shapes, cast, splat
+from compiler.frontend.values import MAX_RANK, Value, broadcast_shapes, cast, splat
 from dialects import tile
 
 
@@ -71,8 +74,13 @@ def split(cg: CodeGenerator, x: Any) -> tuple[Value, Value]:
 @builtin("interleave")
 def interleave(cg: CodeGenerator, a: Any, b: Any) -> Value:
     """Elements of ``a`` and ``b`` alternating along the last dimension."""
-    j = join(cg, a, b)
-    return reshape(cg, j, *j.shape[:-2], 2 * j.shape[-2])
+    av, bv = ops.operands(cg.b, a, b)
+    shape = broadcast_shapes(av.shape, bv.shape)
+    if len(shape) == MAX_RANK:  # the join adds a dimension: merge the first two before it
+        av, bv = (reshape(cg, splat(cg.b, v, shape), shape[0] * shape[1], *shape[2:])
+                  for v in (av, bv))
+    j = join(cg, av, bv)
+    return reshape(cg, j, *shape[:-1], 2 * shape[-1])
 
 
 @builtin("cat")
@@ -81,8 +89,10 @@ def cat(cg: CodeGenerator, a: Any, b: Any, can_reorder: Any = False) -> Value:
     av, bv = (_data_tile(cg, v, "tl.cat") for v in (a, b))
     if av.shape != bv.shape:
         cg.fail(f"tl.cat needs tiles of one shape, got {av.describe()} and {bv.describe()}")
-    if len(av.shape) > 2:
-        cg.fail("tl.cat: tiles of up to 2 dimensions")
+    if len(av.shape) > 2:  # as matrices of their rows: the join below adds a dimension
+        rows = (av.shape[0], prod(av.shape[1:]))
+        both = cat(cg, reshape(cg, av, *rows), reshape(cg, bv, *rows))
+        return reshape(cg, both, 2 * av.shape[0], *av.shape[1:])
     j = join(cg, av, bv)
     rank = len(av.shape)
     first = trans(cg, j, rank, *range(rank))
@@ -186,8 +196,9 @@ def topk(cg: CodeGenerator, x: Any, k: Any, dim: Any = None) -> Value:
     n = x.shape[-1]
     if count < 1 or count & (count - 1) or count > n:
         cg.fail(f"tl.topk: k must be a power of two of at most {n}, got {count}")
-    if len(x.shape) > 2:
-        cg.fail("tl.topk takes 1-D and 2-D tiles (its halving needs one more dimension)")
+    if len(x.shape) == MAX_RANK:
+        cg.fail(f"tl.topk takes tiles of 1 to {MAX_RANK - 1} dimensions (its halving needs "
+                "one more dimension)")
     top = sort(cg, x, dim, True)
     lead = top.shape[:-1]
     while top.shape[-1] > count:
