@@ -189,11 +189,13 @@ def _numpy_array(a: np.ndarray) -> HostArray:
 
 
 class _DeviceSpan:
-    """A device array's memory as the 1-D contiguous array a pointer parameter takes."""
+    """A device array's memory as the 1-D contiguous array a pointer parameter takes, with
+    the array's ``dtype`` (where the interface says only "2 bytes", it says bfloat16)."""
 
-    def __init__(self, cai: dict, elements: int):
+    def __init__(self, cai: dict, elements: int, dtype: Any):
         self._interface = {"shape": (elements,), "typestr": cai["typestr"],
                            "data": cai["data"], "strides": None, "version": 3}
+        self.dtype = dtype
 
     @property
     def __cuda_array_interface__(self) -> dict:  # a class attribute: launchers look there
@@ -240,7 +242,7 @@ def _facts_of(v: Any, cai: dict) -> _DeviceFacts:
 
 def _device_memory(v: Any, cai: dict, f: _DeviceFacts) -> Any:
     """What the pointer parameter takes: ``v`` itself, or the span of a strided array."""
-    return v if f.contiguous else _DeviceSpan(cai, f.span)
+    return v if f.contiguous else _DeviceSpan(cai, f.span, getattr(v, "dtype", None))
 
 
 def _device_array(v: Any, cai: dict) -> HostArray:

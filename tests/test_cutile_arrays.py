@@ -8,6 +8,7 @@ import pytest
 
 import compiler as tc
 import compiler.tile as ct
+from compiler.jit import availability
 from tests.conftest import launch
 
 C = ct.Constant[int]
@@ -275,6 +276,21 @@ class _CudaTensor:
 def test_cuda_tensors_specialize(tensor, element):
     ck = tc.compile(doubled, args=(tensor, tensor, 8, 16), backend="ptx")
     assert f"%x: !tile.ptr<{element}>" in ck.asm["tile"]
+
+
+@pytest.mark.gpu
+def test_strided_bfloat16_cuda_tensors_gpu():
+    """A bf16 CUDA tensor that is a strided view (MoE's expert slices): its memory goes to
+    the kernel as a span, still known to hold bfloat16."""
+    torch = pytest.importorskip("torch")
+    ok, why = availability("ptx")
+    if not ok or not torch.cuda.is_available():
+        pytest.skip(f"ptx: {why}")
+    base = torch.randn(16, 32, device="cuda", dtype=torch.bfloat16)
+    x = base[:, ::2]  # (16, 16), strides (32, 2)
+    out = torch.zeros(16, 16, device="cuda", dtype=torch.bfloat16)
+    doubled[(1,)](x, out, 16, 16, backend="ptx")
+    torch.testing.assert_close(out, x * 2)
 
 
 # -- lists of arrays ------------------------------------------------------------------------
