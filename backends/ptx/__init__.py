@@ -21,6 +21,7 @@ import numpy as np
 
 from backends.ptx.tensor_maps import TensorMaps
 from compiler import device_arrays
+from compiler.specialize import cai_dtype
 from compiler.dtypes import ML_DTYPES, int1
 from compiler.errors import (
     ArgumentError,
@@ -525,8 +526,8 @@ def _cupy_put(p: Param, slot: Any, ordinal: int) -> Put:
 
 def _cuda_array(p: Param, slot: Any, ordinal: int, a: Any) -> None:
     """Any other device array, through ``__cuda_array_interface__``."""
-    d, dtype = a.__cuda_array_interface__, dtype_from_str(p.dtype).numpy
-    if dtype is None or np.dtype(d["typestr"]) != dtype:
+    d = a.__cuda_array_interface__
+    if cai_dtype(a, d["typestr"]) != dtype_from_str(p.dtype):  # bfloat16 says "<V2"
         raise _wrong_dtype(p, a)
     if any(s < 0 for s in d.get("strides") or ()):
         raise negative_strides(a).named(p.name)
