@@ -34,6 +34,32 @@ def test_mma_and_matmul(backend, rng, dtype, tf32):
 
 
 @ct.kernel
+def small_products(a, b, c, out, M: ct.Constant[int], K: ct.Constant[int],
+                   N: ct.Constant[int], B: ct.Constant[int]):
+    """Products smaller than a tensor-core tile (an FFT's 2x2 stages), batched."""
+    x = ct.load(a, (0, 0), (M, K))
+    y = ct.load(b, (0, 0, 0), (B, K, N))
+    acc = ct.load(c, (0, 0, 0), (B, M, N))
+    ct.store(out, (0, 0, 0), ct.mma(ct.reshape(x, (1, M, K)), y, acc) + x @ y)
+
+
+@pytest.mark.parametrize("m, k, n, b, dtype", [(2, 2, 2, 4, np.float32), (16, 4, 16, 1, np.float16),
+                                               (32, 32, 8, 2, np.float32)])
+def test_products_below_a_tensor_core_tile(backend, rng, m, k, n, b, dtype):
+    a = rng.standard_normal((m, k)).astype(dtype)
+    y = rng.standard_normal((b, k, n)).astype(dtype)
+    c = rng.standard_normal((b, m, n)).astype(np.float32)
+    out = np.zeros((b, m, n), np.float32)
+    if launch(small_products, (1,), a, y, c, out, backend=backend, M=m, K=k, N=n, B=b):
+        want = a.astype(np.float32) @ y.astype(np.float32)
+        if dtype == np.float16:  # matmul gives the operands' dtype
+            want = want + want.astype(np.float16).astype(np.float32) + c
+        else:
+            want = 2 * want + c
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+@ct.kernel
 def shapes(x, t_out, p_out, r_out, e_out):
     t = ct.load(x, (0, 0, 0), (2, 4, 8))
     ct.store(t_out, (0, 0, 0), ct.transpose(t, 0, 2))

@@ -7,7 +7,8 @@ one ``y`` is one product of ``x``'s rows stacked (``[B * M, K] @ [K, N]``); one 
 times a batch of ``y`` is one product with ``y``'s matrices side by side (``[M, K] @
 [K, B * N]``); a batch of both is a product per batch, restacked with ``ct.cat``.
 
-``x.astype(ct.tfloat32)`` on both operands makes a product run in TF32.
+``x.astype(ct.tfloat32)`` on both operands makes a product run in TF32. A product with M,
+N or K below 16, which no tensor-core instruction covers, is products summed along K.
 
 ``ct.mma_scaled`` has no block-scaled instruction before Blackwell; tilec scales in
 registers on every target: ``(x * x_scale) @ (y * y_scale) + acc`` in float32, each scale
@@ -30,7 +31,7 @@ from compiler.frontend.cutile.subtiles import cat, extract
 from compiler.frontend.cutile.table import builtin
 from compiler.frontend.triton import TABLE as TRITON
 from compiler.frontend.triton import linalg, reduce, shape
-from compiler.frontend.values import Value, cast
+from compiler.frontend.values import Value, cast, expand
 
 
 def _precision(cg: CodeGenerator, x: Any, y: Any) -> str | None:
@@ -48,14 +49,16 @@ def _operand(cg: CodeGenerator, v: Any, what: str, ranks: tuple[int, ...]) -> Va
 def product(cg: CodeGenerator, x: Value, y: Value, acc: Value | None, what: str) -> Value:
     """``x @ y (+ acc)`` of 2-D or 3-D tiles, batch dimensions broadcast."""
     precision = _precision(cg, x, y)
-    if len(x.shape) == 2 and len(y.shape) == 2:
-        return linalg.dot(cg, x, y, acc, input_precision=precision)
     xb = x.shape[0] if len(x.shape) == 3 else 1
     yb = y.shape[0] if len(y.shape) == 3 else 1
     if 1 not in (xb, yb) and xb != yb:
         cg.fail(f"{what}: batch dimensions {xb} and {yb} do not broadcast")
     (m, k), n = x.shape[-2:], y.shape[-1]
     batch = max(xb, yb)
+    if min(m, n, k) < linalg.MIN_DIM:
+        return _small_product(cg, x, y, acc, what)
+    if len(x.shape) == 2 and len(y.shape) == 2:
+        return linalg.dot(cg, x, y, acc, input_precision=precision)
     if acc is not None and acc.shape != (batch, m, n):
         cg.fail(f"{what}: acc must be a tile of shape {[batch, m, n]}, got {acc.describe()}")
 
@@ -81,6 +84,31 @@ def product(cg: CodeGenerator, x: Value, y: Value, acc: Value | None, what: str)
     while len(parts) > 1:  # batch is a power of two, as every tile dimension
         parts = [cat(cg, (parts[j], parts[j + 1]), 0) for j in range(0, len(parts), 2)]
     return parts[0]
+
+
+def _small_product(cg: CodeGenerator, x: Value, y: Value, acc: Value | None,
+                   what: str) -> Value:
+    """``x @ y (+ acc)`` where M, N or K is below what a tensor-core instruction covers (the
+    2x2 matrices of an FFT): products summed along K, in float32 for narrower floats and
+    int32 for narrower integers, as the tensor-core path accumulates."""
+    if x.dtype != y.dtype:
+        cg.fail(f"{what}: operands of one dtype, got {x.dtype} and {y.dtype}")
+    wide = _accumulator(x.dtype)
+    xw = expand(cg.b, cast(cg.b, x, wide), len(x.shape))   # [..., M, K, 1]
+    yw = expand(cg.b, cast(cg.b, y, wide), len(y.shape) - 2)  # [..., 1, K, N]
+    products = ops.binary(cg.b, "mul", xw, yw)
+    r = reduce.sum_(cg, products, len(products.shape) - 2)
+    if acc is None:
+        return r
+    if acc.shape != r.shape:
+        cg.fail(f"{what}: acc must be a tile of shape {list(r.shape)}, got {acc.describe()}")
+    return ops.binary(cg.b, "add", cast(cg.b, r, acc.dtype), acc)
+
+
+def _accumulator(d: tl.dtype) -> tl.dtype:
+    if d.is_float:
+        return tl.float32 if d.bits < 32 else d
+    return tl.int32 if d.bits < 32 else d
 
 
 @builtin("mma")

@@ -28,7 +28,7 @@ from dialects import tile
 _ACCUMULATORS = {tl.float16: (tl.float32, tl.float16), tl.bfloat16: (tl.float32,),
                  tl.float32: (tl.float32,), tl.int8: (tl.int32,)}
 _PRECISIONS = {None: "ieee", "ieee": "ieee", "tf32": "tf32", "tf32x3": "tf32x3"}
-_MIN_DIM = 16  # the smallest tile a tensor-core instruction covers along any dimension
+MIN_DIM = 16  # the smallest tile a tensor-core instruction covers along any dimension
 
 
 @builtin("dot")
@@ -58,8 +58,8 @@ def _operand(cg: CodeGenerator, x: Any, which: str) -> Value:
         got = x.describe() if isinstance(x, Value) else type(x).__name__
         cg.fail(f"tl.dot {which} operand must be a 2-D tile, got {got}")
     for d in x.shape:
-        if d < _MIN_DIM:
-            cg.fail(f"tl.dot needs every dimension to be at least {_MIN_DIM}, got "
+        if d < MIN_DIM:
+            cg.fail(f"tl.dot needs every dimension to be at least {MIN_DIM}, got "
                     f"{list(x.shape)}")
     return x
 
