@@ -1,7 +1,7 @@
-"""compiler.tile: an index whose tile lies wholly outside its array is an OutOfBoundsError
-on the NumPy backend, at the line of the ct.load/ct.store; a tile partly past the edge
-is padded on load and clipped on store. The GPU backends do not check (no trace in the
-code they get)."""
+"""compiler.tile: an index whose tile lies wholly outside its array reads the padding and
+writes nothing, as any tile partly past the edge is padded on load and clipped on store;
+with debug=True it is an OutOfBoundsError on the NumPy backend, at the line of the
+ct.load/ct.store. The GPU backends do not check (no trace in the code they get)."""
 
 import inspect
 
@@ -49,7 +49,7 @@ def _raises_at(kernel, text: str, call) -> str:
 def test_load_past_the_end(rng):
     x, y = rng.random(100, dtype=np.float32), np.zeros(256, np.float32)
     msg = _raises_at(shifted_copy, "ct.load", lambda: shifted_copy[(4,)](
-        x, y, SHIFT=0, TILE=64, backend="numpy"))  # tiles 2 and 3 start past 100
+        x, y, SHIFT=0, TILE=64, backend="numpy", debug=True))  # tiles 2, 3 past 100
     assert msg == ("out-of-bounds load of x: tile index (2,) with tile shape (64,) lies "
                    "outside the array of shape (100,) in program (2, 0, 0)")
 
@@ -57,14 +57,14 @@ def test_load_past_the_end(rng):
 def test_negative_index():
     x, y = np.ones(100, np.float32), np.zeros(100, np.float32)
     msg = _raises_at(shifted_copy, "ct.load", lambda: shifted_copy[(2,)](
-        x, y, SHIFT=-1, TILE=64, backend="numpy"))
+        x, y, SHIFT=-1, TILE=64, backend="numpy", debug=True))
     assert "tile index (-1,)" in msg and "program (0, 0, 0)" in msg
 
 
 def test_store_past_the_end(rng):
     x, y = rng.random(128, dtype=np.float32), np.zeros(128, np.float32)
     msg = _raises_at(store_past, "ct.store", lambda: store_past[(2,)](
-        x, y, TILE=64, backend="numpy"))
+        x, y, TILE=64, backend="numpy", debug=True))
     assert msg == ("out-of-bounds store of y: tile index (2,) with tile shape (64,) lies "
                    "outside the array of shape (128,) in program (1, 0, 0)")
 
@@ -72,7 +72,7 @@ def test_store_past_the_end(rng):
 def test_2d_names_the_dimension_outside(rng):
     x, y = rng.random((40, 70), dtype=np.float32), np.zeros((40, 70), np.float32)
     msg = _raises_at(block_2d, "ct.load", lambda: block_2d[(3, 4)](
-        x, y, TM=16, TN=32, backend="numpy"))  # 70 columns: column tile 3 is outside
+        x, y, TM=16, TN=32, backend="numpy", debug=True))  # column tile 3 is outside
     assert msg == ("out-of-bounds load of x: tile index (0, 3) with tile shape (16, 32) "
                    "lies outside the array of shape (40, 70) in program (0, 3, 0)")
 
@@ -90,16 +90,38 @@ def test_partly_past_the_edge_pads_and_clips(rng):
     np.testing.assert_allclose(y2, x2 + 1.0, rtol=1e-6)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "wgsl"])
+def test_wholly_outside_reads_padding_and_writes_nothing(backend, rng):
+    """Without debug=True a program whose tiles are past the end does nothing harmful: its
+    load reads the padding, its store is dropped (as FFT's extra programs rely on)."""
+    if not tc.backends()[backend][0]:
+        pytest.skip(tc.backends()[backend][1])
+    x, y = rng.random(100, dtype=np.float32), np.full(256, -1.0, np.float32)
+    shifted_copy[(4,)](x, y, SHIFT=0, TILE=64, backend=backend)
+    np.testing.assert_array_equal(y[:100], x)
+    assert not y[100:256].any()
+    x2, y2 = rng.random(128, dtype=np.float32), np.zeros(128, np.float32)
+    store_past[(2,)](x2, y2, TILE=64, backend=backend)  # program 1's tile 2 is outside
+    np.testing.assert_array_equal(y2[:64], x2[:64])
+    assert not y2[64:].any()
+
+
+def test_compiled_without_debug_there_is_no_check():
+    x = np.zeros((40, 70), np.float32)
+    ck = tc.compile(block_2d, args=(x, x, 16, 32), backend="numpy")
+    assert not any("check_tile_index" in ir for _, ir in ck.stages)
+
+
 def test_verify_reports_it_too(rng):
     x, y = rng.random(100, dtype=np.float32), np.zeros(256, np.float32)
     with pytest.raises(tc.OutOfBoundsError, match="tile index"):
-        shifted_copy[(4,)](x, y, SHIFT=0, TILE=64, backend="numpy", verify=True)
+        shifted_copy[(4,)](x, y, SHIFT=0, TILE=64, backend="numpy", verify=True, debug=True)
 
 
 @pytest.mark.parametrize("backend", ["ptx", "wgsl"])
 def test_gpu_code_has_no_trace_of_the_check(backend):
     x = np.zeros((40, 70), np.float32)
-    ck = tc.compile(block_2d, args=(x, x, 16, 32), backend=backend)
+    ck = tc.compile(block_2d, args=(x, x, 16, 32), backend=backend, debug=True)
     names = [name for name, _ in ck.stages]
     dropped = names.index("strip-debug")  # with the other debugging ops
     lowered = names.index("tile-to-simt")  # views left for TMA meanwhile get checks there
@@ -107,16 +129,6 @@ def test_gpu_code_has_no_trace_of_the_check(backend):
     assert "tile.check_tile_index" not in ck.stages[dropped][1]
     assert not any("check_tile_index" in ir for _, ir in ck.stages[lowered:])
     assert "check_tile_index" not in ck.asm[backend]
-
-
-def test_wgsl_does_not_check(rng):
-    """On a GPU the index is not checked: the wholly outside tile reads padding."""
-    if not tc.backends()["wgsl"][0]:
-        pytest.skip(tc.backends()["wgsl"][1])
-    x, y = rng.random(100, dtype=np.float32), np.full(256, -1.0, np.float32)
-    shifted_copy[(4,)](x, y, SHIFT=0, TILE=64, backend="wgsl")
-    np.testing.assert_array_equal(y[:100], x)
-    assert not y[128:].any()
 
 
 @pytest.mark.gpu
@@ -128,4 +140,5 @@ def test_ptx_verify_partly_past_the_edge(rng):
     np.testing.assert_allclose(y, x + 1.0, rtol=1e-6)
     x1, y1 = rng.random(100, dtype=np.float32), np.zeros(256, np.float32)
     with pytest.raises(tc.OutOfBoundsError, match="tile index"):
-        shifted_copy[(4,)](x1, y1, SHIFT=0, TILE=64, backend="ptx", verify=True)
+        shifted_copy[(4,)](x1, y1, SHIFT=0, TILE=64, backend="ptx", verify=True,
+                           debug=True)

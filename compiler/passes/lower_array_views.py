@@ -16,12 +16,13 @@ A tile of fewer dimensions than its array (a scalar: none) is one element long a
 array's leading dimensions: there the offset ``i_d * stride_d`` and the check
 ``i_d < shape_d`` are scalars, folded into the base pointer and the mask.
 
-In front of each tile-indexed access goes a ``tile.check_tile_index`` of its starts
-``i_d * T_d``, tile shape and the array's shape: an index whose tile lies wholly outside
-the array is undefined in cuTile; the NumPy backend reports it, the GPU pipelines drop
-the check (``strip-debug``, or ``tile-to-simt`` for accesses lowered after it). An
-``elements`` access gets no check: in Triton any offset is defined (outside the array a
-load reads the padding and a store writes nothing).
+With ``debug=True`` a ``tile.check_tile_index`` of its starts ``i_d * T_d``, tile shape and
+the array's shape goes in front of each tile-indexed access: cuTile's ``ct.load``/
+``ct.store`` define an index whose tile lies wholly outside the array (the padding is
+read, nothing is written; NVIDIA's FFT sample launches such programs), but it is seldom
+meant, so the NumPy backend reports it when asked; the GPU pipelines drop the check
+(``strip-debug``, or ``tile-to-simt`` for accesses lowered after it). An ``elements``
+access gets no check: Triton means any offset.
 """
 
 from __future__ import annotations
@@ -54,12 +55,13 @@ class LowerArrayViews(ModulePass):
 
     name = "lower-array-views"
     tma: int = 0
+    debug: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         accesses = [o for o in op.walk() if isinstance(o, tile.ViewLoadOp | tile.ViewStoreOp)
                     and not (self.tma and _left_for_tma(o))]
         for access in accesses:
-            lower_view_access(access)
+            lower_view_access(access, self.debug)
         for view in [o for o in op.walk() if isinstance(o, tile.MakeViewOp)]:
             if not view.result.uses:
                 Rewriter.erase_op(view)
@@ -102,9 +104,10 @@ def element_starts(op: tile.ViewStoreOp) -> list[SSAValue]:
     return [access.start(d) for d in range(access.rank)]
 
 
-def lower_view_access(op: tile.ViewLoadOp | tile.ViewStoreOp) -> None:
-    """``op`` as pointer arithmetic and a masked ``tile.load``/``tile.store``."""
-    _Access(op).lower()
+def lower_view_access(op: tile.ViewLoadOp | tile.ViewStoreOp, checked: bool = False) -> None:
+    """``op`` as pointer arithmetic and a masked ``tile.load``/``tile.store``; ``checked``:
+    with a ``tile.check_tile_index`` in front (``debug=True``)."""
+    _Access(op, checked).lower()
 
 
 def is_unit(v: SSAValue) -> bool:
@@ -117,8 +120,8 @@ def is_unit(v: SSAValue) -> bool:
 class _Access:
     """The pointer tile and mask of one view access, built in front of it."""
 
-    def __init__(self, op: tile.ViewLoadOp | tile.ViewStoreOp):
-        self.op = op
+    def __init__(self, op: tile.ViewLoadOp | tile.ViewStoreOp, checked: bool = False):
+        self.op, self.checked = op, checked
         view = op.view.owner
         if not isinstance(view, tile.MakeViewOp):
             raise CompileError("a view access needs its view from tile.make_view",
@@ -221,7 +224,7 @@ class _Access:
 
     def lower(self) -> None:
         ptrs, mask = self.pointers_and_mask()
-        if not self.elements:
+        if self.checked and not self.elements:
             self.check()
         if isinstance(self.op, tile.ViewLoadOp):
             new = tile.LoadOp(ptrs, mask, self.padding())

@@ -11,8 +11,8 @@ records its out-of-bounds elements as an assert its failing ones, with the offse
 the extent as values. The NumPy backend always runs them (its pipeline has no
 strip-debug).
 
-The GPU pipelines drop every ``tile.check_tile_index`` here too (only the NumPy backend
-checks cuTile's tile indices): left in place, a check between a large tile's load and
+The GPU pipelines drop every ``tile.check_tile_index`` here too (``debug=True`` puts them
+there; only the NumPy backend checks cuTile's tile indices): left in place, a check between a large tile's load and
 its store keeps ``strip-mine`` from looping over chunks of it.
 """
 

@@ -11,11 +11,11 @@ dimensions, arrays up to five); a scalar is the tile of one element. With the un
 property ``elements`` (Triton's tensor descriptors) the indices are element offsets
 instead, any ``i32``, negative ones included: the tile starts at ``index``. The pass
 ``lower-array-views`` turns them into pointer arithmetic and masked ``tile.load``/
-``tile.store``, so no backend sees these ops. Next to each tile-indexed access it puts
-a ``tile.check_tile_index``: cuTile leaves an index whose tile lies wholly outside the
-array undefined, and the NumPy backend reports it; the GPU backends drop the check. An
-``elements`` access gets none: Triton defines every offset (outside reads the padding,
-and is not written).
+``tile.store``, so no backend sees these ops. With ``debug=True`` it puts a
+``tile.check_tile_index`` next to each tile-indexed access: an index whose tile lies
+wholly outside the array reads the padding and writes nothing, as any index does, but
+the NumPy backend then reports it; the GPU backends drop the check. An ``elements``
+access gets none.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-// lower-array-views: a view access becomes a tile-index check (for the NumPy backend), a
+// lower-array-views: a view access becomes a tile-index check (debug=true, for NumPy), a
 // pointer tile (index * tile + range, times the stride unless it is the constant 1), an
 // unsigned bounds mask and a masked load/store reading the padding value; the views
 // disappear. With a unit last stride and
 // 16-divisible facts, assign-layouts then gives 128-bit accesses (vec = 4 for f32).
-// RUN: %opt %s -p lower-array-views | filecheck %s
-// RUN: %opt %s -p "lower-array-views,canonicalize,cse,assign-layouts{vector-bits=128}" | filecheck %s --check-prefix=VEC
+// RUN: %opt %s -p "lower-array-views{debug=true}" | filecheck %s
+// RUN: %opt %s -p "lower-array-views{debug=true},canonicalize,cse,assign-layouts{vector-bits=128}" | filecheck %s --check-prefix=VEC
 
 func.func @views(%a: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %m: i32, %n: i32 {tile.divisibility = 16 : i32}, %s0: i32 {tile.divisibility = 16 : i32}, %i: i32, %j: i32) {
   %one = arith.constant 1 : i32

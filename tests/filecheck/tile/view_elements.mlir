@@ -5,7 +5,7 @@
 // RUN: %opt %s | %opt | filecheck %s --check-prefix=ROUND
 // RUN: %opt %s --print-op-generic | %opt | filecheck %s --check-prefix=ROUND
 // RUN: %opt %s --print-op-generic | filecheck %s --check-prefix=GENERIC
-// RUN: %opt %s -p lower-array-views | filecheck %s --check-prefix=LOWER
+// RUN: %opt %s -p "lower-array-views{debug=true}" | filecheck %s --check-prefix=LOWER
 
 func.func @elements(%a: !tile.ptr<f16>, %m: i32, %n: i32, %s0: i32, %i: i32, %j: i32) {
   %one = arith.constant 1 : i32
