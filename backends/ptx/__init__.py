@@ -21,7 +21,6 @@ import numpy as np
 
 from backends.ptx.tensor_maps import TensorMaps
 from compiler import device_arrays
-from compiler.specialize import cai_dtype
 from compiler.dtypes import ML_DTYPES, int1
 from compiler.errors import (
     ArgumentError,
@@ -33,6 +32,7 @@ from compiler.errors import (
 )
 from compiler.kinfo import GRID_LIMITS, MAX_GRID, KernelInfo, Param
 from compiler.language import dtype_from_str
+from compiler.specialize import cai_dtype
 from compiler.timing import compilation, phase
 
 # Scalar parameter dtype -> the C type of its slot in the kernel's parameter buffer.
