@@ -59,7 +59,7 @@ def report(title: str, device: str, header: list[str], rows: list[list[str]], *,
            record: bool) -> str:
     """Print a Markdown table, dated and with the device; ``record``: append it to
     RESULTS.md too."""
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"### {title} — {stamp} — {device}", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]

@@ -22,11 +22,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("TILEC_CACHE", "0")  # time real compilations
 
-import compiler as tc
-from benchmarks.common import arguments, median_seconds, report
-from examples import softmax as softmax_example
-from examples.vector_add import add
-from tests.shape_kernels import transpose
+import compiler as tc  # noqa: E402
+from benchmarks.common import arguments, median_seconds, report  # noqa: E402
+from examples import softmax as softmax_example  # noqa: E402
+from examples.vector_add import add  # noqa: E402
+from tests.shape_kernels import transpose  # noqa: E402
 
 
 def numpy_rows() -> list[list[str]]:

@@ -22,14 +22,14 @@ os.environ["DISABLE_MMA_V3"] = "1"  # Triton: mma.sync (read when it compiles)
 os.environ["TILEC_CACHE_DIR"] = tempfile.mkdtemp(prefix="tilec-mma-sync-")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import torch
-import triton
-from triton.testing import do_bench
+import torch  # noqa: E402
+import triton  # noqa: E402
+from triton.testing import do_bench  # noqa: E402
 
-import backends.ptx.target
-from benchmarks.common import arguments, report
-from benchmarks.matmul import tflops, triton_matmul
-from examples import matmul as tc_matmul
+import backends.ptx.target  # noqa: E402
+from benchmarks.common import arguments, report  # noqa: E402
+from benchmarks.matmul import tflops, triton_matmul  # noqa: E402
+from examples import matmul as tc_matmul  # noqa: E402
 
 backends.ptx.target.tensor_cores = lambda arch: 80  # the sm_80 lowering, on any GPU
 
@@ -121,7 +121,7 @@ def peak(cublas: float) -> list[list[str]]:
     for warps in (4, 8):
         blocks, threads = 4 * sms, 32 * warps
         out = cupy.empty(blocks * threads, cupy.float32)
-        run = lambda b=blocks, t=threads, o=out: kernel((b,), (t,), (o, cupy.int32(iters)))
+        run = lambda b=blocks, t=threads, o=out: kernel((b,), (t,), (o, cupy.int32(iters)))  # noqa: E731
         ms = do_bench(run, warmup=5, rep=100, return_mode="median")
         flops = 2.0 * 16 * 8 * 16 * 8 * iters * blocks * warps
         rate = flops / ms / 1e9
@@ -132,7 +132,7 @@ def peak(cublas: float) -> list[list[str]]:
     for per_sm in (1, 2, 3):  # 32 KB of shared memory a block, 128 registers of accumulators
         blocks, iters = per_sm * sms, 2048
         out = cupy.empty(blocks * 128, cupy.float32)
-        run = lambda b=blocks, o=out, n=iters: fed((b,), (128,), (o, cupy.int32(n)))
+        run = lambda b=blocks, o=out, n=iters: fed((b,), (128,), (o, cupy.int32(n)))  # noqa: E731
         ms = do_bench(run, warmup=5, rep=100, return_mode="median")
         rate = 2.0 * 128 * 128 * 64 * iters * blocks / ms / 1e9
         what = (f"mma.sync fed by ldmatrix (swizzled), 128x128 blocks of 4 warps, BK 64, "

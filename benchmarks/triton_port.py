@@ -18,8 +18,8 @@ from triton.testing import do_bench
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import arguments, report
-from examples import triton_port
+from benchmarks.common import arguments, report  # noqa: E402
+from examples import triton_port  # noqa: E402
 
 ROWS, COLS, N = 8192, 4096, 1 << 26
 
