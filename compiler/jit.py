@@ -225,6 +225,9 @@ class CompiledKernel:
 
     def launch(self, grid: tuple[int, int, int], args: list, verify: bool = False) -> None:
         records = self.metadata.extra.get("debug")
+        if records and verify:  # the reference would run without the debug records
+            raise LaunchError("verify=True and debug=True cannot be combined on the GPU "
+                              "backends: launch with one of them")
         if records:  # debug=True: array lengths in, the debug buffer in and out
             extents = debug_output.extents(args, self.metadata.extra.get("bounds", ()))
             buf = debug_output.new_buffer()

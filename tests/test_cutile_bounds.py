@@ -142,3 +142,13 @@ def test_ptx_verify_partly_past_the_edge(rng):
     shifted_copy[(4,)](x1, y1, SHIFT=0, TILE=64, backend="ptx", verify=True)  # tiles 2, 3
     np.testing.assert_array_equal(y1[:100], x1)  # outside: padding, as NumPy reads it
     assert not y1[100:].any()
+
+
+def test_verify_and_debug_together_are_refused_on_a_gpu_backend(rng):
+    """A debug build's launch writes its records, not a comparison: asking for both is an
+    error rather than a launch that skips verification."""
+    if not tc.backends()["wgsl"][0]:
+        pytest.skip(tc.backends()["wgsl"][1])
+    x, y = rng.random(64, dtype=np.float32), np.zeros(64, np.float32)
+    with pytest.raises(tc.LaunchError, match="verify=True and debug=True"):
+        shifted_copy[(1,)](x, y, SHIFT=0, TILE=64, backend="wgsl", verify=True, debug=True)
