@@ -69,24 +69,22 @@ def _float_checks(cg: CodeGenerator, x: Value, rounding_mode: Any, flush_to_zero
     flush(cg, flush_to_zero, x.dtype, what)
 
 
-@builtin("sum")
-@method("sum")
-def sum_(cg: CodeGenerator, x: Any, axis: Any = None, keepdims: Any = False,
-         rounding_mode: Any = None, flush_to_zero: Any = False) -> Value:
-    x = tr._tile(cg, x, "ct.sum")
-    _float_checks(cg, x, rounding_mode, flush_to_zero, "ct.sum")
-    return reduce_axes(cg, [tr._accumulator(cg, x, None)], axis, keepdims,
-                       tr._binary("add"), "ct.sum")[0]
+def _arithmetic(name: str, op: str) -> None:
+    """``ct.sum``/``ct.prod``: the operator folded in the accumulator's dtype."""
+    def handler(cg: CodeGenerator, x: Any, axis: Any = None, keepdims: Any = False,
+                rounding_mode: Any = None, flush_to_zero: Any = False) -> Value:
+        what = f"ct.{name}"
+        xv = tr._tile(cg, x, what)
+        _float_checks(cg, xv, rounding_mode, flush_to_zero, what)
+        return reduce_axes(cg, [tr._accumulator(cg, xv, None)], axis, keepdims,
+                           tr._binary(op), what)[0]
+    handler.__name__ = handler.__qualname__ = name
+    builtin(name)(handler)
+    method(name)(handler)
 
 
-@builtin("prod")
-@method("prod")
-def prod(cg: CodeGenerator, x: Any, axis: Any = None, keepdims: Any = False,
-         rounding_mode: Any = None, flush_to_zero: Any = False) -> Value:
-    x = tr._tile(cg, x, "ct.prod")
-    _float_checks(cg, x, rounding_mode, flush_to_zero, "ct.prod")
-    return reduce_axes(cg, [tr._accumulator(cg, x, None)], axis, keepdims,
-                       tr._binary("mul"), "ct.prod")[0]
+_arithmetic("sum", "add")
+_arithmetic("prod", "mul")
 
 
 def _extreme(name: str) -> None:
