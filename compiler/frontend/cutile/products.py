@@ -133,11 +133,12 @@ def matmul(cg: CodeGenerator, x: Any, y: Any) -> Value:
 
 
 def _vector_product(cg: CodeGenerator, x: Value, y: Value) -> Value:
-    """``x @ y`` with a vector: products summed along K (16-bit floats in float32)."""
+    """``x @ y`` with a vector: products summed along K (in float32 for narrower floats,
+    int32 for narrower integers), in ``x``'s dtype."""
     if max(len(x.shape), len(y.shape)) > 2 or x.shape[-1] != y.shape[0]:
         cg.fail(f"ct.matmul: cannot multiply {x.describe()} by {y.describe()} (a vector "
                 f"goes with a vector or a matrix of matching K)")
-    wide = tl.float32 if x.dtype.is_float and x.dtype.bits < 32 else x.dtype
+    wide = _accumulator(x.dtype)
     xw, yw = cast(cg.b, x, wide), cast(cg.b, y, wide)
     if len(x.shape) == 1 and len(y.shape) == 2:  # K @ (K, N)
         xw, axis = shape.reshape(cg, xw, (x.shape[0], 1)), 0
