@@ -224,6 +224,9 @@ def cmd_run(args) -> int:
     if args.as_triton:
         from compiler.triton import install_as_triton
         install_as_triton()
+    if args.as_cutile:
+        from compiler.tile import install_as_cutile
+        install_as_cutile()
     try:
         runpy.run_path(args.script, run_name="__main__")
     except SyntaxError as e:
@@ -284,6 +287,11 @@ With --as-triton, `import triton` in the script (and every module it imports) gi
 tilec's compiler.triton, so an unmodified Triton script runs on tilec:
 
   tilec run --as-triton 01-vector-add.py --backend wgsl
+
+With --as-cutile, `import cuda.tile` gives tilec's compiler.tile likewise, for cuTile
+scripts:
+
+  tilec run --as-cutile VectorAddition.py --backend numpy
 """
 _BACKENDS = """\
 Which backends work on this machine and why, what auto picks, and the default backend of
@@ -322,12 +330,14 @@ def parser() -> ArgParser:
                    help="the module (tilec-runtime.js is written beside it)")
     e.set_defaults(func=cmd_export)
     r = sub.add_parser("run", help="run a script (an example's main)", description=_RUN,
-                       usage="tilec run [-h] [--backend BACKEND] [--as-triton] FILE "
-                             "[-- ARGS...]")
+                       usage="tilec run [-h] [--backend BACKEND] [--as-triton | --as-cutile] "
+                             "FILE [-- ARGS...]")
     r.add_argument("script", metavar="FILE")
     r.add_argument("--backend", choices=BACKEND_NAMES, help=BACKEND_HELP)
     r.add_argument("--as-triton", action="store_true",
                    help="run a Triton script unmodified: `import triton` gives compiler.triton")
+    r.add_argument("--as-cutile", action="store_true",
+                   help="run a cuTile script unmodified: `import cuda.tile` gives compiler.tile")
     r.set_defaults(func=cmd_run)
     sub.add_parser("opt", help="run passes on textual IR (tilec opt --help)", add_help=False)
     b = sub.add_parser("backends", help="which backends work here, and why",

@@ -192,6 +192,36 @@ def test_run_as_triton_runs_an_unmodified_triton_script(tmp_path):
     assert r.stdout.split() == ["compiler.triton", "compiler.language"]
 
 
+CUTILE_SCRIPT = """\
+import numpy as np
+import cuda.tile as ct
+from cuda.tile.tune import exhaustive_search  # noqa: F401 - a cuTile module imports too
+
+
+@ct.kernel
+def double(x, out, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(out, index=(i,), tile=ct.load(x, index=(i,), shape=(TILE,)) * 2)
+
+
+x = np.arange(256, dtype=np.float32)
+out = np.zeros_like(x)
+ct.launch(None, (ct.cdiv(256, 64),), double, (x, out, 64))
+assert np.array_equal(out, x * 2)
+print(ct.__name__)
+"""
+
+
+def test_run_as_cutile_runs_an_unmodified_cutile_script(tmp_path):
+    script = tmp_path / "cutile_script.py"
+    script.write_text(CUTILE_SCRIPT)
+    r = tilec("run", "--as-cutile", str(script), "--backend", "numpy")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["compiler.tile"]
+    plain = tilec("run", str(script), "--backend", "numpy")
+    assert plain.returncode != 0 and "ModuleNotFoundError" in plain.stderr
+
+
 def test_run_shows_where_in_the_script_a_tilec_error_came_from(tmp_path):
     script = tmp_path / "backwards.py"
     script.write_text("import numpy as np\n"

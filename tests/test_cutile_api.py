@@ -274,3 +274,26 @@ def test_dtypes_tilec_lacks(torch, body, message):
     assert e.value.message == message
     with pytest.raises(tc.UnsupportedError, match="e8m0"):
         ct.float8_e8m0fnu(1.0)
+
+
+def test_install_as_cutile_aliases_every_module_and_undoes_it(monkeypatch):
+    for name in [m for m in sys.modules if m == "cuda.tile" or m.startswith("cuda.tile.")]:
+        monkeypatch.delitem(sys.modules, name)
+    ct.install_as_cutile()
+    try:
+        import cuda.tile
+        import cuda.tile as aliased
+        from cuda.tile.tune import exhaustive_search
+        assert aliased is ct and cuda.tile is ct
+        assert exhaustive_search is ct.tune.exhaustive_search
+        assert sys.modules["cuda.tile._cext"] is sys.modules["compiler.tile._cext"]
+    finally:
+        ct.uninstall_as_cutile()
+    assert not [m for m in sys.modules if m == "cuda.tile" or m.startswith("cuda.tile.")]
+    assert getattr(sys.modules.get("cuda"), "tile", None) is None
+
+
+def test_install_as_cutile_refuses_when_cuda_tile_is_imported(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cuda.tile", types.ModuleType("cuda.tile"))
+    with pytest.raises(tc.TilecError, match="cuda.tile is already imported"):
+        ct.install_as_cutile()

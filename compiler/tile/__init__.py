@@ -21,6 +21,7 @@ from compiler.language import (  # noqa: F401 - tilec's builtins under cuTile's 
     where,
 )
 from compiler.tile import compilation, tune  # noqa: F401 - cuda.tile's modules
+from compiler.tile._alias import install_as_cutile, uninstall_as_cutile  # noqa: F401
 from compiler.tile._annotations import (  # noqa: F401
     Array,
     ArrayAnnotation,
@@ -69,4 +70,3 @@ from compiler.tile._execution import (  # noqa: F401
 from compiler.tile._math import *
 from compiler.tile._stub import *
 from compiler.tile._stub import cdiv  # noqa: F401
-
