@@ -263,6 +263,7 @@ class TileKernel(KernelFunction):
 
     language = "cutile"
     decorator = "@ct.kernel"
+    default_warps = None  # cuTile names no threads: the compiler chooses from the tiles
 
     def __init__(self, fn, source: str | None = None):
         super().__init__(fn, source)

@@ -244,7 +244,7 @@ class CompiledKernel:
 
 NUM_WARPS = (1, 2, 4, 8, 16, 32)  # 32 warps: 1,024 threads, the most a block has
 DEFAULT_STAGES = 2  # k-loop loads feeding a dot are prefetched one iteration ahead
-_OPTION_DEFAULTS = (("backend", None), ("num_warps", 4), ("debug", False),
+_OPTION_DEFAULTS = (("backend", None), ("num_warps", None), ("debug", False),
                     ("num_stages", DEFAULT_STAGES))
 
 
@@ -265,7 +265,7 @@ def _launch_arch(backend: str) -> str | None:
     return importlib.import_module("backends.ptx").device_arch()
 
 
-def _compile(fn: TileFunction, specs: list, backend: str, num_warps: int, debug: bool,
+def _compile(fn: TileFunction, specs: list, backend: str, num_warps: int | None, debug: bool,
              dump: Any = None, key: str | None = None, arch: str | None = None,
              num_stages: int = DEFAULT_STAGES, language: str = "triton") -> CompiledKernel:
     with _COMPILING:
@@ -273,7 +273,8 @@ def _compile(fn: TileFunction, specs: list, backend: str, num_warps: int, debug:
                                num_stages, language)
 
 
-def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int, debug: bool,
+def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int | None,
+                    debug: bool,
                     dump: Any, key: str | None, arch: str | None, num_stages: int,
                     language: str) -> CompiledKernel:
     options = (backend, num_warps, debug, arch, num_stages, language)
@@ -285,9 +286,10 @@ def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int,
             return ck
     with collector_paused(), progress.step(f"compiling {fn.__name__} for {backend}"):
         from compiler import frontend, pipeline, timing
-        with timing.compilation(f"{fn.__name__} on {backend} ({num_warps} warps)"):
+        with timing.compilation(f"{fn.__name__} on {backend}"):
             with timing.phase("frontend"):
                 module, params = frontend.generate(fn.kernel_source(), specs, language)
+                num_warps = num_warps or _default_warps(module)
             # No stage is kept: a third of a compilation went to printing or copying them,
             # for the few callers that read them (``ck.stages`` compiles again).
             compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
@@ -310,6 +312,12 @@ def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int,
     return ck
 
 
+def _default_warps(module) -> int:
+    """The warps of a kernel whose launch leaves them to the compiler (cuTile's)."""
+    from compiler.passes.default_warps import default_warps
+    return default_warps(module)
+
+
 @contextlib.contextmanager
 def collector_paused():
     """Python's cyclic garbage collector off while compiling. A compilation (with the first
@@ -326,12 +334,13 @@ def collector_paused():
             gc.enable()
 
 
-def _stages(fn: TileFunction, specs: list, backend: str, num_warps: int, debug: bool,
+def _stages(fn: TileFunction, specs: list, backend: str, num_warps: int | None, debug: bool,
             arch: str | None, num_stages: int, language: str) -> list[tuple[str, str]]:
     """Every stage's IR, from a compilation that keeps them (``ck.stages``)."""
     from compiler import frontend, pipeline
     with _COMPILING, collector_paused():
         module, _ = frontend.generate(fn.kernel_source(), specs, language)
+        num_warps = num_warps or _default_warps(module)
         compiled = pipeline.run(module, backend, num_warps, debug=debug, num_stages=num_stages,
                                 arch=arch or pipeline.DEFAULT_ARCH, eager_stages=True)
     return list(compiled.stages)
@@ -355,6 +364,7 @@ class KernelFunction:
 
     language = "triton"  # the frontend's builtin table: "triton" (tl.*) or "cutile" (ct.*)
     decorator = "@tc.kernel"
+    default_warps: int | None = 4  # None: the compiler's choice (compiler.passes.default_warps)
 
     def __init__(self, fn: Callable, source: str | None = None):
         # the function checked and its source text found now, while it is at hand
@@ -447,7 +457,7 @@ class KernelFunction:
                      else descriptor_key(v, arg_spec) if descriptors.is_descriptor(v)
                      else (*arg_spec(v), is_one(v)) for n, v in bound.items())
 
-    def compile_for(self, bound: dict[str, Any], backend: str, num_warps: int,
+    def compile_for(self, bound: dict[str, Any], backend: str, num_warps: int | None,
                     debug: bool = False, dump: Any = None,
                     num_stages: int = DEFAULT_STAGES) -> CompiledKernel:
         arch = _launch_arch(backend)
@@ -526,11 +536,14 @@ class KernelFunction:
         an option that names a parameter not given by position (Triton's tutorials pass
         ``num_stages=`` to a ``num_stages: tl.constexpr``) stays there and is both."""
         if not self._option_params:
-            return (resolve_backend(kwargs.pop("backend", None)), kwargs.pop("num_warps", 4),
+            return (resolve_backend(kwargs.pop("backend", None)),
+                    kwargs.pop("num_warps", self.default_warps),
                     bool(kwargs.pop("debug", False)) or CHECK_BOUNDS,
                     kwargs.pop("num_stages", DEFAULT_STAGES))
         o = {n: (kwargs.get if self._option_params.get(n, -1) >= nargs else kwargs.pop)(n, d)
              for n, d in _OPTION_DEFAULTS}
+        if o["num_warps"] is None:
+            o["num_warps"] = self.default_warps
         return (resolve_backend(o["backend"]), o["num_warps"],
                 bool(o["debug"]) or CHECK_BOUNDS, o["num_stages"])
 
@@ -587,7 +600,8 @@ class KernelFunction:
         """Compile for a new launch key; returns the kernel and where each runtime
         argument comes from (a position in args, or a keyword)."""
         backend, num_warps, debug, num_stages = opts
-        if num_warps not in NUM_WARPS or isinstance(num_warps, bool):
+        if (num_warps not in NUM_WARPS or isinstance(num_warps, bool)) and not (
+                num_warps is None and self.default_warps is None):
             raise LaunchError(f"num_warps must be 1, 2, 4, 8, 16 or 32, got {num_warps!r}")
         _check_stages(num_stages)
         launch_hints.check(kwargs, self.arg_names)

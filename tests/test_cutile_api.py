@@ -297,3 +297,36 @@ def test_install_as_cutile_refuses_when_cuda_tile_is_imported(monkeypatch):
     monkeypatch.setitem(sys.modules, "cuda.tile", types.ModuleType("cuda.tile"))
     with pytest.raises(tc.TilecError, match="cuda.tile is already imported"):
         ct.install_as_cutile()
+
+
+@ct.kernel
+def _tiled_matmul(a, b, c, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    acc = ct.full((tm, tn), 0.0, dtype=ct.float32)
+    for k in range(ct.cdiv(a.shape[1], tk)):
+        acc = ct.mma(ct.load(a, index=(ct.bid(0), k), shape=(tm, tk)),
+                     ct.load(b, index=(k, ct.bid(1)), shape=(tk, tn)), acc)
+    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+@ct.kernel
+def _doubled(x, TILE: ct.Constant[int]):
+    ct.store(x, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 2)
+
+
+@pytest.mark.parametrize(("tm", "tn", "warps"), [(128, 256, 8), (128, 128, 4), (64, 64, 4)])
+def test_cutile_kernels_get_warps_for_their_accumulator(tm, tn, warps):
+    """cuTile names no threads: a 128 x 256 f32 accumulator on 4 warps spilled (256
+    registers a thread), so the compiler gives a warp per 4,096 accumulator elements."""
+    a, b = np.ones((128, 64), np.float16), np.ones((64, 256), np.float16)
+    c = np.zeros((128, 256), np.float32)
+    ck = _tiled_matmul.warmup(a, b, c, tm, tn, 64, grid=(1, 1), backend="numpy")
+    assert ck.metadata.num_warps == warps
+    chosen = _tiled_matmul.warmup(a, b, c, tm, tn, 64, grid=(1, 1), backend="numpy",
+                                  num_warps=2)
+    assert chosen.metadata.num_warps == 2  # a launch that names warps keeps them
+
+
+@pytest.mark.parametrize(("tile", "warps"), [(1024, 4), (4096, 4), (8192, 8), (16384, 8)])
+def test_cutile_kernels_without_dots_get_a_warp_per_1024_elements(tile, warps):
+    x = np.ones(1 << 14, np.float32)
+    assert _doubled.warmup(x, tile, grid=(1,), backend="numpy").metadata.num_warps == warps
