@@ -156,7 +156,9 @@ class CompiledKernel:
 
     @property
     def n_regs(self) -> int:
-        """Registers a thread uses (ptx; 0 where the backend has no register count)."""
+        """Registers a thread uses: ptxas's count on ptx, an estimate from the kernel's largest
+        tile elsewhere (``compiler.passes.tile_budget``), so that occupancy arithmetic
+        written for GPUs runs on every backend."""
         return self.metadata.registers or 0
 
     @property
@@ -290,6 +292,7 @@ def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int 
             with timing.phase("frontend"):
                 module, params = frontend.generate(fn.kernel_source(), specs, language)
                 num_warps = num_warps or _default_warps(module)
+                estimate = None if backend == "ptx" else _estimated_registers(module, num_warps)
             # No stage is kept: a third of a compilation went to printing or copying them,
             # for the few callers that read them (``ck.stages`` compiles again).
             compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
@@ -302,7 +305,8 @@ def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int 
         params = params + [Param(debug_output.PARAM, "i32", True, True)]
     info = KernelInfo(fn.__name__, params, backend, target, num_warps,
                       shared=compiled.extra.get("shared", 0),
-                      registers=compiled.extra.get("registers"), extra=compiled.extra,
+                      registers=compiled.extra.get("registers", estimate),
+                      extra=compiled.extra,
                       num_stages=num_stages, spills=compiled.extra.get("spills", 0))
     if key is not None:
         cache.store(key, cache.Entry(info, compiled.artifact, compiled.asm, compiled.stages))
@@ -314,8 +318,14 @@ def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int 
 
 def _default_warps(module) -> int:
     """The warps of a kernel whose launch leaves them to the compiler (cuTile's)."""
-    from compiler.passes.default_warps import default_warps
+    from compiler.passes.tile_budget import default_warps
     return default_warps(module)
+
+
+def _estimated_registers(module, num_warps: int) -> int:
+    """``n_regs`` where no GPU compiler counts them (numpy, wgsl)."""
+    from compiler.passes.tile_budget import estimated_registers
+    return estimated_registers(module, num_warps)
 
 
 @contextlib.contextmanager
@@ -364,7 +374,7 @@ class KernelFunction:
 
     language = "triton"  # the frontend's builtin table: "triton" (tl.*) or "cutile" (ct.*)
     decorator = "@tc.kernel"
-    default_warps: int | None = 4  # None: the compiler's choice (compiler.passes.default_warps)
+    default_warps: int | None = 4  # None: the compiler's choice (compiler.passes.tile_budget)
 
     def __init__(self, fn: Callable, source: str | None = None):
         # the function checked and its source text found now, while it is at hand

@@ -71,13 +71,27 @@ def test_warmup_compiles_without_launching_and_the_result_launches_with_every_ar
                            num_warps=8, grid=(1,), backend="wgsl")
     assert np.isnan(y).all()  # nothing ran
     assert (k.metadata.num_warps, k.metadata.num_stages) == (8, 3)
-    assert k.metadata.shared > 0 and k.n_regs == 0 and k.n_spills == 0  # no registers on wgsl
+    assert k.metadata.shared > 0 and k.n_spills == 0
+    assert k.n_regs == 24 + 2 * 128 // 256  # an estimate on wgsl: 2 words a thread, doubled
     k._init_handles()
     k[(5, 1, 1)](y, x, 100, 100, 37, 100, 128, 3)  # constexprs too, as Triton launches them
     e = np.exp(x - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
     with pytest.raises(tc.LaunchError, match=r"compiled with argument 6 = 128 .*got 256"):
         k[(5,)](y, x, 100, 100, 37, 100, 256, 3)
+
+
+@pytest.mark.parametrize(("block", "num_warps", "regs"), [(8192, 8, 88), (1024, 4, 40),
+                                                          (1 << 16, 4, 255)])
+def test_cpu_backends_estimate_registers_so_occupancy_arithmetic_runs(block, num_warps, regs):
+    """Triton's tutorials size persistent grids by ``65536 // (n_regs * 32 * num_warps)``:
+    on numpy the estimate is twice the words a thread would hold of the widest tile, plus
+    24 (a 0 divided by zero)."""
+    x = np.zeros((2, block), np.float32)
+    k = row_softmax.warmup(x, x, block, block, 2, block, BLOCK_SIZE=block, num_stages=2,
+                           num_warps=num_warps, grid=(1,), backend="numpy")
+    assert k.n_regs == regs
+    assert 65536 // (k.n_regs * 32 * num_warps) >= 1
 
 
 def test_ptx_reports_registers_and_spills():

@@ -1,0 +1,63 @@
+"""What a kernel's tiles ask of a GPU thread, read on the tile dialect before layouts are
+assigned (nothing is rewritten): the warps a kernel gets when its language leaves the
+choice to the compiler, and the registers a thread would use where no GPU compiler says.
+
+``default_warps``: cuTile's kernels name tile shapes, never threads.
+
+Four warps (one warp group) at least, as Triton's default. A kernel with dots gets a warp
+for every 4,096 elements of its largest accumulator, up to 8 (two warp groups): a
+128 x 256 f32 accumulator is 128 registers a thread on 8 warps, and 256 on 4, which
+spills (cuTile's MatMul sample ran at 9% of cuBLAS so). Other kernels get a warp for
+every 1,024 elements of their largest tile (32 a thread), up to 8.
+
+``estimated_registers``: on numpy and wgsl a compiled kernel's ``n_regs`` (Triton's
+tutorials size persistent grids by it: ``65536 // (n_regs * 32 * num_warps)``) is twice the
+32-bit words a thread holds of the largest tile, plus 24 for addresses and loop state, at
+most 255: the order of what ptxas reports (64 for an 8,192-wide f32 softmax row on 8
+warps; this gives 88).
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Attribute
+
+from compiler.passes.axis_info import bits_of
+from dialects.tile import DotOp, PtrType
+
+LEAST, MOST = 4, 8
+PER_WARP_DOT, PER_WARP = 4096, 1024
+BASE_REGISTERS, MAX_REGISTERS = 24, 255
+POINTER_BITS = 32  # a tile of pointers is a base and an offset an element, as ptx keeps it
+
+
+def default_warps(module: ModuleOp) -> int:
+    """The warps for ``module``'s kernel, from its largest accumulator or tile."""
+    dots = [math.prod(op.result.type.get_shape()) for op in module.walk()
+            if isinstance(op, DotOp)]
+    if dots:
+        return _clamp(max(dots) // PER_WARP_DOT)
+    return _clamp(max((n for n, _ in _tiles(module)), default=0) // PER_WARP)
+
+
+def estimated_registers(module: ModuleOp, num_warps: int) -> int:
+    """Registers a thread of ``num_warps`` warps would use for ``module``'s kernel."""
+    words = max((-(-n * bits // 32) for n, bits in _tiles(module)), default=0)
+    return min(MAX_REGISTERS, 2 * words // (32 * num_warps) + BASE_REGISTERS)
+
+
+def _tiles(module: ModuleOp) -> list[tuple[int, int]]:
+    """Each tile value's elements and bits an element."""
+    return [(math.prod(r.type.get_shape()), _bits(r.type.element_type))
+            for op in module.walk() for r in op.results if isinstance(r.type, TensorType)]
+
+
+def _bits(t: Attribute) -> int:
+    return POINTER_BITS if isinstance(t, PtrType) else bits_of(t)
+
+
+def _clamp(warps: int) -> int:
+    """``warps`` rounded up to a power of two, within [LEAST, MOST]."""
+    return min(MOST, max(LEAST, 1 << max(warps - 1, 0).bit_length()))
