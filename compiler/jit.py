@@ -292,7 +292,7 @@ def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int 
             with timing.phase("frontend"):
                 module, params = frontend.generate(fn.kernel_source(), specs, language)
                 num_warps = num_warps or _default_warps(module)
-                estimate = None if backend == "ptx" else _estimated_registers(module, num_warps)
+                estimates = {} if backend == "ptx" else _estimates(module, num_warps)
             # No stage is kept: a third of a compilation went to printing or copying them,
             # for the few callers that read them (``ck.stages`` compiles again).
             compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
@@ -304,8 +304,8 @@ def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int 
                            for i in compiled.extra.get("bounds", ())]
         params = params + [Param(debug_output.PARAM, "i32", True, True)]
     info = KernelInfo(fn.__name__, params, backend, target, num_warps,
-                      shared=compiled.extra.get("shared", 0),
-                      registers=compiled.extra.get("registers", estimate),
+                      shared=compiled.extra.get("shared", estimates.get("shared", 0)),
+                      registers=compiled.extra.get("registers", estimates.get("registers")),
                       extra=compiled.extra,
                       num_stages=num_stages, spills=compiled.extra.get("spills", 0))
     if key is not None:
@@ -322,10 +322,12 @@ def _default_warps(module) -> int:
     return default_warps(module)
 
 
-def _estimated_registers(module, num_warps: int) -> int:
-    """``n_regs`` where no GPU compiler counts them (numpy, wgsl)."""
-    from compiler.passes.tile_budget import estimated_registers
-    return estimated_registers(module, num_warps)
+def _estimates(module, num_warps: int) -> dict[str, int]:
+    """``registers`` and ``shared`` where no GPU compiler counts them: numpy (both) and
+    wgsl (registers: its own count of workgroup memory wins)."""
+    from compiler.passes.tile_budget import estimated_registers, estimated_shared
+    return {"registers": estimated_registers(module, num_warps),
+            "shared": estimated_shared(module, num_warps)}
 
 
 @contextlib.contextmanager

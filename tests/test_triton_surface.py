@@ -86,12 +86,13 @@ def test_warmup_compiles_without_launching_and_the_result_launches_with_every_ar
 def test_cpu_backends_estimate_registers_so_occupancy_arithmetic_runs(block, num_warps, regs):
     """Triton's tutorials size persistent grids by ``65536 // (n_regs * 32 * num_warps)``:
     on numpy the estimate is twice the words a thread would hold of the widest tile, plus
-    24 (a 0 divided by zero)."""
+    24, and shared memory what a reduction would use (0s divided by zero)."""
     x = np.zeros((2, block), np.float32)
     k = row_softmax.warmup(x, x, block, block, 2, block, BLOCK_SIZE=block, num_stages=2,
                            num_warps=num_warps, grid=(1,), backend="numpy")
     assert k.n_regs == regs
-    assert 65536 // (k.n_regs * 32 * num_warps) >= 1
+    assert k.metadata.shared == 4 * num_warps  # a word a warp for each f32 reduction
+    assert 65536 // (k.n_regs * 32 * num_warps) >= 1 and 232448 // k.metadata.shared >= 1
 
 
 def test_ptx_reports_registers_and_spills():

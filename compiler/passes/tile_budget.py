@@ -14,7 +14,9 @@ every 1,024 elements of their largest tile (32 a thread), up to 8.
 tutorials size persistent grids by it: ``65536 // (n_regs * 32 * num_warps)``) is twice the
 32-bit words a thread holds of the largest tile, plus 24 for addresses and loop state, at
 most 255: the order of what ptxas reports (64 for an 8,192-wide f32 softmax row on 8
-warps; this gives 88).
+warps; this gives 88). ``estimated_shared``: on numpy, ``metadata.shared`` (which the same
+arithmetic divides by) is the most shared memory one op would use on a GPU: a reduction's
+or scan's word per warp and operand, a dot's staged operands.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute
 
 from compiler.passes.axis_info import bits_of
-from dialects.tile import DotOp, PtrType
+from dialects.tile import DotOp, PtrType, ReduceOp, ScanOp
 
 LEAST, MOST = 4, 8
 PER_WARP_DOT, PER_WARP = 4096, 1024
@@ -46,6 +48,18 @@ def estimated_registers(module: ModuleOp, num_warps: int) -> int:
     """Registers a thread of ``num_warps`` warps would use for ``module``'s kernel."""
     words = max((-(-n * bits // 32) for n, bits in _tiles(module)), default=0)
     return min(MAX_REGISTERS, 2 * words // (32 * num_warps) + BASE_REGISTERS)
+
+
+def estimated_shared(module: ModuleOp, num_warps: int) -> int:
+    """Bytes of shared memory a GPU would give ``module``'s kernel, at the least."""
+    needs = [0]
+    for op in module.walk():
+        if isinstance(op, ReduceOp | ScanOp):
+            needs.append(num_warps * sum(_bits(s.type.element_type) // 8 for s in op.srcs))
+        elif isinstance(op, DotOp):
+            (m, k), n = op.a.type.get_shape(), op.b.type.get_shape()[1]
+            needs.append((m + n) * k * _bits(op.a.type.element_type) // 8)
+    return max(needs)
 
 
 def _tiles(module: ModuleOp) -> list[tuple[int, int]]:
