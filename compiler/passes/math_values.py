@@ -291,6 +291,7 @@ def _unary(cls: Callable[..., Operation]) -> Callable[[F], F]:
 
 
 sqrt = _unary(math.SqrtOp)  # correctly rounded on PTX; WGSL allows some ulps
+rsqrt = _unary(math.RsqrtOp)  # approximate: PTX's rsqrt.approx, WGSL's inverseSqrt
 exp2_native = _unary(math.Exp2Op)  # the target's own 2^x (PTX: ex2.approx.ftz.f32)
 fabs = _unary(math.AbsFOp)
 rint = _unary(math.RoundEvenOp)  # to nearest, ties to even
