@@ -76,7 +76,7 @@ def test_a_launch_takes_them_and_writes_land_in_them(backend, rng):
 def _doubled(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
     i = ct.bid(0)
     t = ct.load(x, index=(i, 0), shape=(TM, TN))
-    ct.store(y, index=(i, 0), tile=t * 2)
+    ct.store(y, index=(i, 0), tile=(t * 2).astype(y.dtype))
 
 
 def test_views_of_one_flat_array_go_to_kernels(backend):
@@ -296,15 +296,20 @@ def test_ptx_arrays_in_torch_without_copies(ptx):
 @pytest.mark.gpu
 def test_ptx_arrays_of_bfloat16_and_fp8_launch(ptx):
     import ml_dtypes
+
+    from compiler.specialize import arg_spec
     for dtype in [ml_dtypes.bfloat16, np.float16]:
         host = np.arange(16 * 8, dtype=np.float32).reshape(16, 8).astype(dtype)
         out = tc.empty((16, 8), dtype, backend=ptx)
         _doubled[(2,)](tc.asarray(host, backend=ptx), out, 8, 8, backend=ptx)
         np.testing.assert_array_equal(tc.to_numpy(out), (host.astype(np.float32) * 2)
                                       .astype(dtype))
+    x = tc.asarray(np.arange(64, dtype=np.float32).astype(ml_dtypes.bfloat16), backend=ptx)
+    out = tc.empty(64, "bf16", backend=ptx)
+    add[(1,)](x, x, out, 64, BLOCK=64, backend=ptx)  # a Triton-style kernel
+    np.testing.assert_array_equal(tc.to_numpy(out).astype(np.float32), 2 * np.arange(64))
     fp8 = tc.asarray(np.ones(8, np.float32).astype(ml_dtypes.float8_e4m3fn), backend=ptx)
-    assert tc.compile(add, args=(fp8, fp8, fp8, 8, 8), backend="ptx").metadata.params[0] \
-        .dtype == "fp8e4nv"
+    assert arg_spec(fp8) == ("ptr", "fp8e4nv", True)  # its interface says only "|V1"
 
 
 # -- ptx bookkeeping, on a stand-in for the CUDA driver ------------------------------------
@@ -316,8 +321,11 @@ class _Driver:
     class CUresult:
         CUDA_SUCCESS = 0
 
+    class CUevent_flags:
+        CU_EVENT_DISABLE_TIMING = 2
+
     def __init__(self):
-        self.blocks, self.stack, self.freed = {}, [], []
+        self.blocks, self.stack, self.freed, self.calls = {}, [], [], []
 
     def cuInit(self, _flags):
         return (0,)
@@ -360,6 +368,22 @@ class _Driver:
 
     cuMemcpyDtoH = cuMemcpyHtoD
 
+    def cuEventCreate(self, flags):
+        self.calls.append(("create", flags))
+        return (0, "event")
+
+    def cuEventRecord(self, event, stream):
+        self.calls.append(("record", event, stream))
+        return (0,)
+
+    def cuStreamWaitEvent(self, stream, event, flags):
+        self.calls.append(("wait", stream, event))
+        return (0,)
+
+    def cuEventDestroy(self, event):
+        self.calls.append(("destroy", event))
+        return (0,)
+
     def _current(self):
         assert self.stack, "a driver call without a current context"
 
@@ -396,6 +420,10 @@ def test_ptx_arrays_on_a_stand_in_driver(driver):
     info = device_arrays.describe(row)
     assert (info.ptr, info.device_type, info.dtype, info.shape) == \
         (row.ptr, device_arrays.CUDA, "bf16", (6,))
+    assert driver.calls == []  # the legacy stream's consumers wait for it anyway
+    device_arrays.describe(row, stream=7)  # a consumer on stream 7 waits for its work
+    assert driver.calls == [("create", 2), ("record", "event", 0), ("wait", 7, "event"),
+                            ("destroy", "event")]
     row[1:3] = [-1, -2]
     host[2, 1:3] = [-1, -2]
     np.testing.assert_array_equal(a.numpy(), host)

@@ -4,8 +4,9 @@ make them (``empty``, ``from_host``); ``tc.to_numpy`` copies them back.
 
 A launch takes a ``DeviceArray`` as it takes any device array, on the legacy default
 stream (``_device_array`` in ``__init__.py`` reads its address); copies and ``cuMemsetD8``
-go there too, so they are ordered with the kernels. Other libraries take one without a copy by DLPack
-(``torch.from_dlpack(a)``) or the interface (``cupy.asarray(a)``).
+go there too, so they are ordered with the kernels. Other libraries take one without a
+copy by DLPack (``torch.from_dlpack(a)``) or the CUDA array interface
+(``cupy.asarray(a)``).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class DeviceArray(DeviceView):
     """A row-major array of ``dtype`` and ``shape`` in GPU memory, ``offset`` bytes into
     its allocation: ``a[i]``, ``a[start:stop]`` and ``a.reshape(shape)`` are views of it."""
 
-    __slots__ = ("dtype", "memory", "offset", "shape")
+    __slots__ = ("__weakref__", "dtype", "memory", "offset", "shape")
 
     def __init__(self, memory: _Memory, dtype: tl.dtype, shape: tuple[int, ...],
                  offset: int = 0):
@@ -135,8 +136,8 @@ def _order_before(device: Device, stream: int) -> None:
     """Make ``stream`` wait for the work queued on the legacy default stream (which the
     blocking streams do already; a non-blocking one does not)."""
     with _current(device) as driver:
-        event = _check(driver.cuEventCreate(driver.CUevent_flags.CU_EVENT_DISABLE_TIMING),
-                       "creating a CUDA event")
+        flags = int(driver.CUevent_flags.CU_EVENT_DISABLE_TIMING)
+        event = _check(driver.cuEventCreate(flags), "creating a CUDA event")
         try:
             _check(driver.cuEventRecord(event, 0), "recording a CUDA event")
             _check(driver.cuStreamWaitEvent(stream, event, 0), "ordering the consumer's stream")
