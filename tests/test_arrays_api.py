@@ -1,5 +1,5 @@
 """Arrays on any backend: ``tc.empty``, ``tc.zeros``, ``tc.asarray``, ``tc.to_numpy``,
-``tc.synchronize``, and views of one flat array handed to kernels (SPEC section 4e)."""
+``tc.synchronize``, and views of one flat array handed to kernels."""
 
 import ctypes
 import gc
