@@ -28,6 +28,7 @@ from compiler.jit import (
     kernel,
     set_backend,
 )
+from compiler.memory import asarray, empty, synchronize, to_numpy, zeros
 from compiler.tracebacks import hide_frames
 
 __version__ = "0.1.0"
@@ -66,6 +67,7 @@ __all__ = [
     "BackendUnavailableError", "CompileError", "CompiledKernel", "Config",
     "DeviceAssertionError", "InternalCompilerError", "KernelFunction", "LaunchError",
     "OutOfBoundsError", "TileFunction", "TilecError", "UnsupportedError",
-    "VerificationError", "autotune", "backends", "cdiv", "compile", "export", "func", "heuristics",
-    "kernel", "set_backend", "testing", "wgsl_array", "wgsl_device",
+    "VerificationError", "asarray", "autotune", "backends", "cdiv", "compile", "empty",
+    "export", "func", "heuristics", "kernel", "set_backend", "synchronize", "testing",
+    "to_numpy", "wgsl_array", "wgsl_device", "zeros",
 ]

@@ -37,6 +37,7 @@ from compiler.jit import (
     availability,
     resolve_backend,
 )
+from compiler.memory import DeviceView
 from compiler.tracebacks import grid_launch
 
 LAUNCH_OPTIONS = ("num_warps", "num_stages")
@@ -325,6 +326,8 @@ def _key_value(v: Any) -> Any:
 def _zero(a: Any) -> None:
     if isinstance(a, np.ndarray):
         a.fill(0)
+    elif isinstance(a, DeviceView):  # tc.empty's, tc.wgsl_array's
+        a[...] = 0
     elif hasattr(a, "zero_"):  # PyTorch
         a.zero_()
     elif hasattr(a, "fill"):  # CuPy
@@ -344,6 +347,9 @@ def _snapshot(a: Any) -> Callable[[], None]:
     if isinstance(a, np.ndarray):
         copy = a.copy()
         return lambda: np.copyto(a, copy)
+    if isinstance(a, DeviceView):
+        copy = a.numpy()
+        return lambda: a.__setitem__(Ellipsis, copy)
     if hasattr(a, "copy_") and hasattr(a, "clone"):  # PyTorch
         copy = a.clone()
         return lambda: a.copy_(copy)

@@ -32,32 +32,32 @@ CPU, CUDA, CUDA_HOST, CUDA_MANAGED = 1, 2, 3, 13  # DLDeviceType values tilec me
 # 10 float8_e4m3fn, 12 float8_e5m2 (DLPack 1.1)
 _FP8 = {(10, 8): "fp8e4nv", (12, 8): "fp8e5"}
 _ML_DTYPES = _FP8 | {(4, 16): "bf16"}  # what NumPy cannot take through DLPack
-_DTYPES = {(0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8",
+DL_DTYPES = {(0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8",
            (1, 32): "u32", (2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16",
            (6, 8): "i1"} | _FP8
 _UINT = 1
 
 
-class _Device(ctypes.Structure):
+class DLDevice(ctypes.Structure):
     _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
 
 
-class _DataType(ctypes.Structure):
+class DLDataType(ctypes.Structure):
     _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
 
 
-class _Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", _Device), ("ndim", ctypes.c_int32),
-                ("dtype", _DataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
                 ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
 
 
-class _Versioned(ctypes.Structure):
+class DLManagedTensorVersioned(ctypes.Structure):
     """DLPack 1.x's ``DLManagedTensorVersioned``, up to its tensor."""
 
     _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
                 ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p),
-                ("flags", ctypes.c_uint64), ("dl_tensor", _Tensor)]
+                ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
 
 
 _get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
@@ -89,11 +89,11 @@ def describe(v: Any, stream: int | None = None) -> DLArray:
             capsule = v.__dlpack__() if stream is None else v.__dlpack__(stream=stream)
         except TypeError:  # a producer older than the stream argument
             capsule = v.__dlpack__()
-        t = _Tensor.from_address(_get_pointer(capsule, b"dltensor"))
+        t = DLTensor.from_address(_get_pointer(capsule, b"dltensor"))
     except (TypeError, ValueError, BufferError, RuntimeError) as e:
         raise ArgumentError(f"{describe_value(v)} cannot be read through DLPack: {e}") from None
     shape = tuple(t.shape[i] for i in range(t.ndim))
-    dtype = _DTYPES.get((t.dtype.code, t.dtype.bits)) if t.dtype.lanes == 1 else None
+    dtype = DL_DTYPES.get((t.dtype.code, t.dtype.bits)) if t.dtype.lanes == 1 else None
     strides = None if not t.strides else tuple(t.strides[i] for i in range(t.ndim))
     return DLArray((t.data or 0) + t.byte_offset, t.device.device_type, t.device.device_id,
                    dtype, shape, _contiguous(shape, strides),
@@ -221,10 +221,11 @@ def ml_dtypes_view(v: Any) -> np.ndarray | None:
     which says whether the memory may be written (NumPy makes an older one read-only)."""
     try:
         capsule = v.__dlpack__(max_version=(1, 0))
-        tensor = _Versioned.from_address(_get_pointer(capsule, b"dltensor_versioned")).dl_tensor
+        versioned = _get_pointer(capsule, b"dltensor_versioned")
+        tensor = DLManagedTensorVersioned.from_address(versioned).dl_tensor
     except (TypeError, ValueError):  # a producer older than DLPack 1.0
         capsule = v.__dlpack__()
-        tensor = _Tensor.from_address(_get_pointer(capsule, b"dltensor"))
+        tensor = DLTensor.from_address(_get_pointer(capsule, b"dltensor"))
     short = _ML_DTYPES.get((tensor.dtype.code, tensor.dtype.bits))
     if short is None or tensor.dtype.lanes != 1:
         return None

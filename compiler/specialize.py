@@ -95,7 +95,10 @@ def arg_spec(v: Any) -> tuple[str, str, bool]:
 
 def cai_dtype(v: Any, typestr: str) -> tl.dtype | None:
     """The element type of a device array: NumPy's, or bfloat16 where the interface can only
-    say "2 bytes" (``<V2``) and the array's own dtype says bfloat16 (PyTorch)."""
+    say "2 bytes" (``<V2``) and the array's own dtype says bfloat16 (PyTorch); a tilec
+    ``DeviceArray``'s own (its fp8 says only ``V1``)."""
+    if isinstance(getattr(v, "dtype", None), tl.dtype):
+        return v.dtype
     if np.dtype(typestr).kind == "V" and str(getattr(v, "dtype", "")).endswith("bfloat16"):
         return tl.bfloat16
     return tl.dtype_from_numpy(np.dtype(typestr))

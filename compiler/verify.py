@@ -6,6 +6,7 @@ import numpy as np
 
 from compiler.errors import VerificationError
 from compiler.language import dtype_from_str
+from compiler.memory import DeviceView
 
 # (rtol, atol) by dtype: the GPU backends use fast transcendental instructions; an fp8
 # result may be one step away (an f32 sum in another order, rounded): its relative step
@@ -16,9 +17,11 @@ _TOLERANCE = {"f16": (1e-2, 1e-2), "bf16": (2e-2, 2e-2), "f32": (1e-4, 1e-5),
 
 
 def to_numpy(a, dtype: str) -> np.ndarray:
-    """A host copy of a NumPy, CuPy, PyTorch or wgpu array argument of ``dtype``."""
+    """A host copy of a NumPy, CuPy, PyTorch, wgpu or tilec array argument of ``dtype``."""
     if isinstance(a, np.ndarray):
         return a.copy()
+    if isinstance(a, DeviceView):  # tc.empty's, tc.wgsl_array's
+        return a.numpy()
     if hasattr(a, "get") and hasattr(a, "__cuda_array_interface__"):
         return a.get()
     if hasattr(a, "detach"):

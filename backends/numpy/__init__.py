@@ -42,3 +42,20 @@ def run(module: ModuleOp, info: KernelInfo, grid: Sequence[int], args: Sequence[
     from backends.numpy.interpreter import Kernel
 
     Kernel(module, info).launch(grid, args, serial)
+
+
+# -- arrays (``tc.empty``, ``tc.asarray``: compiler/memory.py) -------------------------------
+
+def empty(shape: tuple[int, ...], dtype: Any, zero: bool) -> np.ndarray:
+    """A NumPy array: the numpy backend's arrays are NumPy's own."""
+    from compiler.memory import host_dtype
+
+    return (np.zeros if zero else np.empty)(shape, host_dtype(dtype))
+
+
+def from_host(a: np.ndarray) -> np.ndarray:
+    return a.copy()
+
+
+def synchronize() -> None:
+    """Nothing to wait for: a numpy launch returns when it has run."""

@@ -72,12 +72,17 @@ class Device:
         self._handle = _check(driver.cuDeviceGet(ordinal), "cuDeviceGet")
         self._context = None
 
-    def set_current(self) -> None:
-        driver = _driver()
+    @property
+    def context(self) -> Any:
+        """The GPU's primary context, retained on first use (and never released: modules
+        and memory live in it)."""
         if self._context is None:
-            self._context = _check(driver.cuDevicePrimaryCtxRetain(self._handle),
+            self._context = _check(_driver().cuDevicePrimaryCtxRetain(self._handle),
                                    "cuDevicePrimaryCtxRetain")
-        _check(driver.cuCtxSetCurrent(self._context), "cuCtxSetCurrent")
+        return self._context
+
+    def set_current(self) -> None:
+        _check(_driver().cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
 
     @property
     def compute_capability(self) -> tuple[int, int]:
@@ -463,6 +468,8 @@ def _pointer_put(p: Param, slot: Any, ordinal: int, t: type) -> Put:
     cupy = sys.modules.get("cupy")
     if cupy is not None and issubclass(t, cupy.ndarray):
         return _cupy_put(p, slot, ordinal)
+    if t.__module__ == "backends.ptx.memory" and t.__name__ == "DeviceArray":
+        return functools.partial(_device_array, p, slot, ordinal)
     if hasattr(t, "__cuda_array_interface__"):
         return functools.partial(_cuda_array, p, slot, ordinal)
     if hasattr(t, "__dlpack__"):
@@ -522,6 +529,16 @@ def _cupy_put(p: Param, slot: Any, ordinal: int) -> Put:
         slot.value = a.data.ptr
         return _cupy_stream
     return put
+
+
+def _device_array(p: Param, slot: Any, ordinal: int, a: Any) -> None:
+    """``tc.empty``'s arrays (``memory.DeviceArray``): their dtype, GPU and address are at
+    hand, with no interface to build or pointer to ask the driver about."""
+    if a.dtype.short != p.dtype:
+        raise _wrong_dtype(p, a)
+    if a.device_id != ordinal:
+        raise _elsewhere(p, a, a.device_id, ordinal)
+    slot.value = a.ptr
 
 
 def _cuda_array(p: Param, slot: Any, ordinal: int, a: Any) -> None:

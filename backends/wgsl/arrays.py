@@ -1,11 +1,16 @@
-"""``tc.wgsl_array(buffer, dtype, shape)``: a ``wgpu.GPUBuffer`` with what it holds, so a
-launch specializes on its dtype instead of taking every raw buffer as float32.
+"""The wgsl backend's arrays: ``WgslArray``, a ``wgpu.GPUBuffer`` with the dtype and shape
+it holds from a byte offset, so a launch specializes on its dtype and binds just that range
+(``tc.wgsl_array`` says it of a raw buffer; ``tc.empty`` and friends make them, through
+``empty``/``from_host`` here).
 
-Importing this module imports no wgpu: the launch side recognizes the wrapper by class.
+A view's offset must be a multiple of the device's ``min-storage-buffer-offset-alignment``
+(256 bytes on most) for a launch to bind it: the launch says so where it is not.
+Importing this module imports no wgpu: the launch side recognizes the class by name.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -13,26 +18,57 @@ from typing import Any
 import numpy as np
 
 import compiler.language as tl
-from compiler.errors import LaunchError
+from compiler.errors import LaunchError, UnsupportedError
+from compiler.memory import DeviceView, as_dtype, as_shape, host_dtype, itemsize
 
 
 @dataclass(frozen=True)
-class WgslArray:
-    """A ``wgpu.GPUBuffer`` holding ``shape`` elements of ``dtype`` from its start."""
+class WgslArray(DeviceView):
+    """A ``wgpu.GPUBuffer`` holding ``shape`` elements of ``dtype`` from byte ``offset``."""
 
     buffer: Any
     dtype: tl.dtype
     shape: tuple[int, ...]
+    offset: int = 0
 
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
+    def _at(self, offset: int, shape: tuple[int, ...]) -> WgslArray:
+        return dataclasses.replace(self, offset=offset, shape=shape)
 
     def numpy(self) -> np.ndarray:
-        """A host copy of the contents."""
-        from backends.wgsl import read_buffer
+        """A host copy of the contents (after the work queued on the buffer)."""
+        out = np.empty(self.shape, host_dtype(self.dtype))
+        if self.nbytes:
+            skip = self.offset % 4
+            out.reshape(-1).view(np.uint8)[:] = self._words()[skip:skip + self.nbytes]
+        return out
 
-        return read_buffer(self.buffer, self.dtype.numpy)[:self.size].reshape(self.shape)
+    def _write(self, host: np.ndarray) -> None:
+        from backends.wgsl.runtime import buffer_device
+
+        if not self.nbytes:
+            return
+        data = host.reshape(-1).view(np.uint8)
+        start, end = self._span()
+        if end - start != self.nbytes:
+            # the 4-byte words at the ends hold neighbouring elements: written back as read
+            words, skip = self._words(), self.offset % 4
+            words[skip:skip + self.nbytes] = data
+            data = words
+        buffer_device(self.buffer).queue.write_buffer(self.buffer, start, data)
+
+    def _span(self) -> tuple[int, int]:
+        """The bytes of the buffer copied in and out for this view: copies start and end
+        at 4-byte multiples."""
+        end = -(-(self.offset + self.nbytes) // 4) * 4
+        return self.offset // 4 * 4, min(end, self.buffer.size)
+
+    def _words(self) -> np.ndarray:
+        """A host copy of ``_span``'s bytes."""
+        from backends.wgsl.runtime import buffer_device
+
+        start, end = self._span()
+        data = buffer_device(self.buffer).queue.read_buffer(self.buffer, start, end - start)
+        return np.frombuffer(data, np.uint8).copy()
 
 
 def wgsl_array(buffer: Any, dtype: Any, shape: Any) -> WgslArray:
@@ -40,25 +76,35 @@ def wgsl_array(buffer: Any, dtype: Any, shape: Any) -> WgslArray:
     ``np.float16``; ``shape``: an int or a tuple of ints)."""
     if type(buffer).__name__ != "GPUBuffer":
         raise LaunchError(f"tc.wgsl_array takes a wgpu.GPUBuffer, got {type(buffer).__name__}")
-    d = _dtype(dtype)
-    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    if not all(isinstance(n, (int, np.integer)) and n >= 0 for n in dims):
-        raise LaunchError(f"tc.wgsl_array: shape must be non-negative ints, got {shape!r}")
-    need = math.prod(dims) * d.bits // 8
-    if need > buffer.size:
-        raise LaunchError(f"tc.wgsl_array: {dims} of {d.short} needs {need} bytes, the "
-                          f"buffer has {buffer.size}")
-    return WgslArray(buffer, d, tuple(int(n) for n in dims))
+    a = WgslArray(buffer, as_dtype(dtype, "tc.wgsl_array"), as_shape(shape, "tc.wgsl_array"))
+    if a.nbytes > buffer.size:
+        raise LaunchError(f"tc.wgsl_array: {a.shape} of {a.dtype.short} needs {a.nbytes} "
+                          f"bytes, the buffer has {buffer.size}")
+    return a
 
 
-def _dtype(dtype: Any) -> tl.dtype:
-    if isinstance(dtype, tl.dtype):
-        return dtype
-    try:
-        found = tl.dtype_from_str(dtype) if isinstance(dtype, str) else \
-            tl.dtype_from_numpy(np.dtype(dtype))
-    except (TypeError, ValueError):
-        found = None
-    if found is None:
-        raise LaunchError(f"tc.wgsl_array: unknown dtype {dtype!r}")
-    return found
+def empty(shape: tuple[int, ...], dtype: tl.dtype, zero: bool) -> WgslArray:
+    """A new buffer on tilec's wgsl device. WebGPU hands out every buffer zeroed, so
+    ``zero`` costs nothing more."""
+    from backends.wgsl import UNSUPPORTED_DTYPES
+    from backends.wgsl.runtime import new_buffer
+
+    why = UNSUPPORTED_DTYPES.get(dtype.short)
+    if why is not None:
+        raise UnsupportedError(f"{dtype} arrays are not supported on wgsl ({why[0]}); use "
+                               f"{why[1]}")
+    return WgslArray(new_buffer(math.prod(shape) * itemsize(dtype)), dtype, shape)
+
+
+def from_host(host: np.ndarray) -> WgslArray:
+    from backends.wgsl.runtime import buffer_device, write_padded
+
+    a = empty(host.shape, tl.dtype_from_numpy(host.dtype), False)
+    write_padded(buffer_device(a.buffer), a.buffer, host)
+    return a
+
+
+def synchronize() -> None:
+    from backends.wgsl.runtime import drain, wgsl_device
+
+    drain(wgsl_device())

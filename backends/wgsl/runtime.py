@@ -13,7 +13,7 @@ import os
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import wgpu
@@ -127,23 +127,23 @@ class Kernel:
         dispatch, words[3], words[4] = fold(grid, device.limits[
             "max-compute-workgroups-per-dimension"])
         words[:3] = grid
-        bound: list[wgpu.GPUBuffer] = []
+        bound: list[Binding] = []
         uploads: dict[int, wgpu.GPUBuffer] = {}
         readback: dict[int, np.ndarray] = {}
         for p, f, arg, dt in zip(self.info.params, self.facts["params"], args, self.dtypes):
             if f["kind"] == "scalar":
                 self.pack(words, f, p, arg)
             elif isinstance(arg, wgpu.GPUBuffer):
-                bound.append(self.check_buffer(device, p, arg))
+                bound.append(whole(self.check_buffer(device, p, arg)))
             elif isinstance(arg, WgslArray):  # the kernel was specialized on its dtype
-                bound.append(self.check_buffer(device, p, arg.buffer))
+                bound.append(self.check_view(device, p, arg))
             else:
                 arr = self.check_array(p, arg, dt)
                 if id(arg) not in uploads:  # one buffer per array, so aliasing is kept
                     uploads[id(arg)] = upload(device, p, arr)
                 if p.written:
                     readback[id(arg)] = arr
-                bound.append(uploads[id(arg)])
+                bound.append(whole(uploads[id(arg)]))
         promoted = promotions(bound, self.facts["params"])
         dispatcher = self.pipelines.get(device, {}).get(promoted)
         if dispatcher is None:
@@ -195,24 +195,44 @@ class Kernel:
     def check_reach(self, i: int, arg) -> None:
         """A kernel moving through argument ``i`` by 64-bit offsets indexes it with 32
         bits here too (``device_arrays.check_reach``)."""
-        buf = arg.buffer if isinstance(arg, WgslArray) else arg
-        if isinstance(buf, wgpu.GPUBuffer):
-            if buf.size // self.dtypes[i].itemsize > INDEX_REACH:
-                raise argument_error(self.info.params[i].name, f"{describe_value(buf)} holds "
+        elements = arg.size if isinstance(arg, WgslArray) else \
+            arg.size // self.dtypes[i].itemsize if isinstance(arg, wgpu.GPUBuffer) else None
+        if elements is not None:
+            if elements > INDEX_REACH:
+                raise argument_error(self.info.params[i].name, f"{describe_value(arg)} holds "
                                      "more than 2**31 elements, which the kernel's 64-bit "
                                      "offsets reach but WGSL's 32-bit indices do not")
         else:
             check_reach(self.info.params[i].name, arg)
 
-    def check_buffer(self, device: wgpu.GPUDevice, p: Param, buf: wgpu.GPUBuffer):
+    def check_buffer(self, device: wgpu.GPUDevice, p: Param, buf: wgpu.GPUBuffer,
+                     size: int | None = None):
+        """``buf`` if ``size`` bytes of it (all of it: None) can be bound as storage."""
         if not buf.usage & _STORAGE:
             raise argument_error(p.name, f"{describe_value(buf)} lacks STORAGE usage; create it "
                                          "with wgpu.BufferUsage.STORAGE")
         most = device.limits["max-storage-buffer-binding-size"]
-        if buf.size % 4 or buf.size > most:
+        size = buf.size if size is None else size
+        if size % 4 or size > most:
             raise argument_error(p.name, f"{describe_value(buf)} cannot be bound: a storage "
                                          f"binding is a multiple of 4 bytes, at most {most}")
         return buf
+
+    def check_view(self, device: wgpu.GPUDevice, p: Param, a: WgslArray) -> Binding:
+        """The range of its buffer that a ``WgslArray`` holds, as a binding: from its
+        offset, which WebGPU takes at multiples of the device's alignment only, to its
+        end rounded up to the 4-byte multiple a binding is (within the buffer)."""
+        align = device.limits["min-storage-buffer-offset-alignment"]
+        if a.offset % align:
+            raise argument_error(p.name, f"{describe_value(a)} starts {a.offset} bytes into "
+                                         f"its buffer; this wgsl device binds buffers at "
+                                         f"multiples of {align} bytes "
+                                         "(min-storage-buffer-offset-alignment): lay views out "
+                                         "at such offsets")
+        if not a.nbytes:  # nothing to read or write: the binding needs some size
+            return whole(self.check_buffer(device, p, a.buffer))
+        size = min(-(-a.nbytes // 4) * 4, a.buffer.size - a.offset)
+        return Binding(self.check_buffer(device, p, a.buffer, size), a.offset, size)
 
     def pack(self, words: np.ndarray, f: dict, p: Param, arg) -> None:
         """Write a scalar argument into the uniform words (ints as their u32 pattern; an
@@ -318,20 +338,22 @@ class Dispatcher:
         self.words: bytes | None = None  # what the uniform buffer holds (or will, in order)
         self.lock = threading.Lock()
 
-    def group(self, bound: list, cache: bool):
+    def group(self, bound: list[Binding], cache: bool):
         """The bind group of ``bound`` and the uniform buffer, reused where ``cache``."""
-        key = tuple(map(id, bound))
+        key = tuple((id(b.buffer), b.offset, b.size) for b in bound)
         hit = self.groups.get(key)
-        if hit is not None and all(r() is b for r, b in zip(hit[0], bound, strict=True)):
+        if hit is not None and all(r() is b.buffer
+                                   for r, b in zip(hit[0], bound, strict=True)):
             return hit[1]
-        entries = [{"binding": i, "resource": {"buffer": b, "offset": 0, "size": b.size}}
+        entries = [{"binding": i, "resource": {"buffer": b.buffer, "offset": b.offset,
+                                               "size": b.size}}
                    for i, b in enumerate(bound)]
         entries.append({"binding": len(bound), "resource": {"buffer": self.uniform}})
         group = self.device.create_bind_group(layout=self.layout, entries=entries)
         if cache:  # ids are checked against weak references: a freed id may come back
             if len(self.groups) >= self.GROUPS:
                 del self.groups[next(iter(self.groups))]
-            self.groups[key] = ([weakref.ref(b) for b in bound], group)
+            self.groups[key] = ([weakref.ref(b.buffer) for b in bound], group)
         return group
 
     def run(self, bound: list, words: np.ndarray, dispatch, cache: bool) -> None:
@@ -376,13 +398,14 @@ def with_subgroups(device: wgpu.GPUDevice, source: str, facts: dict) -> str:
     return source  # no `enable subgroups;`: wgpu 0.32's Naga rejects it, the feature suffices
 
 
-def promotions(bound: list, params: list[dict]) -> frozenset[int]:
-    """Read-only bindings whose buffer is also bound read_write: WebGPU forbids one buffer
-    in both roles in a dispatch, so those bindings are declared read_write instead."""
+def promotions(bound: list[Binding], params: list[dict]) -> frozenset[int]:
+    """Read-only bindings whose buffer is also bound read_write (any ranges of it: views):
+    WebGPU forbids one buffer in both roles in a dispatch, so those bindings are declared
+    read_write instead."""
     pointers = [f for f in params if f["kind"] == "ptr"]
-    written = {id(b) for b, f in zip(bound, pointers) if f["access"] == "read_write"}
+    written = {id(b.buffer) for b, f in zip(bound, pointers) if f["access"] == "read_write"}
     return frozenset(f["binding"] for b, f in zip(bound, pointers)
-                     if f["access"] == "read" and id(b) in written)
+                     if f["access"] == "read" and id(b.buffer) in written)
 
 
 def build_pipeline(device: wgpu.GPUDevice, source: str, facts: dict, promoted: frozenset):
@@ -446,18 +469,53 @@ def drain(device: wgpu.GPUDevice) -> None:
 
 def upload(device: wgpu.GPUDevice, p: Param, arr: np.ndarray) -> wgpu.GPUBuffer:
     """A storage buffer holding ``arr``, padded to the 4-byte multiple bindings need."""
-    data = arr.reshape(-1).view(np.uint8)
-    size = max(4, -(-data.size // 4) * 4)
     most = device.limits["max-storage-buffer-binding-size"]
-    if size > most:
+    if _padded(arr.nbytes) > most:
         raise argument_error(p.name, f"{describe_value(arr)} has {arr.nbytes} bytes, more than "
                                      f"this wgsl device binds ({most})")
-    buf = device.create_buffer(size=size, usage=_STORAGE | wgpu.BufferUsage.COPY_DST
-                               | wgpu.BufferUsage.COPY_SRC)
+    buf = device.create_buffer(size=_padded(arr.nbytes), usage=_USAGE)
+    write_padded(device, buf, arr)
+    return buf
+
+
+class Binding(NamedTuple):
+    """What a launch binds for one array: ``size`` bytes of ``buffer`` from ``offset``."""
+
+    buffer: wgpu.GPUBuffer
+    offset: int
+    size: int
+
+
+def whole(buf: wgpu.GPUBuffer) -> Binding:
+    return Binding(buf, 0, buf.size)
+
+
+_USAGE = _STORAGE | wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC
+"""The buffers tilec makes: bound as storage, written from and read back to the host."""
+
+
+def _padded(nbytes: int) -> int:
+    return max(4, -(-nbytes // 4) * 4)  # bindings and copies are 4-byte multiples
+
+
+def new_buffer(nbytes: int) -> wgpu.GPUBuffer:
+    """A buffer of tilec's wgsl device for ``nbytes`` (``tc.empty``), zeroed as WebGPU
+    makes every buffer."""
+    device = wgsl_device()
+    most = device.limits["max-buffer-size"]
+    if _padded(nbytes) > most:
+        raise LaunchError(f"an array of {nbytes:,} bytes is larger than this wgsl device's "
+                          f"largest buffer ({most:,} bytes)")
+    return device.create_buffer(size=_padded(nbytes), usage=_USAGE)
+
+
+def write_padded(device: wgpu.GPUDevice, buf: wgpu.GPUBuffer, arr: np.ndarray) -> None:
+    """Write contiguous ``arr`` to the start of ``buf``, padded to a 4-byte multiple."""
+    data = arr.reshape(-1).view(np.uint8)
     if data.size:
+        size = _padded(data.size)
         device.queue.write_buffer(buf, 0, np.concatenate(
             [data, np.zeros(size - data.size, np.uint8)]) if size != data.size else data)
-    return buf
 
 
 def download(device: wgpu.GPUDevice, buf: wgpu.GPUBuffer, arr: np.ndarray) -> None:
