@@ -431,7 +431,8 @@ class Lowering:
         types = [v.type for v in (*op.operands, *op.results)]
         if any(isinstance(element_type(t), PtrType) for t in types):
             raise CompileError(f"{op.name}: cannot trace this pointer to a kernel argument "
-                               "(a pointer must be an argument plus offsets)", source_loc(op))
+                               "(a pointer must be an argument, or an address cast to a "
+                               "pointer, plus offsets)", source_loc(op))
         if not any(map(_is_tile_type, types)):
             return
         if not (op.name.startswith(_ELEMENTWISE_PREFIXES) or op.name in _ELEMENTWISE_TILE_OPS):
@@ -471,7 +472,8 @@ class Lowering:
     # -- pointers -------------------------------------------------------------------------
 
     def trace(self, ptr: SSAValue, user: Operation) -> tuple[SSAValue, SSAValue | None]:
-        """(kernel argument, i32 index or None for 0) of a pointer value."""
+        """(base, i32 index or None for 0) of a pointer value: the base is a kernel
+        argument or a scalar address cast to a pointer (``lower_addresses``)."""
         found = self.ptrs.get(ptr)
         if found is None:
             raise CompileError(f"{user.name}: cannot trace this pointer to a kernel "
