@@ -45,8 +45,9 @@ def _owner(batch: Batch, op: Operation, addr: np.ndarray, elem: np.dtype) -> tup
             continue
         start, name = _address(mem), batch.params[i].name
         if hi > start + mem.nbytes:
-            raise _unsupported(batch, op, f"the addresses {lo:#x} to {hi:#x} run past the "
-                                          f"end of {name}")
+            raise _unsupported(batch, op, f"the addresses {lo:#x} to {hi:#x} run from {name} "
+                                          "past its end: one cast's addresses must fall in "
+                                          "one array")
         if mem.dtype != elem:
             raise _unsupported(batch, op, f"address {lo:#x} is in {name}, an array of "
                                f"{dtype_from_str(batch.params[i].dtype)}, cast to a pointer "

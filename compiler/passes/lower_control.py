@@ -98,7 +98,7 @@ def _source(v: SSAValue) -> SSAValue | None:
     return None
 
 
-def is_root(v: SSAValue) -> bool:
+def _is_root(v: SSAValue) -> bool:
     """Whether pointers are traced back to ``v``: a kernel argument, or an address cast to
     a pointer (``tile.int_to_ptr``)."""
     if isinstance(v, BlockArgument):
@@ -107,9 +107,9 @@ def is_root(v: SSAValue) -> bool:
 
 
 def _base(v: SSAValue, user: Operation) -> SSAValue:
-    """The root (``is_root``) of a pointer value."""
+    """The root (``_is_root``) of a pointer value."""
     seen: set[SSAValue] = set()
-    while not is_root(v):
+    while not _is_root(v):
         seen.add(v)
         owner = v.owner
         nxt = owner.ptr if isinstance(owner, tile.AddPtrOp) else \
