@@ -49,7 +49,7 @@ def value_token(v: Any) -> Any:
         return None if inner is None else ("constexpr", inner)
     if v is None or type(v) in (bool, int, float, str):
         return repr(v)  # repr tells the types apart: 1, 1.0, True, '1'
-    if isinstance(v, tl.dtype | enum.Enum | np.bool_ | np.number | np.dtype) or \
+    if isinstance(v, tl.dtype | tl.pointer_type | enum.Enum | np.bool_ | np.number | np.dtype) or \
             _is_torch_dtype(v):
         return (type(v).__qualname__, repr(v))
     if isinstance(v, tuple):

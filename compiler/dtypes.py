@@ -57,6 +57,36 @@ class dtype:
         return self.name
 
 
+@dataclass(frozen=True)
+class pointer_type:
+    """The type of a pointer to ``element_ty`` elements, as Triton names it: the target of
+    ``addr.to(tl.pointer_type(tl.float16))``, which makes a pointer of a 64-bit integer
+    address. Kernels call it at compile time (it is a compile-time value, like a dtype)."""
+
+    element_ty: dtype
+    address_space: int = 1  # global memory, Triton's default
+
+    __tilec_constexpr_function__ = True  # the frontend calls it as Python would
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.element_ty, dtype):
+            raise TypeError(f"tl.pointer_type takes a dtype such as tl.float16, got "
+                            f"{self.element_ty!r}")
+        if self.address_space != 1:
+            raise ValueError(f"tl.pointer_type: only address space 1 (global memory) is "
+                             f"supported, got {self.address_space}")
+
+    @property
+    def name(self) -> str:
+        return f"pointer<{self.element_ty.name}>"
+
+    def __repr__(self) -> str:
+        return f"tl.pointer_type({self.element_ty!r})"
+
+    def __str__(self) -> str:
+        return self.name
+
+
 float16 = dtype("float16", "f16", 16, "f")
 bfloat16 = dtype("bfloat16", "bf16", 16, "f")
 float32 = dtype("float32", "f32", 32, "f")

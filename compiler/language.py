@@ -32,6 +32,7 @@ from compiler.dtypes import (  # noqa: F401 - tl.float32 etc. are the language's
     int32,
     int64,
     literal_int_dtype,
+    pointer_type,
     uint8,
     uint32,
 )

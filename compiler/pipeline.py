@@ -21,7 +21,7 @@ from xdsl.utils.exceptions import VerifyException
 from compiler import progress, timing
 from compiler import target as targets
 from compiler.context import make_context, source_loc
-from compiler.errors import CompileError, TilecError, internal_error
+from compiler.errors import CompileError, TilecError, UnsupportedError, internal_error
 from compiler.passes.check_bounds import extent_params
 from compiler.passes.lower_control import wide_offset_params
 from compiler.passes.registry import get_all_passes
@@ -170,10 +170,12 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         asm: dict[str, str | bytes] = {"tile": _print(module)}  # the frontend's IR
         stages.add("frontend", asm["tile"])
         _check_frontend(module)
+        _check_addresses(module, backend, target)
         origin = _Replay(module, ctx, num_warps, debug, num_stages)  # for bug reports
         records, bounds = [], []  # debug=True on SIMT targets: see strip-debug, check-bounds
         dot_tol = dot_tolerance(module)
         wide = wide_offset_params(module)  # before lower-control narrows the offsets
+        addresses = any(isinstance(o, tile.IntToPtrOp) for o in module.walk())
         views = any(isinstance(o, tile.MakeViewOp) for o in module.walk())
         for spec in passes(backend, views, arch, debug):
             p = _make_pass(spec, num_warps, debug, num_stages)
@@ -205,6 +207,8 @@ def run(module: ModuleOp, backend: str, num_warps: int, *, verify: bool = True,
         extra["dot_tolerance"] = dot_tol
     if wide and backend != "numpy":  # NumPy indexes with the offsets' own 64 bits
         extra["wide_offsets"] = wide
+    if addresses:  # pointers made of addresses: ``verify=True`` cannot follow them
+        extra["addresses"] = True
     compiled = Compiled(stages, asm, generated.artifact, extra, generated.live)
     _dump(compiled, dump)
     return compiled
@@ -266,6 +270,20 @@ def _check_frontend(module: ModuleOp) -> None:
                 raise CompileError(f"invalid operands for {op.name}: {why}",
                                    source_loc(op)) from None
         raise
+
+
+def _check_addresses(module: ModuleOp, backend: str, target) -> None:
+    """A target whose pointers are no addresses (``NO_ADDRESSES`` says why) refuses the
+    casts between integers and pointers at the first one, before any pass."""
+    why = getattr(target, "NO_ADDRESSES", None)
+    if why is None:
+        return
+    for op in module.walk():
+        if isinstance(op, tile.IntToPtrOp | tile.PtrToIntOp):
+            raise UnsupportedError(
+                f"casts between integers and pointers (tl.pointer_type, ptr.to(tl.int64)) "
+                f"are not supported by the {backend} backend: {why}; the ptx backend runs "
+                "them", source_loc(op))
 
 
 @contextmanager

@@ -4,8 +4,10 @@ A target module names the level it starts from (``INPUT``: ``"tile"`` or ``"simt
 SIMT targets the widest global access one thread makes (``VECTOR_BITS``), optionally the
 tensor cores dots may use on an arch (``tensor_cores(arch)``: the SM version, 80 for
 ``mma.sync``, 90 for Hopper's ``wgmma``) and its own
-passes after the shared SIMT stages (``PASSES``, names in the pass registry), and turns the
-lowered module into code with ``generate(module, arch) -> Generated``. Nothing here imports
+passes after the shared SIMT stages (``PASSES``, names in the pass registry), optionally
+why its pointers are no addresses (``NO_ADDRESSES``: the pipeline then refuses casts
+between integers and pointers), and turns the lowered module into code with
+``generate(module, arch) -> Generated``. Nothing here imports
 xDSL or a backend: the pipeline loads ``backends.<name>.target`` by name.
 """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compiler.errors import VerificationError
+from compiler.errors import LaunchError, VerificationError
 from compiler.language import dtype_from_str
 from compiler.memory import DeviceView
 
@@ -35,6 +35,10 @@ def to_numpy(a, dtype: str) -> np.ndarray:
 def verified_launch(ck, grid, args) -> None:
     from backends import numpy as np_backend
     info = ck.metadata
+    if info.extra.get("addresses"):
+        raise LaunchError("verify=True cannot check a kernel that casts addresses to "
+                          "pointers (tl.pointer_type): the NumPy reference runs on copies "
+                          "of the arrays, which those addresses do not point into")
     ref_args = [to_numpy(a, p.dtype) if p.is_ptr else a
                 for p, a in zip(info.params, args, strict=True)]
     ck.launcher(grid, args)

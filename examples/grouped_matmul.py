@@ -4,7 +4,8 @@ tutorial's static scheduling on the device: program ``p`` takes tiles ``p, p + P
 counted across the groups).
 
 Triton's tutorial passes a table of each group's matrix addresses and turns them into
-pointers (``tl.pointer_type``); in tilec a pointer is a kernel argument plus offsets, so
+pointers (``tl.pointer_type``), which tilec runs on ptx alone (WGSL has no addresses, and
+NumPy follows one only into the launch's own arrays). So that it runs on every backend,
 here each operand's matrices are packed one after another in one array and the table holds
 their element offsets (``pack``), as well as each group's sizes.
 

@@ -9,6 +9,10 @@ A PTX vector access has at most 4 elements, so 8 or 16 lanes of 8 or 16 bits mov
 split by ``mov.b32 {%h0, %h1}, %r``; bytes are packed by ``prmt`` and split by ``shr``.
 ``tl.load``/``tl.store``'s cache options (``tile.CACHE_HINT_ATTRS``) go along to the
 ``ptx`` access, whose printer emits them.
+
+A base is a global-space address: a pointer argument's value or an address cast to a
+pointer (``tile.int_to_ptr``), both converted from the generic addresses the host and
+``tile.ptr_to_int`` deal in by ``cvta``.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from xdsl.dialects.builtin import IntegerType, VectorType, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from backends.ptx.lower_core import BYTES, ELEMS, Lowering, dtype, lowers, unsupported
-from dialects import ptx, simt
+from dialects import ptx, simt, tile
 from dialects.tile import CACHE_HINT_ATTRS, like, memory_order
 
 # Atomics: (kind, dtype) -> the atom.global operation and type. f32 max/min have no atom:
@@ -194,3 +198,15 @@ def atomic(lo: Lowering, op: simt.AtomicRMWOp | simt.AtomicCASOp) -> SSAValue:
         raise unsupported(op, f"{op.name} {kind} on {dt}")
     args = [lo.values[op.cmp], val] if kind == "cas" else [val]
     return lo.value(ptx.AtomOp(f"atom.{order}.global.{_ATOM[kind, dt]}", addr, args, pred))
+
+
+@lowers(tile.IntToPtrOp)
+def int_to_ptr(lo: Lowering, op: tile.IntToPtrOp) -> SSAValue:
+    address = lo.values[op.x]
+    return lo.inst("cvta.to.global.u64", [address], address.type)
+
+
+@lowers(tile.PtrToIntOp)
+def ptr_to_int(lo: Lowering, op: tile.PtrToIntOp) -> SSAValue:
+    address = lo.values[op.x]
+    return lo.inst("cvta.global.u64", [address], address.type)

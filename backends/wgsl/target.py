@@ -14,6 +14,8 @@ INPUT = "simt"
 VECTOR_BITS = 32
 SHARED_TRIP_BYTES = 16 * 1024  # a layout conversion's trip: what WebGPU guarantees
 PASSES = ()
+# why casts between integers and pointers cannot run here (the pipeline refuses them)
+NO_ADDRESSES = "WGSL has no raw pointers (an array is a binding, not an address)"
 
 
 def generate(module: ModuleOp, arch: str) -> Generated:

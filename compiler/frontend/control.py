@@ -251,12 +251,12 @@ class ControlFlow(Jumps):
               sources: dict[str, Any]) -> dict[str, Any]:
         """``values`` as the variables ``sigs`` names (aggregates rebuilt from
         ``sources``, the scope the values replace), their SSA names too; a pointer is
-        named after the parameter its source points into."""
+        named after the parameter its source points into, if it has one."""
         leaves = _leaves(sources)
         out: dict[Key, Any] = {}
         for (key, sig), v in zip(sigs.items(), values, strict=True):
-            v.name_hint = root_name(leaves[key]) if sig.is_ptr else \
-                _shown(key, sources).replace(".", "_").lstrip("$")
+            root = root_name(leaves[key]) if sig.is_ptr else ""
+            v.name_hint = root or _shown(key, sources).replace(".", "_").lstrip("$")
             out[key] = Value(v, *sig)
         return _assemble(sources, out)
 

@@ -240,7 +240,8 @@ def expand(b: Builder, x: Value, axis: int) -> Value:
 
 def root_name(ptr: Value) -> str:
     """The parameter a pointer value was first derived from: the SSA name of a pointer a
-    loop or branch carries (``written.py`` finds every parameter it may point into)."""
+    loop or branch carries (``written.py`` finds every parameter it may point into);
+    empty for a pointer made from an address."""
     v = ptr.ssa
     while isinstance(v.owner, (tile.AddPtrOp, tile.SplatOp, tile.AssumeFactsOp,
                                *POINTER_SHAPE_OPS)):

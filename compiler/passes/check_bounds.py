@@ -8,7 +8,8 @@ backend's message. The arrays' lengths come from the host: each pointer argument
 i32 extent parameter, appended after the others and marked ``{tile.extent_of = i}``
 (``compiler/debug.py`` fills them at launch). The access itself is masked off where it
 is out of bounds, so a bad store corrupts nothing and a bad load cannot fault before the
-report. Without ``debug`` the pipeline does not contain this pass: its IR is unchanged.
+report. An access through a pointer made of an address (``tile.int_to_ptr``) goes
+unchecked: nothing says how far the memory there reaches. Without ``debug`` the pipeline does not contain this pass: its IR is unchanged.
 """
 
 from __future__ import annotations
@@ -130,4 +131,5 @@ class CheckBounds(ModulePass):
             if accesses:
                 extents = _extents(fn)
                 for access in accesses:
-                    _Check(access, extents).run()
+                    if _base(access.ptr, access) in extents:
+                        _Check(access, extents).run()

@@ -3,11 +3,13 @@
 tile-to-simt turns a pointer into (kernel argument, i32 element index) by tracing it
 through ``tile.splat``/``tile.addptr`` to an argument, which a pointer carried by a loop
 (``p += BLOCK`` in a ``for``) or yielded by an ``scf.if``/``scf.while`` defeats. Here
-such block arguments and results carry the i32 offset from their argument instead, and
-the pointer is rebuilt from it (``tile.splat`` + ``tile.addptr``) where the value was
-defined: at the top of the region, right after the op. Every operand that feeds one (a
-loop's initial value, a yield) is then traced to its offset. A carried pointer must stay
-in one argument's array. The NumPy backend runs pointers as they are and skips this pass.
+such block arguments and results carry the i32 offset from their root instead (the
+argument, or an address cast to a pointer before the op), and the pointer is rebuilt
+from it (``tile.splat`` + ``tile.addptr``) where the value was defined: at the top of the
+region, right after the op. Every operand that feeds one (a loop's initial value, a
+yield) is then traced to its offset. A carried pointer must stay on one root. The
+offsets from a cast address being 32-bit too, a 64-bit one is refused here. The NumPy
+backend runs pointers as they are and skips this pass.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.context import source_loc
-from compiler.errors import CompileError
+from compiler.errors import CompileError, UnsupportedError
 from dialects import arith_shaped, tile
 from dialects.tile import PtrType, element_type, like
 
@@ -96,10 +98,18 @@ def _source(v: SSAValue) -> SSAValue | None:
     return None
 
 
-def _base(v: SSAValue, user: Operation) -> BlockArgument:
-    """The kernel argument a pointer value points into."""
+def _is_root(v: SSAValue) -> bool:
+    """Whether pointers are traced back to ``v``: a kernel argument, or an address cast to
+    a pointer (``tile.int_to_ptr``)."""
+    if isinstance(v, BlockArgument):
+        return isinstance(v.block.parent_op(), func.FuncOp)
+    return isinstance(v.owner, tile.IntToPtrOp)
+
+
+def _base(v: SSAValue, user: Operation) -> SSAValue:
+    """The root (``_is_root``) of a pointer value."""
     seen: set[SSAValue] = set()
-    while not (isinstance(v, BlockArgument) and isinstance(v.block.parent_op(), func.FuncOp)):
+    while not _is_root(v):
         seen.add(v)
         owner = v.owner
         nxt = owner.ptr if isinstance(owner, tile.AddPtrOp) else \
@@ -108,9 +118,24 @@ def _base(v: SSAValue, user: Operation) -> BlockArgument:
             owner.src if isinstance(owner, _SHAPE_OPS) else _source(v)
         if nxt is None or nxt in seen:
             raise _fail(user, "cannot trace this pointer to a kernel argument (a pointer "
-                              "must be an argument plus offsets)")
+                              "must be an argument, or an address cast to a pointer, plus "
+                              "offsets)")
         v = nxt
     return v
+
+
+def _visible(base: SSAValue, op: Operation) -> bool:
+    """Whether root ``base`` is defined where the pointers ``op`` carries are rebuilt (in
+    its regions and after it): before ``op`` in a block around it."""
+    if isinstance(base, BlockArgument):
+        return True
+    cast = base.owner
+    block = cast.parent_block()
+    while op.parent_block() is not block:
+        op = op.parent_op()
+        if op is None:
+            return False
+    return cast.is_before_in_block(op)
 
 
 # -- building -----------------------------------------------------------------------------
@@ -135,7 +160,7 @@ def _rebuild(base: SSAValue, offset: SSAValue, ptr_type: Attribute, point: Inser
     return result, [o.owner for o in {ptr, result} if isinstance(o, OpResult)]
 
 
-def _convert(v: SSAValue, base: BlockArgument, op: Operation) -> SSAValue:
+def _convert(v: SSAValue, base: SSAValue, op: Operation) -> SSAValue:
     """Block argument or result ``v`` of ``op`` as an offset from ``base``, the pointer
     rebuilt from it for ``v``'s users; the offset value."""
     ptr_type, hint = v.type, v.name_hint
@@ -188,7 +213,7 @@ def _offset(v: SSAValue, point: InsertPoint, user: Operation) -> SSAValue | None
             operands=[inner], result_types=[_offset_type(v.type)],
             properties=dict(owner.properties), attributes=dict(owner.attributes))
         return _insert(rearranged, point, user)
-    return None  # the argument itself (_base checked that it is one)
+    return None  # the root itself (_base checked that it is one)
 
 
 def _zero(t: Attribute, point: InsertPoint, user: Operation) -> SSAValue:
@@ -197,7 +222,7 @@ def _zero(t: Attribute, point: InsertPoint, user: Operation) -> SSAValue:
     return _insert(arith.ConstantOp(attr, t), point, user)
 
 
-def _feed_offsets(op: Operation, converted: dict[SSAValue, BlockArgument]) -> None:
+def _feed_offsets(op: Operation, converted: dict[SSAValue, SSAValue]) -> None:
     """Replace the pointer operands of ``op`` that feed converted values by offsets."""
     point = InsertPoint.before(op)
     for index, target in _feeds(op):
@@ -206,8 +231,8 @@ def _feed_offsets(op: Operation, converted: dict[SSAValue, BlockArgument]) -> No
         ptr = op.operands[index]
         if _base(ptr, op) is not converted[target]:
             raise _fail(op, "a pointer carried through control flow must stay in one array "
-                            f"(here it moves from {converted[target].name_hint} to "
-                            f"{_base(ptr, op).name_hint})")
+                            f"(here it moves from {_shown(converted[target])} to "
+                            f"{_shown(_base(ptr, op))})")
         off = _offset(ptr, point, op)
         op.operands[index] = off if off is not None else _zero(target.type, point, op)
 
@@ -241,12 +266,37 @@ def _bits(v: SSAValue) -> int:
     return t.width.data if isinstance(t, IntegerType) else 0
 
 
+def _shown(root: SSAValue) -> str:
+    """A root as messages name it: its argument, or the cast that made it."""
+    if isinstance(root, BlockArgument):
+        return root.name_hint or f"argument {root.index}"
+    loc = source_loc(root.owner)
+    return "an address cast to a pointer" + (f" (line {loc.line})" if loc else "")
+
+
+def _refuse_wide_address_offsets(f: func.FuncOp) -> None:
+    """The offsets from a root are 32-bit from here on. For an argument the launch
+    refuses an array they cannot cross (``wide_offset_params``); the memory an address
+    points into is unknown, so a 64-bit offset from one is refused instead of wrapped."""
+    for op in f.walk():
+        if isinstance(op, tile.AddPtrOp) and _bits(op.offset) == 64 and \
+                not isinstance(_base(op.ptr, op), BlockArgument):
+            raise UnsupportedError(
+                "a 64-bit offset from a pointer made of an address is not supported on GPU "
+                "backends (their offsets from it are 32-bit): add it to the tl.int64 address "
+                "before the cast to tl.pointer_type", source_loc(op))
+
+
 def lower(f: func.FuncOp) -> None:
-    converted: dict[SSAValue, BlockArgument] = {}  # offset value -> its argument
+    _refuse_wide_address_offsets(f)
+    converted: dict[SSAValue, SSAValue] = {}  # offset value -> its root
     for op in [o for o in f.walk() if isinstance(o, _CONTROL)]:  # outer ops first
         for v in _carried(op):
             if _is_ptr(v):
                 base = _base(v, op)
+                if not _visible(base, op):
+                    raise _fail(op, "a pointer made of an address inside a loop or branch "
+                                    "cannot be carried out of it: cast the address before")
                 converted[_convert(v, base, op)] = base
     if converted:
         for op in list(f.walk()):

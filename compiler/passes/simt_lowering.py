@@ -89,7 +89,8 @@ def _is_tile_type(t: Attribute) -> bool:
 
 def _root(ptr: SSAValue) -> SSAValue | None:
     """The kernel argument a pointer (tile) is computed from, through the pointer
-    operands of the ops that make it (``addptr``, ``splat``, ``broadcast``, ...)."""
+    operands of the ops that make it (``addptr``, ``splat``, ``broadcast``, ...); None
+    for one made from an address."""
     while not isinstance(ptr, BlockArgument):
         operands = [v for v in ptr.owner.operands if isinstance(element_type(v.type), PtrType)]
         if not operands:
@@ -320,7 +321,7 @@ class Lowering:
         of the program then sets (``if tl.load(filled) == 0: tl.atomic_xchg(filled, 1)``)
         reads differently in threads that run later, and the branch splits."""
         base, idx = self.access(op)
-        shared = not isinstance(op.result.type, TensorType) and base in self.atomic_args
+        shared = not isinstance(op.result.type, TensorType) and self.updated_atomically(base)
         owner = self.owner_mask(op, op.result.type, idx.type) if shared else None
         mask = op.mask
         if isinstance(owner, SSAValue):
@@ -331,6 +332,15 @@ class Lowering:
         if isinstance(owner, SSAValue):
             value = self.share(op, value, owner)
         self.replace(op, value)
+
+    def updated_atomically(self, base: SSAValue) -> bool:
+        """Whether an atomic of the kernel may update the array ``base`` points into. A
+        pointer made from an address (``tile.int_to_ptr``, no argument root) may point
+        into any array, and an atomic through one may update any."""
+        if not self.atomic_args:
+            return False
+        return base in self.atomic_args or None in self.atomic_args or \
+            not isinstance(base, BlockArgument)
 
     def share(self, op: Operation, value: SSAValue, owner: SSAValue) -> SSAValue:
         """Every holder's copy of the owners' ``value`` (one per element of ``op``'s
@@ -421,7 +431,8 @@ class Lowering:
         types = [v.type for v in (*op.operands, *op.results)]
         if any(isinstance(element_type(t), PtrType) for t in types):
             raise CompileError(f"{op.name}: cannot trace this pointer to a kernel argument "
-                               "(a pointer must be an argument plus offsets)", source_loc(op))
+                               "(a pointer must be an argument, or an address cast to a "
+                               "pointer, plus offsets)", source_loc(op))
         if not any(map(_is_tile_type, types)):
             return
         if not (op.name.startswith(_ELEMENTWISE_PREFIXES) or op.name in _ELEMENTWISE_TILE_OPS):
@@ -461,7 +472,8 @@ class Lowering:
     # -- pointers -------------------------------------------------------------------------
 
     def trace(self, ptr: SSAValue, user: Operation) -> tuple[SSAValue, SSAValue | None]:
-        """(kernel argument, i32 index or None for 0) of a pointer value."""
+        """(base, i32 index or None for 0) of a pointer value: the base is a kernel
+        argument or a scalar address cast to a pointer (``lower_addresses``)."""
         found = self.ptrs.get(ptr)
         if found is None:
             raise CompileError(f"{user.name}: cannot trace this pointer to a kernel "

@@ -11,7 +11,8 @@ index, and ``tile.load``/``tile.store`` become ``simt.load``/``simt.store`` on (
 index). The kernel must carry ``simt.num_warps`` (set by ``assign-layouts``).
 
 The rewriting itself is ``simt_lowering.Lowering``; this module brings in the feature
-modules that register their lowerings with it (atomics, reductions and scans, shape ops,
+modules that register their lowerings with it (casts between addresses and pointers,
+atomics, reductions and scans, shape ops,
 dots on FMAs and on tensor cores, shared-memory stages filled asynchronously,
 join/split/flip/gather).
 """
@@ -26,6 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from compiler.passes import (  # noqa: F401 - register
+    lower_addresses,
     lower_async_copy,
     lower_atomic,
     lower_dot,

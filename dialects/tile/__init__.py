@@ -70,9 +70,11 @@ from dialects.tile.hints import (
 )
 from dialects.tile.memory import (
     AddPtrOp,
+    IntToPtrOp,
     LoadOp,
     NumProgramsOp,
     ProgramIdOp,
+    PtrToIntOp,
     RangeOp,
     SplatOp,
     StoreOp,
@@ -113,7 +115,7 @@ from dialects.tile.types import (
 Tile = Dialect(
     "tile",
     [PrintOp, AssertOp, CheckBoundsOp, ProgramIdOp, NumProgramsOp, RangeOp, SplatOp, AddPtrOp,
-     LoadOp, StoreOp,
+     IntToPtrOp, PtrToIntOp, LoadOp, StoreOp,
      CmpIOp, CmpFOp, SelectOp, UMulHiOp, BrevOp, LibmOp, ArithFenceOp, FromFp8Op, ToFp8Op,
      AtomicRMWOp, AtomicCASOp, ReduceOp, ScanOp, YieldOp,
      ExpandDimsOp, BroadcastOp, ReshapeOp, TransOp, ConvertLayoutOp, JoinOp, SplitOp, FlipOp,
@@ -166,6 +168,7 @@ __all__ = [
     "FlipOp",
     "FromFp8Op",
     "GatherOp",
+    "IntToPtrOp",
     "JoinOp",
     "LibmOp",
     "LoadOp",
@@ -174,6 +177,7 @@ __all__ = [
     "NumProgramsOp",
     "PrintOp",
     "ProgramIdOp",
+    "PtrToIntOp",
     "PtrType",
     "RangeOp",
     "ReduceOp",

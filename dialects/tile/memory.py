@@ -1,4 +1,5 @@
-"""Program ids, ``range``, ``splat``, pointer arithmetic and masked ``load``/``store``."""
+"""Program ids, ``range``, ``splat``, pointer arithmetic, casts between integer addresses and
+pointers, and masked ``load``/``store``."""
 
 from __future__ import annotations
 
@@ -150,6 +151,45 @@ class AddPtrOp(IRDLOperation):
             raise VerifyException("tile.addptr offset shape must match the pointers")
         if self.result.type != self.ptr.type:
             raise VerifyException("tile.addptr result type must match the pointers")
+
+
+class _AddressCast(IRDLOperation):
+    """A cast between 64-bit integer addresses and pointers, element by element."""
+
+    FROM_INT: ClassVar[bool]  # integers to pointers (else pointers to integers)
+    x = operand_def()
+    result = result_def()
+    assembly_format = "$x attr-dict `:` type($x) `->` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, x: SSAValue, result_type: Attribute):
+        super().__init__(operands=[x], result_types=[result_type])
+
+    def verify_(self) -> None:
+        src, dst = self.x.type, self.result.type
+        if static_shape(src) != static_shape(dst):
+            raise VerifyException(f"{self.name} result must have the operand's shape")
+        ints, ptrs = (src, dst) if self.FROM_INT else (dst, src)
+        if element_type(ints) != IntegerType(64):
+            raise VerifyException(f"{self.name}: addresses must be i64")
+        if not isinstance(element_type(ptrs), PtrType):
+            raise VerifyException(f"{self.name}: expected a pointer or tile of pointers")
+
+
+@irdl_op_definition
+class IntToPtrOp(_AddressCast):
+    """Pointers to the addresses an i64 scalar or tile holds (Triton's ``int_to_ptr``)."""
+
+    name = "tile.int_to_ptr"
+    FROM_INT: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class PtrToIntOp(_AddressCast):
+    """The i64 addresses of a pointer or tile of pointers."""
+
+    name = "tile.ptr_to_int"
+    FROM_INT: ClassVar[bool] = False
 
 
 def static_shape(t: Attribute) -> tuple[int, ...]:

@@ -1,6 +1,7 @@
 """Triton's elementwise builtins: math functions (``tl.exp``, ``tl.sqrt``, ``tl.erf``,
 ``tl.tanh``, ...), ``tl.pow``, ``tl.div_rn``/``tl.fdiv``/``tl.sqrt_rn``, ``tl.where``, ``tl.maximum``/``minimum``/``clamp``, ``tl.fma``, ``tl.cdiv``, ``tl.abs``,
-``tl.sigmoid`` and conversion (``tl.cast``, ``x.to(dtype)``).
+``tl.sigmoid`` and conversion (``tl.cast``, ``x.to(dtype)``; to and from pointers too:
+``addr.to(tl.pointer_type(tl.float16))``, ``ptr.to(tl.int64)``).
 
 Operands broadcast and promote by ``compiler.frontend.operators``. A one-operand math
 function needs nothing here: ``compiler.language`` lists it in ``MATH_FUNCTIONS`` and
@@ -24,6 +25,7 @@ from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.triton.creation import dtype_arg
 from compiler.frontend.triton.table import builtin, method
 from compiler.frontend.values import Value, cast, constant, value_type
+from dialects import tile
 
 _MATH_OPS: dict[str, type[Operation]] = {op.name: op for op in Math.operations}
 
@@ -128,6 +130,10 @@ def cdiv(cg: CodeGenerator, x: Any, y: Any) -> Any:
 @method("cast")
 def cast_(cg: CodeGenerator, x: Any, dtype: Any, bitcast: bool = False,
           fp_downcast_rounding: Any = None) -> Value:
+    if isinstance(dtype, tl.pointer_type) or isinstance(x, Value) and x.is_ptr:
+        if fp_downcast_rounding is not None:
+            cg.fail("a cast to or from a pointer takes no fp_downcast_rounding")
+        return _pointer_cast(cg, x, dtype)  # a bitcast too: Triton's is the same cast
     d = dtype_arg(cg, dtype)
     if fp_downcast_rounding not in (None, "rtne", "rtz"):
         cg.fail(f"fp_downcast_rounding must be 'rtne' (to nearest, ties to even: the "
@@ -141,6 +147,41 @@ def cast_(cg: CodeGenerator, x: Any, dtype: Any, bitcast: bool = False,
     if not isinstance(x, Value):
         return constant(cg.b, x, d)
     return cast(cg.b, x, d)
+
+
+def _pointer_cast(cg: CodeGenerator, x: Any, target: Any) -> Value:
+    """A cast with pointers: a 64-bit integer address (a tile of them) to
+    ``tl.pointer_type(T)``; a pointer to ``tl.int64`` (its address) or ``tl.int1`` (not
+    null), or to its own pointer type (itself)."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        x = constant(cg.b, x, tl.int64)
+    if not isinstance(x, Value):
+        cg.fail(f"cannot cast {x!r} to {target}: expected a tile or scalar of tl.int64 "
+                "addresses")
+    if not isinstance(target, tl.pointer_type):
+        return _address_of(cg, x, dtype_arg(cg, target))
+    elem = target.element_ty
+    if x.is_ptr:
+        if x.dtype != elem:
+            cg.fail(f"cannot cast a {x.describe()} to {target}: casts between pointer types "
+                    "are not supported (cast a pointer of the right type from its address)")
+        return x
+    if x.dtype != tl.int64:
+        cg.fail(f"an address cast to {target} must be a 64-bit integer (tl.int64), got "
+                f"{x.describe()}")
+    t = value_type(elem, x.shape, is_ptr=True)
+    return cg.b.value(tile.IntToPtrOp(x.ssa, t), elem, x.shape, is_ptr=True)
+
+
+def _address_of(cg: CodeGenerator, ptr: Value, d: tl.dtype) -> Value:
+    """Pointer ``ptr`` cast to ``d``: its address (``tl.int64``), or whether it is not
+    null (``tl.int1``), as Triton's casts give."""
+    if d not in (tl.int64, tl.int1):
+        cg.fail(f"a pointer casts to tl.int64 (its address) or tl.int1 (whether it is not "
+                f"null), not to {d}")
+    op = tile.PtrToIntOp(ptr.ssa, value_type(tl.int64, ptr.shape))
+    address = cg.b.value(op, tl.int64, ptr.shape)
+    return address if d == tl.int64 else ops.compare(cg.b, "ne", address, 0)
 
 
 def _toward_zero(cg: CodeGenerator, x: Any, d: tl.dtype) -> Value:
