@@ -20,7 +20,7 @@ func.func @asin_half(%x: tensor<16xf16>) -> tensor<16xf16> {
 // CHECK-LABEL: func.func @asin_half(
 // CHECK:         arith.extf %x : tensor<16xf16> to tensor<16xf32>
 // CHECK-NOT:     math.asin
-// CHECK:         math.sqrt %{{.*}} : tensor<16xf32>
+// CHECK:         math.rsqrt %{{.*}} : tensor<16xf32>
 // CHECK:         %[[R:.*]] = arith.truncf %{{.*}} : tensor<16xf32> to tensor<16xf16>
 // CHECK-NEXT:    func.return %[[R]]
 
