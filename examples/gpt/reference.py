@@ -2,10 +2,10 @@
 tilec kernels are tested against. Every function computes in the dtype it is given, so
 float64 inputs give float64 results (what finite differences need).
 
-The model is SPEC section 7's: linear layers ``x @ W.T + b``; Q, K, V the three C-wide
-thirds of the QKV output, heads of width C/H inside each; causal attention scaled by
-1/sqrt(C/H); layer norms with eps 1e-5; tanh GELU; the output head tied to ``wte``; the
-mean cross-entropy over all B*T positions. AdamW and gradient clipping are PyTorch's.
+The model is GPT-2 as llm.c trains it: linear layers ``x @ W.T + b``; Q, K, V the three
+C-wide thirds of the QKV output, heads of width C/H inside each; causal attention scaled
+by 1/sqrt(C/H); layer norms with eps 1e-5; tanh GELU; the output head tied to ``wte``;
+the mean cross-entropy over all B*T positions. AdamW and gradient clipping are PyTorch's.
 """
 
 from __future__ import annotations
