@@ -217,29 +217,47 @@ def test_adamw_with_and_without_clipping(target, rng, max_norm):
     target.close((p, want["p"]), (m, want["m"]), (v, want["v"]), rtol=1e-5, atol=1e-6)
 
 
-def test_bfloat16_inputs_accumulate_in_float32(target, rng):
-    """bf16 matmul and attention inputs: the products of the rounded inputs, summed in
-    f32 (each result rounded once to bf16 on store)."""
-    if target.backend == "wgsl":
+@pytest.mark.parametrize("kind", ["bf16", "tf32"])
+def test_tensor_core_inputs_accumulate_in_float32(target, rng, kind):
+    """What tensor cores take, bf16 inputs or f32 ones rounded to tf32, through the matmul
+    and attention kernels forward and backward: products of the rounded inputs summed in
+    f32, so within bf16's or tf32's rounding of the float64 result; on ptx, every kernel
+    uses tensor-core instructions."""
+    if kind == "bf16" and target.backend == "wgsl":
         pytest.skip("WGSL has no bfloat16")
-    bf = ml_dtypes.bfloat16
+    dt, precision = (ml_dtypes.bfloat16, "ieee") if kind == "bf16" else (np.float32, "tf32")
+    opts = {"precision": precision, "backend": target.backend}
     B, T, C, H, _ = target.shape
-    x, w = f32(rng, B * T, C).astype(bf), f32(rng, 3 * C, C, scale=0.3).astype(bf)
+    x, w = f32(rng, B * T, C).astype(dt), f32(rng, 3 * C, C, scale=0.3).astype(dt)
     b = f32(rng, 3 * C)
-    qkv = np.full((B * T, 3 * C), np.nan, bf)
-    matmul.linear_forward(x, w, b, qkv, backend=target.backend, BM=16, BN=32, BK=16)
-    want = x.astype(np.float64) @ w.astype(np.float64).T + b
-    out, lse = np.full((B, T, C), np.nan, bf), np.full((B, H, T), np.nan, np.float32)
-    exact = want.astype(bf)  # the bf16 qkv the attention is tested on
-    attention.attention_forward(exact.reshape(B, T, 3 * C), out, lse,
-                                backend=target.backend, BM=16, BN=16)
-    want_out, _, want_lse = ref.attention_forward(
-        exact.astype(np.float64).reshape(B, T, 3 * C), H)
+    qkv = np.full((B * T, 3 * C), np.nan, dt)
+    tiles = {"BM": 32, "BN": 32, "BK": 32}  # each warp a whole m16n8 tile of every product
+    matmul.linear_forward(x, w, b, qkv, **tiles, **opts)
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    want_qkv = x64 @ w64.T + b
+    dy = f32(rng, B * T, 3 * C).astype(dt)
+    dx, dw, db = (np.full((B * T, C), np.nan, dt), np.zeros_like(w, np.float32),
+                  np.zeros(3 * C, np.float32))  # f32 gradients of bf16 weights
+    matmul.linear_backward(dy, x, w, dx, dw, db, **tiles, **opts)
+    want_dx, want_dw, want_db = ref.linear_backward(dy.astype(np.float64), x64, w64)
+    exact = want_qkv.astype(dt).reshape(B, T, 3 * C)  # the qkv the attention is tested on
+    out, lse = np.full((B, T, C), np.nan, dt), np.full((B, H, T), np.nan, np.float32)
+    attention.attention_forward(exact, out, lse, BM=16, BN=16, **opts)
+    want_out, probs, want_lse = ref.attention_forward(exact.astype(np.float64), H)
+    dout, dqkv = f32(rng, B, T, C).astype(dt), np.full((B, T, 3 * C), np.nan, dt)
+    attention.attention_backward(dout, exact, want_out.astype(dt), want_lse.astype(np.float32),
+                                 np.zeros_like(lse), dqkv, BM=16, BN=16, **opts)
+    want_dqkv = ref.attention_backward(dout.astype(np.float64), exact.astype(np.float64),
+                                       probs, H)
     if not target.runs:
-        assert all("mma" in ck.asm["ptx"] for _, ck in target.compiled), \
-            "bf16 products do not use tensor cores"
-    target.close((qkv.astype(np.float32), want), (out.astype(np.float32), want_out),
-                 (lse, want_lse), rtol=1e-2, atol=1e-2)
+        assert len(target.compiled) == 6 and all(
+            "mma" in ck.asm["ptx"] for _, ck in target.compiled), "no tensor cores"
+    # errors of a few units of the inputs' rounding, relative to each result's scale:
+    # bf16 keeps 8 bits, tf32 11 (flash attention's backward rounds P and dS as well)
+    unit = 2.0 ** -8 if kind == "bf16" else 2.0 ** -11
+    for got, want in ((qkv, want_qkv), (dx, want_dx), (dw, want_dw), (db, want_db),
+                      (out, want_out), (lse, want_lse), (dqkv, want_dqkv)):
+        target.close((got.astype(np.float64), want), rtol=0, atol=8 * unit * np.abs(want).max())
 
 
 def test_host_functions_name_a_misshapen_array():

@@ -8,7 +8,8 @@ backward. The forward streams keys through ``examples.attention.online_step`` (a
 max and sum per query). The backward recomputes the probabilities from ``lse``: one kernel
 per block of queries makes dQ (and first the rows' ``delta = rowsum(dO * O)``), one per
 block of keys makes dK and dV, so no two programs write the same element and no atomics
-are needed. Inputs may be float32 or bfloat16 (products accumulate in f32).
+are needed. Inputs may be float32 or bfloat16 (products accumulate in f32); ``precision``
+is the products' ``input_precision`` ("tf32" puts float32 ones on tensor cores).
 """
 
 from __future__ import annotations
@@ -32,17 +33,17 @@ def head_rows(base, rows, T, stride, D, DB: tl.constexpr):
 
 @tc.func
 def kv_step(qt, qkv, kbase, n0, rm, m_i, l_i, acc, scale, T, C, D, MASK: tl.constexpr,
-            BN: tl.constexpr, DB: tl.constexpr):
+            BN: tl.constexpr, DB: tl.constexpr, PRECISION: tl.constexpr):
     """``online_step`` on the keys and values ``n0 .. n0+BN`` of this head."""
     at, m = head_rows(kbase, n0 + tl.arange(0, BN), T, 3 * C, D, DB)
     kb = tl.load(qkv + at, mask=m, other=0.0)
     vt = tl.load(qkv + C + at, mask=m, other=0.0)
-    return online_step(qt, kb, vt, n0, rm, m_i, l_i, acc, scale, T, MASK)
+    return online_step(qt, kb, vt, n0, rm, m_i, l_i, acc, scale, T, MASK, PRECISION)
 
 
 @tc.kernel
 def attention_forward_kernel(qkv, out, lse, scale, T, H, C, D, BM: tl.constexpr,
-                             BN: tl.constexpr, DB: tl.constexpr):
+                             BN: tl.constexpr, DB: tl.constexpr, PRECISION: tl.constexpr):
     start = tl.program_id(0) * BM
     bh = tl.program_id(1)
     b, h = bh // H, bh % H
@@ -57,10 +58,10 @@ def attention_forward_kernel(qkv, out, lse, scale, T, H, C, D, BM: tl.constexpr,
     band = start // BN * BN
     for n0 in range(0, band, BN):
         m_i, l_i, acc = kv_step(qt, qkv, qbase + C, n0, rm, m_i, l_i, acc, scale, T, C, D,
-                                "none", BN, DB)
+                                "none", BN, DB, PRECISION)
     for n0 in range(band, tl.minimum(start + BM, T), BN):
         m_i, l_i, acc = kv_step(qt, qkv, qbase + C, n0, rm, m_i, l_i, acc, scale, T, C, D,
-                                "causal", BN, DB)
+                                "causal", BN, DB, PRECISION)
     oat, om = head_rows(b * T * C + h * D, rm, T, C, D, DB)
     tl.store(out + oat, (acc * (1.0 / l_i)[:, None]).to(out.dtype), mask=om)
     tl.store(lse + bh * T + rm, m_i + tl.log(l_i), mask=rm < T)
@@ -68,7 +69,8 @@ def attention_forward_kernel(qkv, out, lse, scale, T, H, C, D, BM: tl.constexpr,
 
 @tc.kernel
 def attention_dq_kernel(qkv, out, dout, lse, delta, dqkv, scale, T, H, C, D,
-                        BM: tl.constexpr, BN: tl.constexpr, DB: tl.constexpr):
+                        BM: tl.constexpr, BN: tl.constexpr, DB: tl.constexpr,
+                        PRECISION: tl.constexpr):
     start = tl.program_id(0) * BM
     bh = tl.program_id(1)
     b, h = bh // H, bh % H
@@ -89,15 +91,16 @@ def attention_dq_kernel(qkv, out, dout, lse, delta, dqkv, scale, T, H, C, D,
         kb = tl.load(qkv + kat, mask=km, other=0.0)
         vt = tl.load(qkv + C + kat, mask=km, other=0.0)
         seen = (keys[None, :] <= rm[:, None]) & (keys[None, :] < T)
-        p = tl.where(seen, tl.exp(tl.dot(qt, tl.trans(kb)) * scale - li[:, None]), 0.0)
-        ds = p * (tl.dot(do, tl.trans(vt)) - di[:, None])
-        dq = tl.dot(ds.to(kb.dtype), kb, dq)
+        s = tl.dot(qt, tl.trans(kb), input_precision=PRECISION) * scale
+        p = tl.where(seen, tl.exp(s - li[:, None]), 0.0)
+        ds = p * (tl.dot(do, tl.trans(vt), input_precision=PRECISION) - di[:, None])
+        dq = tl.dot(ds.to(kb.dtype), kb, dq, input_precision=PRECISION)
     tl.store(dqkv + qat, (dq * scale).to(dqkv.dtype), mask=qm)
 
 
 @tc.kernel
 def attention_dkv_kernel(qkv, dout, lse, delta, dqkv, scale, T, H, C, D, BM: tl.constexpr,
-                         BN: tl.constexpr, DB: tl.constexpr):
+                         BN: tl.constexpr, DB: tl.constexpr, PRECISION: tl.constexpr):
     start = tl.program_id(0) * BN
     bh = tl.program_id(1)
     b, h = bh // H, bh % H
@@ -119,10 +122,11 @@ def attention_dkv_kernel(qkv, dout, lse, delta, dqkv, scale, T, H, C, D, BM: tl.
         di = tl.load(delta + bh * T + rm, mask=rm < T, other=0.0)
         # transposed scores (keys x queries), so that dV and dK need no transpose of P
         seen = (keys[:, None] <= rm[None, :]) & (rm[None, :] < T)
-        pt = tl.where(seen, tl.exp(tl.dot(kb, tl.trans(qt)) * scale - li[None, :]), 0.0)
-        dv = tl.dot(pt.to(do.dtype), do, dv)
-        dst = pt * (tl.dot(vt, tl.trans(do)) - di[None, :])
-        dk = tl.dot(dst.to(qt.dtype), qt, dk)
+        st = tl.dot(kb, tl.trans(qt), input_precision=PRECISION) * scale
+        pt = tl.where(seen, tl.exp(st - li[None, :]), 0.0)
+        dv = tl.dot(pt.to(do.dtype), do, dv, input_precision=PRECISION)
+        dst = pt * (tl.dot(vt, tl.trans(do), input_precision=PRECISION) - di[None, :])
+        dk = tl.dot(dst.to(qt.dtype), qt, dk, input_precision=PRECISION)
     tl.store(dqkv + kat, (dk * scale).to(dqkv.dtype), mask=km)
     tl.store(dqkv + C + kat, dv.to(dqkv.dtype), mask=km)
 
@@ -143,20 +147,21 @@ def _blocks(T: int, BM: int, BN: int) -> tuple[int, int]:
     return max(16, min(BM, pow2(T))), max(16, min(BN, pow2(T)))
 
 
-def attention_forward(qkv, out, lse, backend: str | None = None, BM: int = 64, BN: int = 64,
-                      num_warps: int = 4) -> None:
+def attention_forward(qkv, out, lse, backend: str | None = None, precision: str = "ieee",
+                      BM: int = 64, BN: int = 64, num_warps: int = 4) -> None:
     """``out`` (B, T, C) and ``lse`` (B, H, T) of causal attention over ``qkv`` (B, T, 3C);
     ``lse``'s shape says B, H and T."""
     B, T, H, C, D = _shapes(qkv, lse)
     expect("out", out, (B * T, C))
     BM, BN = _blocks(T, BM, BN)
     attention_forward_kernel[(tc.cdiv(T, BM), B * H)](
-        qkv, out, lse, 1 / math.sqrt(D), T, H, C, D, BM=BM, BN=BN,
-        DB=max(16, pow2(D)), backend=backend, num_warps=num_warps)
+        qkv, out, lse, 1 / math.sqrt(D), T, H, C, D, BM=BM, BN=BN, DB=max(16, pow2(D)),
+        PRECISION=precision, backend=backend, num_warps=num_warps)
 
 
 def attention_backward(dout, qkv, out, lse, delta, dqkv, backend: str | None = None,
-                       BM: int = 64, BN: int = 64, num_warps: int = 4) -> None:
+                       precision: str = "ieee", BM: int = 64, BN: int = 64,
+                       num_warps: int = 4) -> None:
     """``dqkv`` (B, T, 3C) from ``dout`` = d loss / d out and the forward's ``qkv``,
     ``out`` and ``lse``; ``delta`` (B, H, T) is scratch (it gets rowsum(dout * out))."""
     B, T, H, C, D = _shapes(qkv, lse)
@@ -164,8 +169,8 @@ def attention_backward(dout, qkv, out, lse, delta, dqkv, backend: str | None = N
                            ("delta", delta, (B * H, T)), ("dqkv", dqkv, (B * T, 3 * C))):
         expect(name, a, shape)
     BM, BN = _blocks(T, BM, BN)
-    common = {"BM": BM, "BN": BN, "DB": max(16, pow2(D)), "backend": backend,
-              "num_warps": num_warps}
+    common = {"BM": BM, "BN": BN, "DB": max(16, pow2(D)), "PRECISION": precision,
+              "backend": backend, "num_warps": num_warps}
     scale = 1 / math.sqrt(D)
     attention_dq_kernel[(tc.cdiv(T, BM), B * H)](
         qkv, out, dout, lse, delta, dqkv, scale, T, H, C, D, **common)
