@@ -2,11 +2,11 @@
 activations.
 
 The forward is ``examples.layernorm``'s kernel (one program a row, saving each row's mean
-and 1/std). The backward is deterministic, with no atomics: each program takes ``ROWS``
-consecutive rows, adds their ``dx`` into the residual stream's gradient and keeps its
-rows' share of ``dweight`` and ``dbias`` in registers, written as one partial row each;
-a second kernel sums the partial rows into the parameter gradients (``+=``, as every
-parameter gradient here accumulates).
+and 1/std). The backward is deterministic, with no atomics: each program takes consecutive rows, a
+tile of ``BLOCK_R`` at a time, adds their ``dx`` into the residual stream's gradient (or
+stores it) and keeps its rows' share of ``dweight`` and ``dbias`` in registers, written
+as one partial row each; a second kernel sums the partial rows into the parameter
+gradients (``+=``, as every parameter gradient here accumulates).
 """
 
 from __future__ import annotations
@@ -20,35 +20,38 @@ EPS = 1e-5
 
 
 @tc.kernel
-def layernorm_backward_kernel(dy, x, weight, mean, rstd, dx, partial, n_rows, n_cols,
-                              ROWS: tl.constexpr, BLOCK: tl.constexpr,
+def layernorm_backward_kernel(dy, x, weight, mean, rstd, dx, partial, n_rows, n_cols, iters,
+                              BLOCK_R: tl.constexpr, BLOCK: tl.constexpr,
                               ACCUMULATE: tl.constexpr):
     pid = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     in_row = cols < n_cols
-    w = tl.load(weight + cols, mask=in_row, other=0.0).to(tl.float32)
-    dw = tl.zeros((BLOCK,), tl.float32)
-    db = tl.zeros((BLOCK,), tl.float32)
-    # a fixed trip count (rows past the end masked) keeps every program's loop the same
-    for i in range(ROWS):
-        row = pid * ROWS + i
-        live = row < n_rows
-        mask = in_row & live
-        at = row * n_cols + cols
+    w = tl.load(weight + cols, mask=in_row, other=0.0).to(tl.float32)[None, :]
+    dw = tl.zeros((BLOCK_R, BLOCK), tl.float32)
+    db = tl.zeros((BLOCK_R, BLOCK), tl.float32)
+    # ``iters`` tiles of BLOCK_R rows; the same trip count in every program (rows past
+    # the end masked), so the NumPy backend runs all programs at once
+    for i in range(iters):
+        rows = (pid * iters + i) * BLOCK_R + tl.arange(0, BLOCK_R)
+        live = rows < n_rows
+        mask = live[:, None] & in_row[None, :]
+        at = rows[:, None] * n_cols + cols[None, :]
         g = tl.load(dy + at, mask=mask, other=0.0).to(tl.float32)
-        r = tl.load(rstd + row, mask=live, other=0.0)
-        xhat = tl.where(mask, (tl.load(x + at, mask=mask, other=0.0).to(tl.float32)
-                               - tl.load(mean + row, mask=live, other=0.0)) * r, 0.0)
+        r = tl.load(rstd + rows, mask=live, other=0.0)[:, None]
+        mu = tl.load(mean + rows, mask=live, other=0.0)[:, None]
+        xhat = tl.where(mask, (tl.load(x + at, mask=mask, other=0.0).to(tl.float32) - mu) * r,
+                        0.0)
         wg = w * g
-        d = (wg - (xhat * (tl.sum(xhat * wg, axis=0) / n_cols)
-                   + tl.sum(wg, axis=0) / n_cols)) * r
+        c1 = tl.sum(xhat * wg, axis=1)[:, None] / n_cols
+        c2 = tl.sum(wg, axis=1)[:, None] / n_cols
+        d = (wg - (xhat * c1 + c2)) * r
         if ACCUMULATE:
             d += tl.load(dx + at, mask=mask, other=0.0).to(tl.float32)
         tl.store(dx + at, d.to(dx.dtype), mask=mask)
         dw += g * xhat
         db += g
-    tl.store(partial + pid * 2 * n_cols + cols, dw, mask=in_row)
-    tl.store(partial + (pid * 2 + 1) * n_cols + cols, db, mask=in_row)
+    tl.store(partial + pid * 2 * n_cols + cols, tl.sum(dw, axis=0), mask=in_row)
+    tl.store(partial + (pid * 2 + 1) * n_cols + cols, tl.sum(db, axis=0), mask=in_row)
 
 
 @tc.kernel
@@ -86,30 +89,39 @@ def layernorm_forward(x, weight, bias, out, mean, rstd, backend: str | None = No
                            backend=backend, num_warps=num_warps)
 
 
-def backward_scratch(n_rows: int, n_cols: int, rows_per_program: int = 32) -> int:
+def _tiling(n_rows: int, rows_per_program: int, block_rows: int) -> tuple[int, int, int]:
+    """(tile height, tiles a program, programs)."""
+    block_rows = min(block_rows, pow2(rows_per_program))
+    iters = tc.cdiv(rows_per_program, block_rows)
+    return block_rows, iters, tc.cdiv(n_rows, block_rows * iters)
+
+
+def backward_scratch(n_rows: int, n_cols: int, rows_per_program: int = 32,
+                     block_rows: int = 4) -> int:
     """How many float32 elements ``layernorm_backward``'s ``scratch`` needs."""
-    return tc.cdiv(n_rows, rows_per_program) * 2 * n_cols
+    return _tiling(n_rows, rows_per_program, block_rows)[2] * 2 * n_cols
 
 
 def layernorm_backward(dy, x, weight, mean, rstd, dx, dweight, dbias, scratch,
                        accumulate: bool = False, backend: str | None = None,
-                       rows_per_program: int = 32, num_warps: int = 4) -> None:
+                       rows_per_program: int = 32, block_rows: int = 4,
+                       num_warps: int = 4) -> None:
     """``dx`` (``+=`` when ``accumulate``), ``dweight += ``, ``dbias += `` of the layer
-    norm that made ``out`` from ``x``, given ``dy`` = d loss / d out; ``scratch`` holds
-    at least ``backward_scratch(rows, C, rows_per_program)`` float32 elements."""
+    norm that made ``out`` from ``x``, given ``dy`` = d loss / d out. Each program takes
+    about ``rows_per_program`` rows, ``block_rows`` at a time; ``scratch`` holds at least
+    ``backward_scratch(rows, C, rows_per_program, block_rows)`` float32 elements."""
     C = x.shape[-1]
     n = rows(x, C)
     for name, a, shape in (("dy", dy, (n, C)), ("dx", dx, (n, C)), ("weight", weight, (C,)),
                            ("mean", mean, (n,)), ("rstd", rstd, (n,)),
                            ("dweight", dweight, (C,)), ("dbias", dbias, (C,))):
         expect(name, a, shape)
-    need = backward_scratch(n, C, rows_per_program)
-    if size(scratch) < need:
-        raise tc.LaunchError(f"scratch must hold at least {need} elements, got "
+    block_r, iters, groups = _tiling(n, rows_per_program, block_rows)
+    if size(scratch) < groups * 2 * C:
+        raise tc.LaunchError(f"scratch must hold at least {groups * 2 * C} elements, got "
                              f"{size(scratch)}")
-    groups = tc.cdiv(n, rows_per_program)
-    layernorm_backward_kernel[(groups,)](dy, x, weight, mean, rstd, dx, scratch, n, C,
-                                         ROWS=rows_per_program, BLOCK=pow2(C),
+    layernorm_backward_kernel[(groups,)](dy, x, weight, mean, rstd, dx, scratch, n, C, iters,
+                                         BLOCK_R=block_r, BLOCK=pow2(C),
                                          ACCUMULATE=accumulate, backend=backend,
                                          num_warps=num_warps)
     block_n = min(64, pow2(C))
