@@ -303,8 +303,9 @@ def _check_step(cfg: GPTConfig, B: int, T: int, backend: str) -> float:
 
 
 @pytest.mark.parametrize("cfg,B,T", [(TINY, 2, 16),
-                                     (GPTConfig(61, 40, 2, 2, 40), 3, 37)],
-                         ids=["tiny", "odd"])
+                                     (GPTConfig(61, 40, 3, 5, 40), 3, 37),  # heads of 8
+                                     (GPTConfig(61, 40, 1, 2, 40), 1, 1)],
+                         ids=["tiny", "odd", "one-token"])
 def test_forward_backward_matches_reference_on_numpy(cfg, B, T):
     _check_step(cfg, B, T, "numpy")
 

@@ -62,7 +62,7 @@ def backward(p: dict, g: dict, a: dict, idx, cfg: GPTConfig,
     L = cfg.n_layer
     dres, dC, d3C, d4C = a["dres"], a["dC"], a["d3C"], a["d4C"]
     matmul.linear_backward(a["logits"], a["lnf"], p["wte"], dC, g["wte"], backend=backend)
-    x = a["res3"][L - 1] if L else a["encoded"]
+    x = a["res3"][L - 1]
     layernorm.layernorm_backward(dC, x, p["lnfw"], a["lnf_mean"], a["lnf_rstd"], dres,
                                  g["lnfw"], g["lnfb"], a["scratch"], backend=backend)
     for i in reversed(range(L)):
