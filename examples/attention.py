@@ -17,13 +17,15 @@ from compiler.cli import reported_errors, script_parser
 
 
 @tc.func
-def online_step(qt, kb, vt, n0, rm, m_i, l_i, acc, scale, seq_len, MASK: tl.constexpr):
+def online_step(qt, kb, vt, n0, rm, m_i, l_i, acc, scale, seq_len, MASK: tl.constexpr,
+                PRECISION: tl.constexpr = "ieee"):
     """Keys ``kb`` and values ``vt`` (rows ``n0`` on) into each query's running max
     ``m_i``, sum ``l_i`` of exp(score - m_i) and output ``acc``. ``MASK``: "causal" masks
     keys past the end or after a query (the diagonal band); "end" those past the end (the
-    last block, where the keys do not fill it); "none": every key is seen."""
+    last block, where the keys do not fill it); "none": every key is seen. ``PRECISION``:
+    the products' ``input_precision`` (f32 operands on tensor cores take "tf32")."""
     keys = n0 + tl.arange(0, kb.shape[0])
-    s = tl.dot(qt, tl.trans(kb)) * scale
+    s = tl.dot(qt, tl.trans(kb), input_precision=PRECISION) * scale
     if MASK == "causal":
         s = tl.where((keys[None, :] < seq_len) & (keys[None, :] <= rm[:, None]), s,
                      -float("inf"))
@@ -33,7 +35,8 @@ def online_step(qt, kb, vt, n0, rm, m_i, l_i, acc, scale, seq_len, MASK: tl.cons
     p = tl.exp(s - m_new[:, None])
     alpha = tl.exp(m_i - m_new)
     l_i = l_i * alpha + tl.sum(p, axis=1)
-    return m_new, l_i, acc * alpha[:, None] + tl.dot(p.to(vt.dtype), vt)
+    return m_new, l_i, acc * alpha[:, None] + tl.dot(p.to(vt.dtype), vt,
+                                                     input_precision=PRECISION)
 
 
 @tc.func
