@@ -14,7 +14,6 @@ from compiler.errors import ArgumentError, LaunchError
 from compiler.jit import (
     BACKEND_NAMES,
     BACKENDS,
-    DEFAULT_STAGES,
     CompiledKernel,
     KernelFunction,
     _check_stages,
@@ -59,18 +58,23 @@ PTX_TARGETS = ("sm_80", "sm_86", "sm_89", "sm_90")
 
 @_public
 def compile(fn, signature=None, constants=None, backend: str | None = None,
-            num_warps: int = 4, dump_ir: Any = None, debug: bool = False,
+            num_warps: int | None = None, dump_ir: Any = None, debug: bool = False,
             target: str | None = None, args: Sequence[Any] | None = None,
-            num_stages: int = DEFAULT_STAGES) -> CompiledKernel:
+            num_stages: int | None = None) -> CompiledKernel:
     """Compile a kernel for an explicit signature (``{"x": "*f32", "n": "i32"}``), or for
-    example arguments (``args=``, specialized the way a launch would; nothing runs)."""
+    example arguments (``args=``, specialized the way a launch would; nothing runs).
+    ``num_warps``/``num_stages`` default as a launch's: 4 and 2, or the compiler's
+    choice for a ``compiler.tile`` kernel."""
     kf = fn if isinstance(fn, KernelFunction) else KernelFunction(fn)
+    num_warps = kf.default_warps if num_warps is None else num_warps
+    num_stages = kf.default_stages if num_stages is None else num_stages
     # Compiling needs no device: only "auto" asks which backends work here.
     backend = backend or default_backend()
     backend = resolve_backend(backend) if backend == "auto" else backend
     if backend not in BACKENDS:
         raise LaunchError(f"unknown backend {backend!r}; choose from {BACKEND_NAMES}")
-    _check_stages(num_stages)
+    if num_stages is not None:
+        _check_stages(num_stages)
     if target is not None and (backend != "ptx" or target not in PTX_TARGETS):
         raise LaunchError(f"target {target!r}: the ptx backend takes one of {PTX_TARGETS}")
     if args is not None:

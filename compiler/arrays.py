@@ -264,6 +264,7 @@ class TileKernel(KernelFunction):
     language = "cutile"
     decorator = "@ct.kernel"
     default_warps = None  # cuTile names no threads: the compiler chooses from the tiles
+    default_stages = None  # nor stages
 
     def __init__(self, fn, source: str | None = None):
         super().__init__(fn, source)

@@ -247,7 +247,7 @@ class CompiledKernel:
 NUM_WARPS = (1, 2, 4, 8, 16, 32)  # 32 warps: 1,024 threads, the most a block has
 DEFAULT_STAGES = 2  # k-loop loads feeding a dot are prefetched one iteration ahead
 _OPTION_DEFAULTS = (("backend", None), ("num_warps", None), ("debug", False),
-                    ("num_stages", DEFAULT_STAGES))
+                    ("num_stages", None))
 
 
 # ``TILEC_CHECK_BOUNDS=1``: every launch runs as with ``debug=True`` (bounds checks on the
@@ -269,7 +269,7 @@ def _launch_arch(backend: str) -> str | None:
 
 def _compile(fn: TileFunction, specs: list, backend: str, num_warps: int | None, debug: bool,
              dump: Any = None, key: str | None = None, arch: str | None = None,
-             num_stages: int = DEFAULT_STAGES, language: str = "triton") -> CompiledKernel:
+             num_stages: int | None = DEFAULT_STAGES, language: str = "triton") -> CompiledKernel:
     with _COMPILING:
         return _compile_locked(fn, specs, backend, num_warps, debug, dump, key, arch,
                                num_stages, language)
@@ -277,7 +277,7 @@ def _compile(fn: TileFunction, specs: list, backend: str, num_warps: int | None,
 
 def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int | None,
                     debug: bool,
-                    dump: Any, key: str | None, arch: str | None, num_stages: int,
+                    dump: Any, key: str | None, arch: str | None, num_stages: int | None,
                     language: str) -> CompiledKernel:
     options = (backend, num_warps, debug, arch, num_stages, language)
     if key is not None and not dump:
@@ -292,6 +292,7 @@ def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int 
             with timing.phase("frontend"):
                 module, params = frontend.generate(fn.kernel_source(), specs, language)
                 num_warps = num_warps or _default_warps(module)
+                num_stages = num_stages or _default_stages(module, backend, arch)
                 estimates = {} if backend == "ptx" else _estimates(module, num_warps)
             # No stage is kept: a third of a compilation went to printing or copying them,
             # for the few callers that read them (``ck.stages`` compiles again).
@@ -322,6 +323,16 @@ def _default_warps(module) -> int:
     return default_warps(module)
 
 
+def _default_stages(module, backend: str, arch: str | None) -> int:
+    """The stages of a kernel whose launch leaves them to the compiler (cuTile's): fitted
+    to the target's shared memory on ptx, else the default."""
+    if backend != "ptx":
+        return DEFAULT_STAGES
+    from compiler import pipeline
+    from compiler.passes.tile_budget import default_stages
+    return default_stages(module, arch or pipeline.DEFAULT_ARCH, DEFAULT_STAGES)
+
+
 def _estimates(module, num_warps: int) -> dict[str, int]:
     """``registers`` and ``shared`` where no GPU compiler counts them: numpy (both) and
     wgsl (registers: its own count of workgroup memory wins)."""
@@ -347,12 +358,13 @@ def collector_paused():
 
 
 def _stages(fn: TileFunction, specs: list, backend: str, num_warps: int | None, debug: bool,
-            arch: str | None, num_stages: int, language: str) -> list[tuple[str, str]]:
+            arch: str | None, num_stages: int | None, language: str) -> list[tuple[str, str]]:
     """Every stage's IR, from a compilation that keeps them (``ck.stages``)."""
     from compiler import frontend, pipeline
     with _COMPILING, collector_paused():
         module, _ = frontend.generate(fn.kernel_source(), specs, language)
         num_warps = num_warps or _default_warps(module)
+        num_stages = num_stages or _default_stages(module, backend, arch)
         compiled = pipeline.run(module, backend, num_warps, debug=debug, num_stages=num_stages,
                                 arch=arch or pipeline.DEFAULT_ARCH, eager_stages=True)
     return list(compiled.stages)
@@ -377,6 +389,7 @@ class KernelFunction:
     language = "triton"  # the frontend's builtin table: "triton" (tl.*) or "cutile" (ct.*)
     decorator = "@tc.kernel"
     default_warps: int | None = 4  # None: the compiler's choice (compiler.passes.tile_budget)
+    default_stages: int | None = DEFAULT_STAGES  # likewise
 
     def __init__(self, fn: Callable, source: str | None = None):
         # the function checked and its source text found now, while it is at hand
@@ -471,7 +484,7 @@ class KernelFunction:
 
     def compile_for(self, bound: dict[str, Any], backend: str, num_warps: int | None,
                     debug: bool = False, dump: Any = None,
-                    num_stages: int = DEFAULT_STAGES) -> CompiledKernel:
+                    num_stages: int | None = DEFAULT_STAGES) -> CompiledKernel:
         arch = _launch_arch(backend)
         key = (backend, num_warps, debug, num_stages, arch, self._spec_key(bound))
         source = self.source
@@ -551,11 +564,13 @@ class KernelFunction:
             return (resolve_backend(kwargs.pop("backend", None)),
                     kwargs.pop("num_warps", self.default_warps),
                     bool(kwargs.pop("debug", False)) or CHECK_BOUNDS,
-                    kwargs.pop("num_stages", DEFAULT_STAGES))
+                    kwargs.pop("num_stages", self.default_stages))
         o = {n: (kwargs.get if self._option_params.get(n, -1) >= nargs else kwargs.pop)(n, d)
              for n, d in _OPTION_DEFAULTS}
         if o["num_warps"] is None:
             o["num_warps"] = self.default_warps
+        if o["num_stages"] is None:
+            o["num_stages"] = self.default_stages
         return (resolve_backend(o["backend"]), o["num_warps"],
                 bool(o["debug"]) or CHECK_BOUNDS, o["num_stages"])
 
@@ -615,7 +630,8 @@ class KernelFunction:
         if (num_warps not in NUM_WARPS or isinstance(num_warps, bool)) and not (
                 num_warps is None and self.default_warps is None):
             raise LaunchError(f"num_warps must be 1, 2, 4, 8, 16 or 32, got {num_warps!r}")
-        _check_stages(num_stages)
+        if num_stages is not None or self.default_stages is not None:
+            _check_stages(num_stages)
         launch_hints.check(kwargs, self.arg_names)
         bound = self.bind(args, kwargs)
         if any(n not in self.constexprs and n not in kwargs and i >= len(args)

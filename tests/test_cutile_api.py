@@ -330,3 +330,16 @@ def test_cutile_kernels_get_warps_for_their_accumulator(tm, tn, warps):
 def test_cutile_kernels_without_dots_get_a_warp_per_1024_elements(tile, warps):
     x = np.ones(1 << 14, np.float32)
     assert _doubled.warmup(x, tile, grid=(1,), backend="numpy").metadata.num_warps == warps
+
+
+@pytest.mark.parametrize(("tk", "stages"), [(64, 4), (128, 2)])
+def test_cutile_dot_kernels_get_the_stages_shared_memory_holds(tk, stages):
+    """On sm_90, 85% of 227 KiB: four 48 KiB stages of 128x64 and 64x256 f16 tiles, two of
+    the 96 KiB ones a K of 128 makes."""
+    a, b = np.ones((128, 256), np.float16), np.ones((256, 256), np.float16)
+    c = np.zeros((128, 256), np.float32)
+    ck = tc.compile(_tiled_matmul, args=(a, b, c, 128, 256, tk), backend="ptx", target="sm_90")
+    assert (ck.metadata.num_warps, ck.metadata.num_stages) == (8, stages)
+    assert ck.metadata.shared >= stages * (128 + 256) * tk * 2
+    on_cpu = tc.compile(_tiled_matmul, args=(a, b, c, 128, 256, tk), backend="numpy")
+    assert on_cpu.metadata.num_stages == 2
