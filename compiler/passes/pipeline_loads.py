@@ -54,8 +54,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import MemoryEffectKind, get_effects, is_side_effect_free
 
 from compiler.passes.assign_layouts import (
-    MMA_STAGING_BYTES,
     WGMMA_SM,
+    WGMMA_STAGING_BYTES,
     access_vec,
     blocked_layout,
     mma_layout,
@@ -454,7 +454,7 @@ def _copyable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis,
     dot = _dot_of(load)
     if not (dot is not None and dot.parent is load.parent
             and (dot is uses[0].operation or wgmma and wgmma_ok(dot, num_warps))
-            and mma_layout(dot, num_warps) is not None):
+            and mma_layout(dot, num_warps, WGMMA_SM if wgmma else CP_ASYNC_SM) is not None):
         return False
     layout = blocked_layout(t.get_shape(), num_warps, 16)
     return access_vec(load, layout, facts, CP_ASYNC_BITS) * 16 >= MIN_COPY_BITS
@@ -581,7 +581,7 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
         return True
     dots = {_dot_of(ld) for ld in loads}
     wgmma = tma or wgmma and all(
-        wgmma_ok(d, num_warps) and _in_registers(d, loads) <= MMA_STAGING_BYTES  # pyright: ignore
+        wgmma_ok(d, num_warps) and _in_registers(d, loads) <= WGMMA_STAGING_BYTES  # pyright: ignore
         for d in dots)
     # a dot may run on into the next iteration only if it reads stages alone (an operand
     # in registers is stored into the dot's buffer again in the next iteration; attention's
