@@ -318,3 +318,14 @@ def test_heads_matmul(backend, rng):
     if launch(heads_matmul, grid, a, bt, c, backend=backend, H=3,
               **dict(zip(("TM", "TN", "TK"), tiles))):
         _close(c, a, np.swapaxes(bt, 2, 3))
+
+
+def test_batched_matmul_of_one_b_for_every_batch(backend, rng):
+    """b broadcast over the batch (a batch stride of 0): every matrix of a times the same
+    b; on sm_90 the stride goes into the tensor map as it is."""
+    tiles = (64, 64, 64) if backend == "ptx" else (32, 32, 32)
+    a, _, c = _batched(rng, 3, 64, 64, 64)
+    b = np.broadcast_to(rng.standard_normal((1, 64, 64)).astype(np.float16), (3, 64, 64))
+    if launch(batched_matmul, (3, 64 // tiles[0], 64 // tiles[1]), a, b, c, backend=backend,
+              **dict(zip(("TM", "TN", "TK"), tiles))):
+        _close(c, a, b)
