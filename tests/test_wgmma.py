@@ -343,6 +343,19 @@ def test_dots_wgmma_cannot_do_keep_mma_sync_on_sm_90():
     assert "wgmma" not in ck.asm["ptx"] and "ldmatrix" in ck.asm["ptx"]
 
 
+@pytest.mark.parametrize("stages", [1, 2])
+def test_a_dot_past_sm80s_staging_stays_on_tensor_cores_on_sm_90(stages):
+    """128x256x128 f16 (96 KiB of operands, BatchMatMul's tiles) is past sm_80's staging
+    budget but within Hopper's: wgmma, from stages or (one stage) from registers stored
+    into its buffer, in a block's 227 KiB of shared memory, not FMAs."""
+    ck = tc.compile(example.matmul, backend="ptx", target="sm_90", signature=SIGNATURE,
+                    num_warps=8, num_stages=stages,
+                    constants={"BM": 128, "BN": 256, "BK": 128, "GROUP": 8, "ACTIVATION": ""})
+    ptx = ck.asm["ptx"]
+    assert "wgmma.mma_async" in ptx and "fma.rn.f32" not in ptx
+    assert ck.metadata.extra["shared"] <= 227 * 1024
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float16])
 @pytest.mark.parametrize("size, config", [((300, 200, 260), (128, 128, 64, 4, 3)),

@@ -77,7 +77,13 @@ DEFAULT_ELEM_BITS = 32
 NUM_WARPS_ATTR = "simt.num_warps"
 SCAN_RUN_BITS = 128  # bits of a scan's elements a thread holds in a row, where it has many
 SCAN_LANE_RUNS, SCAN_EXCHANGE_RUNS = 64, 128  # many: runs a thread, runs times warps
-MMA_STAGING_BYTES = 64 * 1024  # a and b of an mma dot in shared memory, before padding
+# The most bytes of a dot's operands staged from registers through shared memory (before
+# padding, which adds at most half): room for them and the rest of the kernel in a block's
+# shared memory, 99 KiB on sm_86 and sm_89, 227 KiB on sm_90. A larger dot runs on FMAs,
+# many times slower, so Hopper's is twice: 128x256x128 f16 (96 KiB) stays on tensor cores.
+MMA_STAGING_BYTES = 64 * 1024
+WGMMA_STAGING_BYTES = 128 * 1024
+WGMMA_SM = 90  # Hopper: warpgroup MMA (wgmma) from shared memory
 __all__ = ["WARP_SIZE", "AssignLayouts", "blocked_layout", "dot_layout", "mma_layout"]
 
 
@@ -143,24 +149,29 @@ def mma_warps(m: int, n: int, num_warps: int) -> tuple[int, int] | None:
     return (wm, wn) if m >= 16 and n >= 8 else None
 
 
-def mma_layout(op: tile.DotOp, num_warps: int) -> MmaLayoutAttr | None:
+def staging_bytes(mma: int) -> int:
+    """The most bytes of a dot's operands staged through shared memory on a target whose
+    tensor cores are of SM version ``mma``."""
+    return WGMMA_STAGING_BYTES if mma >= WGMMA_SM else MMA_STAGING_BYTES
+
+
+def mma_layout(op: tile.DotOp, num_warps: int, mma: int) -> MmaLayoutAttr | None:
     """``#tile.mma`` for a dot tensor cores can do, else None: operands mma.sync takes
     (f32 only rounded to tf32: ``ieee`` wants exact f32 products), an accumulator it
     gives, K a multiple of the mma's k (256 bits of operand) and operands that fit the
-    staging buffer."""
+    staging buffer of tensor cores of SM version ``mma``."""
     elem, acc = element_type(op.a.type), element_type(op.result.type)
     if acc not in MMA_ACCUMULATORS.get(elem, ()) or (
             elem == f32 and op.input_precision.data == "ieee"):
         return None
     (m, k), n = op.a.type.get_shape(), op.b.type.get_shape()[1]  # pyright: ignore
     bits = bits_of(elem)
-    if k % (256 // bits) or (m + n) * k * bits // 8 > MMA_STAGING_BYTES:
+    if k % (256 // bits) or (m + n) * k * bits // 8 > staging_bytes(mma):
         return None
     warps = mma_warps(m, n, num_warps)
     return None if warps is None else MmaLayoutAttr(2, warps)
 
 
-WGMMA_SM = 90  # Hopper: warpgroup MMA (wgmma) from shared memory
 WGMMA_MAX_N = 256  # columns of one wgmma
 
 
@@ -191,7 +202,7 @@ def _wgmma_operands(op: tile.DotOp) -> bool:
         assert isinstance(stages, tile.SharedAllocOp)
         if stages.swizzle is None or v is op.a and stages.warps is None:
             return False  # staged for ldmatrix: padded, or A's rows not permuted for wgmma
-    return in_registers <= MMA_STAGING_BYTES
+    return in_registers <= WGMMA_STAGING_BYTES
 
 
 _ACCESSES = (LoadOp, StoreOp, tile.AsyncCopyOp)  # tile accesses that get a ``vec``
@@ -393,7 +404,7 @@ class _Assigner:
         if (self.mma >= WGMMA_SM and wgmma_ok(op, self.num_warps)
                 and _wgmma_operands(op)):
             return MmaLayoutAttr(3, (self.num_warps, 1))
-        found = mma_layout(op, self.num_warps) if self.mma else None
+        found = mma_layout(op, self.num_warps, self.mma) if self.mma else None
         return found or dot_layout(op.result.type.get_shape(), self.num_warps)  # pyright: ignore
 
     def default(self, v: SSAValue) -> BlockedLayoutAttr:

@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp, TensorType, i32
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue, Use
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
 
 from compiler.context import source_loc
 from compiler.errors import CompileError
@@ -70,12 +71,25 @@ class LowerArrayViews(ModulePass):
                                    "does not know", source_loc(view))
 
 
+def _unused(op: Operation) -> bool:
+    """Whether nothing reads what ``op`` computes but ops like it, and it has no effect:
+    the ``expand_dims`` that a cuTile ``reshape`` undid, before ``canonicalize`` erases
+    it."""
+    return bool(op.results) and not op.regions and is_side_effect_free(op) and all(
+        _unused(u.operation) for r in op.results for u in r.uses)
+
+
+def _read(value: SSAValue) -> list[Use]:
+    """The uses of ``value`` by ops that are not ``_unused``."""
+    return [u for u in value.uses if not _unused(u.operation)]
+
+
 def _dot_operand_in_loop(op: Operation) -> bool:
     """``op`` is a view load whose one use is a dot's ``a`` or ``b`` in the same loop body
-    (``b`` through a transpose too)."""
-    uses = list(op.results[0].uses) if isinstance(op, tile.ViewLoadOp) else []
+    (``b`` through a transpose too), not counting unused ops."""
+    uses = _read(op.results[0]) if isinstance(op, tile.ViewLoadOp) else []
     if len(uses) == 1 and isinstance(uses[0].operation, tile.TransOp):
-        uses = [u for u in uses[0].operation.result.uses if u.index == 1]
+        uses = [u for u in _read(uses[0].operation.result) if u.index == 1]
     return (len(uses) == 1 and isinstance(uses[0].operation, tile.DotOp) and uses[0].index < 2
             and uses[0].operation.parent is op.parent
             and isinstance(op.parent_op(), scf.ForOp))

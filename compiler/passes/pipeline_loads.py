@@ -54,8 +54,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import MemoryEffectKind, get_effects, is_side_effect_free
 
 from compiler.passes.assign_layouts import (
-    MMA_STAGING_BYTES,
     WGMMA_SM,
+    WGMMA_STAGING_BYTES,
     access_vec,
     blocked_layout,
     mma_layout,
@@ -400,10 +400,10 @@ class _TmaPipeliner(_AsyncPipeliner):
         for ld, buf in zip(self.loads, self.buffers, strict=True):
             view = ld.view.owner
             starts = [mapping.get(i, i) for i in ld.index]
-            if ld.elements is None:  # tile indices: times the tile
-                shape = ld.result.type.get_shape()
-                starts = [_insert(arith.MuliOp(s, self._const(n, point)), point, ld)
-                          for s, n in zip(starts, shape, strict=True)]
+            if ld.elements is None:  # tile indices: times the tile (the leading ones, 1)
+                lead, shape = len(starts) - 2, ld.result.type.get_shape()
+                starts[lead:] = [_insert(arith.MuliOp(s, self._const(n, point)), point, ld)
+                                 for s, n in zip(starts[lead:], shape, strict=True)]
             _put(tile.TmaCopyOp(view.base, list(view.shape), list(view.strides), starts, buf,
                                 stage, self.bars, live), point, ld)
 
@@ -454,7 +454,7 @@ def _copyable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis,
     dot = _dot_of(load)
     if not (dot is not None and dot.parent is load.parent
             and (dot is uses[0].operation or wgmma and wgmma_ok(dot, num_warps))
-            and mma_layout(dot, num_warps) is not None):
+            and mma_layout(dot, num_warps, WGMMA_SM if wgmma else CP_ASYNC_SM) is not None):
         return False
     layout = blocked_layout(t.get_shape(), num_warps, 16)
     return access_vec(load, layout, facts, CP_ASYNC_BITS) * 16 >= MIN_COPY_BITS
@@ -480,7 +480,8 @@ def _known_at_launch(v: SSAValue) -> bool:
 def _tma_view(load: tile.ViewLoadOp, facts: AxisInfoAnalysis) -> bool:
     """Whether TMA can copy ``load``'s tile into a swizzled stage: a 2-D tile of 16-bit
     elements, zeros outside, its columns whole 128-byte atoms and its rows at most a box
-    (256), of an array a tensor map describes."""
+    (256), of an array a tensor map describes (of more dimensions: the tile is one
+    element long in the leading ones)."""
     t, view = load.result.type, load.view.owner
     if not isinstance(view, tile.MakeViewOp) or load.padding.data not in ("zero", "undetermined") \
             or not isinstance(t, TensorType) or len(t.get_shape()) != 2:
@@ -492,14 +493,16 @@ def _tma_view(load: tile.ViewLoadOp, facts: AxisInfoAnalysis) -> bool:
 
 
 def tma_describes(view: tile.MakeViewOp, bits: int, facts: AxisInfoAnalysis) -> bool:
-    """Whether a tensor map can describe ``view`` as a 2-D array of ``bits``-bit elements:
-    made of values known at launch, with unit column stride, 16-byte aligned at its base
-    and every row (what ``cuTensorMapEncodeTiled`` requires)."""
-    if len(view.shape) != 2 or not all(_known_at_launch(v) for v in (view.base, *view.shape, *view.strides)):
+    """Whether a tensor map can describe ``view`` (of 2 or more dimensions: at most 5, as
+    tensor maps) as an array of ``bits``-bit elements: made of values known at launch,
+    with unit stride along its last dimension, 16-byte aligned at its base and every
+    stride of the others (what ``cuTensorMapEncodeTiled`` requires)."""
+    if len(view.shape) < 2 or not all(
+            _known_at_launch(v) for v in (view.base, *view.shape, *view.strides)):
         return False
     aligned = all(facts[v].divisibility[0] * bits // 8 % TMA_ALIGN == 0
-                  for v in (view.base, view.strides[0]))
-    return aligned and is_unit(view.strides[1])
+                  for v in (view.base, *view.strides[:-1]))
+    return aligned and is_unit(view.strides[-1])
 
 
 def _dot_of(load: tile.LoadOp | tile.ViewLoadOp) -> tile.DotOp | None:
@@ -578,7 +581,7 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
         return True
     dots = {_dot_of(ld) for ld in loads}
     wgmma = tma or wgmma and all(
-        wgmma_ok(d, num_warps) and _in_registers(d, loads) <= MMA_STAGING_BYTES  # pyright: ignore
+        wgmma_ok(d, num_warps) and _in_registers(d, loads) <= WGMMA_STAGING_BYTES  # pyright: ignore
         for d in dots)
     # a dot may run on into the next iteration only if it reads stages alone (an operand
     # in registers is stored into the dot's buffer again in the next iteration; attention's

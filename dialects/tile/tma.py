@@ -14,6 +14,8 @@ puts its part of the tile into a swizzled buffer and one thread has TMA copy it 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import I1, I32, IntegerAttr, MemRefType, TensorType, i32, i64
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
@@ -80,12 +82,24 @@ class BarrierReleaseOp(OnBarriers):
     name = "tile.barrier_release"
 
 
+MAX_RANK = 5  # dimensions of a tensor map
+
+
+def _check_rank(op: IRDLOperation, sizes: Sequence[SSAValue], strides: Sequence[SSAValue],
+                starts: Sequence[SSAValue]) -> None:
+    """An array of 2 to 5 dimensions: one size, stride and start each."""
+    if not 2 <= len(sizes) == len(strides) == len(starts) <= MAX_RANK:
+        raise VerifyException(f"{op.name}: an array of 2 to {MAX_RANK} dimensions, one size, "
+                              "stride and start each")
+
+
 @irdl_op_definition
 class TmaCopyOp(IRDLOperation):
-    """If ``live``: start copying the tile of the array at ``base`` (``sizes`` and
-    ``strides`` in elements) whose first element is at ``starts`` into stage ``stage``
-    of ``buffer``, zeros where it lies outside the array; one arrival on barrier
-    ``stage`` of ``bars``, complete when the tile has landed."""
+    """If ``live``: start copying the 2-D tile of the array at ``base`` (``sizes`` and
+    ``strides`` in elements, 2 to 5 dimensions; the tile is one element long in all but
+    the last two) whose first element is at ``starts`` into stage ``stage`` of
+    ``buffer``, zeros where it lies outside the array; one arrival on barrier ``stage``
+    of ``bars``, complete when the tile has landed."""
 
     name = "tile.tma_copy"
     base = operand_def(PtrType)
@@ -109,8 +123,7 @@ class TmaCopyOp(IRDLOperation):
 
     def verify_(self) -> None:
         _buffer_shape(self, self.buffer.type)
-        if not len(self.sizes) == len(self.strides) == len(self.starts) == 2:
-            raise VerifyException("tile.tma_copy copies 2-D tiles")
+        _check_rank(self, self.sizes, self.strides, self.starts)
         if self.base.type.pointee != self.buffer.type.element_type:  # pyright: ignore
             raise VerifyException("tile.tma_copy: the buffer must hold the pointee type")
         if self.buffer.owner.swizzle is None:  # pyright: ignore[reportAttributeAccessIssue]
@@ -121,7 +134,8 @@ class TmaCopyOp(IRDLOperation):
 @irdl_op_definition
 class TmaStoreOp(IRDLOperation):
     """Write the 2-D tile ``value`` into the array at ``base`` (``sizes`` and ``strides``
-    in elements) from element ``starts``; the parts outside the array are dropped."""
+    in elements, 2 to 5 dimensions: the tile spans the last two) from element ``starts``;
+    the parts outside the array are dropped."""
 
     name = "tile.tma_store"
     base = operand_def(PtrType)
@@ -141,8 +155,9 @@ class TmaStoreOp(IRDLOperation):
     def verify_(self) -> None:
         t = self.value.type
         assert isinstance(t, TensorType)
-        if not len(self.sizes) == len(self.strides) == len(self.starts) == len(t.get_shape()) == 2:
+        if len(t.get_shape()) != 2:
             raise VerifyException("tile.tma_store stores 2-D tiles")
+        _check_rank(self, self.sizes, self.strides, self.starts)
         if self.base.type.pointee != t.element_type:  # pyright: ignore
             raise VerifyException("tile.tma_store: the array must hold the tile's type")
 

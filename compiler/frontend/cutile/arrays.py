@@ -345,11 +345,19 @@ def _outer(cg: CodeGenerator, arr: Array, perm: tuple[int, ...], what: str) -> i
 def _tile_order(cg: CodeGenerator, t: Value, arr: Array, perm: tuple[int, ...],
                 dropped: int) -> Value:
     """The loaded tile ``t`` (array order, without its first ``dropped`` dimensions) as
-    the kernel sees it: in tile order, of the array's last four dimensions at most."""
+    the kernel sees it: in tile order, of the array's last four dimensions at most. Where
+    ``order`` keeps the dimensions of size 1 first, the loaded tile is permuted before
+    they are added: a transpose of what was loaded, which a dot can read (K in attention)
+    once the user's reshape has dropped them again."""
     outer = _outer(cg, arr, perm, "ct.load")
-    t = add_leading(cg, t, dropped - outer)
+    lead = dropped - outer
     inner = tuple(a - outer for a in perm[outer:])
-    return t if inner == tuple(range(len(inner))) else permute(cg, t, inner)
+    if inner[:lead] == tuple(range(lead)):
+        rest = tuple(a - lead for a in inner[lead:])
+        if rest != tuple(range(len(rest))):
+            t = permute(cg, t, rest)
+        return add_leading(cg, t, lead)
+    return permute(cg, add_leading(cg, t, lead), inner)
 
 
 @builtin("store")

@@ -14,3 +14,11 @@ func.func @dtype(%c: !tile.ptr<f32>, %n: i32, %v: tensor<64x64xf16>) {
   tile.tma_store %v to %c sizes[%n, %n] strides[%n, %n] at[%n, %n] : tensor<64x64xf16>, !tile.ptr<f32>
   func.return
 }
+
+// -----
+
+// CHECK: {{^}}tile.tma_store: an array of 2 to 5 dimensions, one size, stride and start each{{$}}
+func.func @starts(%c: !tile.ptr<f16>, %n: i32, %v: tensor<64x64xf16>) {
+  tile.tma_store %v to %c sizes[%n, %n, %n] strides[%n, %n, %n] at[%n, %n] : tensor<64x64xf16>, !tile.ptr<f16>
+  func.return
+}
