@@ -343,3 +343,24 @@ def test_cutile_dot_kernels_get_the_stages_shared_memory_holds(tk, stages):
     assert ck.metadata.shared >= stages * (128 + 256) * tk * 2
     on_cpu = tc.compile(_tiled_matmul, args=(a, b, c, 128, 256, tk), backend="numpy")
     assert on_cpu.metadata.num_stages == 2
+
+
+@ct.kernel
+def _two_dots(q, k, v, out, TM: ct.Constant[int], TN: ct.Constant[int], D: ct.Constant[int]):
+    acc = ct.full((TM, D), 0.0, dtype=ct.float32)
+    qt = ct.load(q, index=(ct.bid(0), 0), shape=(TM, D))
+    for j in range(ct.cdiv(k.shape[0], TN)):
+        s = ct.mma(qt, ct.transpose(ct.load(k, index=(j, 0), shape=(TN, D))),
+                   ct.full((TM, TN), 0.0, dtype=ct.float32))
+        acc = ct.mma(s.astype(ct.float16), ct.load(v, index=(j, 0), shape=(TN, D)), acc)
+    ct.store(out, index=(ct.bid(0), 0), tile=acc)
+
+
+@pytest.mark.parametrize(("tm", "warps"), [(128, 8), (64, 4)])
+def test_cutile_dots_of_one_loop_count_together_for_warps(tm, warps):
+    """Attention's loop holds S = Q K^T and acc += P V at once: 128x128 + 128x64 f32 is
+    24,576 elements, 8 warps (4 spilled)."""
+    q = np.ones((128, 64), np.float16)
+    out = np.zeros((128, 64), np.float32)
+    ck = _two_dots.warmup(q, q, q, out, tm, 128, 64, grid=(1,), backend="numpy")
+    assert ck.metadata.num_warps == warps

@@ -5,10 +5,11 @@ choice to the compiler, and the registers a thread would use where no GPU compil
 ``default_warps``: cuTile's kernels name tile shapes, never threads.
 
 Four warps (one warp group) at least, as Triton's default. A kernel with dots gets a warp
-for every 4,096 elements of its largest accumulator, up to 8 (two warp groups): a
-128 x 256 f32 accumulator is 128 registers a thread on 8 warps, and 256 on 4, which
-spills (cuTile's MatMul sample ran at 9% of cuBLAS so). Other kernels get a warp for
-every 1,024 elements of their largest tile (32 a thread), up to 8.
+for every 4,096 accumulator elements of its dots in one block, up to 8 (two warp groups):
+a 128 x 256 f32 accumulator is 128 registers a thread on 8 warps, and 256 on 4, which
+spills (cuTile's MatMul sample ran at 9% of cuBLAS so); attention's loop holds ``Q K^T``
+and ``P V`` together (128 x 128 + 128 x 64 spilled 396 bytes on 4 warps). Other kernels
+get a warp for every 1,024 elements of their largest tile (32 a thread), up to 8.
 
 ``default_stages`` (ptx): cuTile's kernels name no stages either. A kernel whose dots run
 in loops gets as many stages of their operands as fit in 85% of the shared memory a block
@@ -31,7 +32,7 @@ import math
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation
 
 from compiler.passes.axis_info import bits_of
 from dialects.tile import DotOp, PtrType, ReduceOp, ScanOp
@@ -47,10 +48,12 @@ POINTER_BITS = 32  # a tile of pointers is a base and an offset an element, as p
 
 def default_warps(module: ModuleOp) -> int:
     """The warps for ``module``'s kernel, from its largest accumulator or tile."""
-    dots = [math.prod(op.result.type.get_shape()) for op in module.walk()
-            if isinstance(op, DotOp)]
-    if dots:
-        return _clamp(max(dots) // PER_WARP_DOT)
+    held: dict[Block | None, int] = {}  # accumulator elements live together, per block
+    for op in module.walk():
+        if isinstance(op, DotOp):
+            held[op.parent] = held.get(op.parent, 0) + math.prod(op.result.type.get_shape())
+    if held:
+        return _clamp(max(held.values()) // PER_WARP_DOT)
     return _clamp(max((n for n, _ in _tiles(module)), default=0) // PER_WARP)
 
 
