@@ -1,5 +1,6 @@
 """pipeline-loads: tile IR -> tile IR whose ``scf.for`` loops prefetch their dot operands
-(into registers, or with ``cp_async`` into shared-memory stages: the ``async_copy`` ops).
+(into registers, or with ``cp_async`` into shared-memory stages: the ``async_copy`` ops),
+and, in loops that ask for it, all their loads.
 
 A ``tile.load`` in a loop body that feeds a ``tile.dot`` (directly or through casts and
 shape ops) makes every iteration wait a full global-memory latency before its math. Here
@@ -16,7 +17,8 @@ side-effect-free ops from the induction variable, values defined outside the loo
 or offsets moved by ``+= BLOCK``). Their future values are computed by cloning the ops
 that compute the yielded values. Only loops with a positive constant step (the frontend's
 ``range`` loops count up by a positive step, comparing signed) and no memory writes in
-the body are changed: a write could alias a prefetched address.
+the body are changed (unless the loop asks, below): a write could alias a prefetched
+address.
 
 On a target that copies from global to shared memory asynchronously (``cp_async``: PTX
 ``cp.async``, sm_80 and up), loads that go straight into a tensor-core dot (on Hopper, also
@@ -29,6 +31,25 @@ for its group (``tile.async_wait S-2``, which also waits for every thread), read
 ``i % S`` (``tile.shared_read``) and copies iteration ``i + S - 1`` into the stage iteration
 ``i - 1`` read. Registers stay free for the accumulator, and the copies of ``S - 1``
 iterations are in flight during the math.
+
+A loop that asks for pipelining (``tl.range(..., num_stages=S)``: the ``tile.num_stages``
+attribute) gets more: every qualifying ``tile.load`` of its body moves ``S - 1``
+iterations ahead, whatever reads it, also where the body writes memory. Asking is the
+kernel author's promise, as in Triton, that no iteration loads what an earlier iteration
+of the loop writes (stores, atomics): its loads are issued ``S - 1`` iterations early,
+before those writes. (A load after a write of its own iteration stays where it is, and
+so does a load whose address is the same in every iteration.) Its step may be known only
+at run time (a persistent loop's ``tl.num_programs``): the prefetches are then also
+masked off where ``k * step`` could wrap. With ``cp_async``, a 1-D or 2-D tile read in
+runs of at least 4 bytes waits in shared memory (``SameStagePipeliner``): a ring of
+``S - 1`` stages that asynchronous copies fill ``S - 1`` iterations ahead; iteration ``i``
+reads its stage whole into registers (each thread its own elements, in the layout the
+tile's users give it), waits again so that every thread has, and copies iteration
+``i + S - 1`` into that stage. Lanes masked off, which a copy fills with zeros, get the
+load's ``other`` (-inf in a softmax) back by a select. One iteration's stages may take
+``STAGED_BYTES``: past that fewer iterations are copied ahead, or none. The other loads
+(all of them without ``cp_async``, narrower runs, scalars, and those of a loop whose dot
+operands wait in stages already) wait in registers, as above.
 """
 
 from __future__ import annotations
@@ -56,6 +77,7 @@ from compiler.passes.lower_array_views import is_unit, lower_view_access
 from compiler.passes.pipeliners import (
     AsyncPipeliner,
     Pipeliner,
+    SameStagePipeliner,
     Slice,
     TmaPipeliner,
     body_slice,
@@ -69,6 +91,9 @@ CP_ASYNC_BITS = 128  # the widest copy
 MIN_COPY_BITS = 32  # the narrowest
 MAX_BOX = 256  # rows of a TMA box
 TMA_ALIGN = 16  # bytes: a tensor map's base and row strides
+# The stages a loop's loads read whole may take (``_pipeline_rest``): what leaves the
+# kernel its own shared memory on every GPU with cp.async (99 KiB a program on sm_86/89)
+STAGED_BYTES = 96 * 1024
 
 
 def _positive_step(loop: scf.ForOp) -> int | None:
@@ -79,14 +104,31 @@ def _positive_step(loop: scf.ForOp) -> int | None:
     return None
 
 
-def _writes_memory(loop: scf.ForOp) -> bool:
-    for op in loop.body.walk():
-        if isinstance(op, tile.LoadOp | tile.ViewLoadOp) or op.regions:  # nested: walked
+def _writes(op: Operation) -> bool:
+    """Whether ``op`` or an op nested in it may write memory."""
+    for inner in op.walk():
+        if isinstance(inner, tile.LoadOp | tile.ViewLoadOp) or inner.regions:  # nested: walked
             continue
-        effects = get_effects(op)
+        effects = get_effects(inner)
         if effects is None or any(e.kind == MemoryEffectKind.WRITE for e in effects):
             return True
     return False
+
+
+def _writes_memory(loop: scf.ForOp) -> bool:
+    return any(_writes(op) for op in loop.body.block.ops)
+
+
+def _early_loads(body: Block) -> list[tile.LoadOp | tile.ViewLoadOp]:
+    """The loads of ``body`` that come before its first write (prefetched, a load after
+    one would no longer see what its own iteration wrote)."""
+    loads = []
+    for op in body.ops:
+        if isinstance(op, tile.LoadOp | tile.ViewLoadOp):
+            loads.append(op)
+        elif _writes(op):
+            break
+    return loads
 
 
 def _feeds_dot(load: tile.LoadOp | tile.ViewLoadOp, body: Block) -> bool:
@@ -231,20 +273,27 @@ def _closure(args: set[BlockArgument], movable: dict[BlockArgument, Slice]) -> s
         args = more
 
 
-def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
-             num_warps: int = 4, wgmma: bool = False) -> bool:
-    """Prefetch ``loop``'s dot operands ``depth`` iterations ahead (into shared memory if
-    ``facts`` are given and they all can go there; swizzled for Hopper's wgmma if
-    ``wgmma``); False if it is left unchanged."""
-    step = _positive_step(loop)
+def _args(loop: scf.ForOp, step: int | None, depth: int, loads: list,
+          slices: dict, movable: dict[BlockArgument, Slice]) -> list:
+    """A pipeliner's arguments for prefetching ``loads`` (their ``slices`` qualify): the
+    iter_args their addresses read, with those their advance reads in turn, and the ops
+    computing the advance."""
     body = loop.body.block
-    iv_type = body.args[0].type
-    if (step is None or not isinstance(iv_type, IntegerType) or _writes_memory(loop)
-            or depth * step >= 2 ** (iv_type.width.data - 1)):
-        return False
+    carried = _closure(set().union(*(slices[ld].args for ld in loads)) & movable.keys(),
+                       movable)
+    advance = {op for a in carried for op in movable[a].ops}
+    return [loop, step, depth, loads, [a for a in body.args[1:] if a in carried],
+            [op for op in body.ops if op in advance]]
+
+
+def _pipeline_dots(loop: scf.ForOp, step: int | None, depth: int,
+                   facts: AxisInfoAnalysis | None, num_warps: int,
+                   wgmma: bool) -> scf.ForOp | None:
+    """Prefetch ``loop``'s dot operands (the loop in its place), or None if none is."""
+    body = loop.body.block
     movable = _advanceable(body)
-    slices = {op: body_slice(op.operands, body) for op in body.ops
-              if isinstance(op, tile.LoadOp | tile.ViewLoadOp) and _feeds_dot(op, body)}
+    slices = {op: body_slice(op.operands, body) for op in _early_loads(body)
+              if _feeds_dot(op, body)}
     loads = [op for op, s in slices.items()
              if s is not None and s.args <= movable.keys() | {body.args[0]}]
     views = [op for op in slices if isinstance(op, tile.ViewLoadOp)]
@@ -253,18 +302,13 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
     if views and not tma:
         for view in views:  # not for TMA: the pointers and masks they stand for
             lower_view_access(view)
-        return pipeline(loop, depth, _refreshed(loop, facts), num_warps, wgmma)
+        return _pipeline_dots(loop, step, depth, _refreshed(loop, facts), num_warps, wgmma)
     if not loads:
-        return False
-    carried = _closure(set().union(*(slices[ld].args for ld in loads)) & movable.keys(),
-                       movable)
-    advance = {op for a in carried for op in movable[a].ops}
-    args = [loop, step, depth, loads, [a for a in body.args[1:] if a in carried],
-            [op for op in body.ops if op in advance]]
+        return None
+    args = _args(loop, step, depth, loads, slices, movable)
     if not (tma or facts is not None
             and all(_copyable(ld, num_warps, facts, wgmma) for ld in loads)):
-        Pipeliner(*args).run()
-        return True
+        return Pipeliner(*args).run()
     dots = {_dot_of(ld) for ld in loads}
     wgmma = tma or wgmma and all(
         wgmma_ok(d, num_warps) and _in_registers(d, loads) <= MMA_STAGING_BYTES  # pyright: ignore
@@ -281,16 +325,85 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
     for d in running:
         d.attributes[ASYNC_DOT_ATTR] = UnitAttr()
     pipeliner = TmaPipeliner if tma else AsyncPipeliner
-    pipeliner(*args, wgmma_warps=num_warps if wgmma else 0, lag=lag).run()
-    return True
+    return pipeliner(*args, wgmma_warps=num_warps if wgmma else 0, lag=lag).run()
+
+
+def _stageable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis) -> bool:
+    """Whether ``load`` can wait in a stage that its iteration reads whole into registers:
+    a tile of 1 or 2 dimensions (a stage's rows), read in runs of at least 4 bytes
+    (``cp.async``'s narrowest copy; a run that still ends up narrower is loaded and stored
+    by the lowering)."""
+    t = load.result.type
+    if not isinstance(t, TensorType) or len(t.get_shape()) not in (1, 2):
+        return False
+    bits = bits_of(t.element_type)
+    layout = blocked_layout(t.get_shape(), num_warps, bits)
+    return access_vec(load, layout, facts, CP_ASYNC_BITS) * bits >= MIN_COPY_BITS
+
+
+def _tile_bytes(load: tile.LoadOp) -> int:
+    t = load.result.type
+    return prod(t.get_shape()) * bits_of(t.element_type) // 8  # pyright: ignore
+
+
+def _pipeline_rest(loop: scf.ForOp, others: list[tile.LoadOp], step: int | None,
+                   depth: int, facts: AxisInfoAnalysis | None, num_warps: int) -> bool:
+    """Prefetch ``others``, loads of ``loop`` that feed no dot (it asked for pipelining
+    itself): with ``facts`` (a target with ``cp.async``) into ``SameStagePipeliner``
+    stages where they can go (``_stageable``), as many iterations ahead as
+    ``STAGED_BYTES`` allows (none: left as they are); the others into registers. A load
+    whose address is the same in every iteration is left alone: it has nothing to gain."""
+    body = loop.body.block
+    movable = _advanceable(body)
+    slices = {op: body_slice(op.operands, body) for op in others}
+    loads = [op for op, s in slices.items()
+             if s is not None and s.args and s.args <= movable.keys() | {body.args[0]}]
+    staged = [ld for ld in loads if facts is not None and _stageable(ld, num_warps, facts)]
+    ahead = min(depth, STAGED_BYTES // max(1, sum(_tile_bytes(ld) for ld in staged)))
+    if staged and ahead:
+        loop = SameStagePipeliner(*_args(loop, step, ahead, staged, slices, movable)).run()
+        movable = _advanceable(loop.body.block)  # of the loop as it is now
+    rest = [ld for ld in loads if ld not in staged]
+    if rest:
+        Pipeliner(*_args(loop, step, depth, rest, slices, movable)).run()
+    return bool(rest or staged and ahead)
+
+
+def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
+             num_warps: int = 4, wgmma: bool = False, explicit: bool = False) -> bool:
+    """Prefetch ``loop``'s dot operands ``depth`` iterations ahead (into shared memory if
+    ``facts`` are given and they all can go there; swizzled for Hopper's wgmma if
+    ``wgmma``); with ``explicit`` (the loop's own ``num_stages``) its other loads too, also
+    in a body that writes memory; False if it is left unchanged."""
+    step = _positive_step(loop)
+    runtime_step = explicit and not isinstance(loop.step.owner, arith.ConstantOp)
+    body = loop.body.block
+    iv_type = body.args[0].type
+    if (not (step or runtime_step) or not isinstance(iv_type, IntegerType)
+            or not explicit and _writes_memory(loop)
+            or step and depth * step >= 2 ** (iv_type.width.data - 1)):
+        return False
+    others = [op for op in _early_loads(body)  # as written: not the dots' prefetches
+              if isinstance(op, tile.LoadOp) and not _feeds_dot(op, body)] if explicit else []
+    piped = _pipeline_dots(loop, step, depth, facts, num_warps, wgmma)
+    if not explicit:
+        return piped is not None
+    # one count of copy groups per loop: where the dots' operands are staged, the rest
+    # waits in registers
+    staged = piped is not None and any(isinstance(op, tile.AsyncWaitOp | tile.BarrierWaitOp)
+                                       for op in piped.body.block.ops)
+    rest = _pipeline_rest(piped or loop, others, step, depth, None if staged else facts,
+                          num_warps)
+    return rest or piped is not None
 
 
 @dataclass(frozen=True)
 class PipelineLoads(ModulePass):
     """Prefetch the loads feeding dots ``num_stages - 1`` iterations ahead (1: off; a loop's
-    ``tile.num_stages`` attribute, from ``tl.range``, overrides ``num_stages``); with
-    ``cp_async`` (the SM version whose ``cp.async`` may be used, 80 and up; 0: none) into
-    shared-memory stages, swizzled for wgmma where it is 90 and the dot allows."""
+    ``tile.num_stages`` attribute, from ``tl.range``, overrides ``num_stages`` and asks for
+    all its loads to be prefetched); with ``cp_async`` (the SM version whose ``cp.async``
+    may be used, 80 and up; 0: none) into shared-memory stages, swizzled for wgmma where it
+    is 90 and the dot allows."""
 
     name = "pipeline-loads"
     num_stages: int = 2
@@ -304,7 +417,8 @@ class PipelineLoads(ModulePass):
         facts = AxisInfoAnalysis(op) if self.cp_async >= CP_ASYNC_SM else None
         for loop in [o for o in op.walk() if isinstance(o, scf.ForOp)]:
             stages = loop.attributes.get(tile.NUM_STAGES_ATTR)  # ``tl.range(num_stages=)``
-            depth = (stages.value.data if isinstance(stages, IntegerAttr) else
-                     self.num_stages) - 1
+            explicit = isinstance(stages, IntegerAttr)
+            depth = (stages.value.data if explicit else self.num_stages) - 1
             if depth > 0:
-                pipeline(loop, depth, facts, self.num_warps, self.cp_async >= WGMMA_SM)
+                pipeline(loop, depth, facts, self.num_warps, self.cp_async >= WGMMA_SM,
+                         explicit)

@@ -71,9 +71,11 @@ def _clone(ops: Iterable[Operation], state: State, point: InsertPoint) -> State:
 
 class Pipeliner:
     """Rewrites one loop: prefetches ``loads``, whose addresses read the iter_args
-    ``carried``; ``advance`` (body order) computes those iter_args' next values."""
+    ``carried``; ``advance`` (body order) computes those iter_args' next values. ``step``
+    is the loop's constant step, or None for one known only at run time (taken to be
+    positive, as ``scf.for`` counts)."""
 
-    def __init__(self, loop: scf.ForOp, step: int, depth: int, loads: list[tile.LoadOp],
+    def __init__(self, loop: scf.ForOp, step: int | None, depth: int, loads: list[tile.LoadOp],
                  carried: list[BlockArgument], advance: list[Operation]):
         self.loop, self.step, self.depth = loop, step, depth
         self.loads, self.carried, self.advance = loads, carried, advance
@@ -90,11 +92,16 @@ class Pipeliner:
         return InsertPoint.before(next(op for op in self.body.ops if op not in self.loads))
 
     def _steps(self, count: int, point: InsertPoint) -> SSAValue:
-        """``count * step`` (the loop's own constant for one step)."""
+        """``count * step`` (the loop's own step for one step)."""
         if count == 1:
             return self.loop.step
-        value = IntegerAttr(count * self.step, self.iv.type)
-        return _insert(arith.ConstantOp(value), point, self.loop)
+        if self.step is None:
+            return _insert(arith.MuliOp(self.loop.step, self._iv_const(count, point)), point,
+                           self.loop)
+        return self._iv_const(count * self.step, point)
+
+    def _iv_const(self, value: int, point: InsertPoint) -> SSAValue:
+        return _insert(arith.ConstantOp(IntegerAttr(value, self.iv.type)), point, self.loop)
 
     def _next(self, state: State, point: InsertPoint) -> State:
         """The state one iteration later: ``iv + step`` and the yielded iter_args."""
@@ -108,10 +115,18 @@ class Pipeliner:
 
     def _before_ub(self, base: SSAValue, distance: int, point: InsertPoint) -> SSAValue:
         """``base + distance * step < ub`` for ``base < ub``, without overflow: the
-        difference of two in-range signed values is exact as an unsigned number."""
+        difference of two in-range signed values is exact as an unsigned number. A step
+        known only at run time must also be small enough for ``distance * step`` not to
+        wrap (which a negative one, as an unsigned number, is not)."""
         left = _insert(arith.SubiOp(self.loop.ub, base), point, self.loop)
-        return _insert(tile.CmpIOp("ult", self._steps(distance, point), left), point,
+        live = _insert(tile.CmpIOp("ult", self._steps(distance, point), left), point,
                        self.loop)
+        if self.step is not None:
+            return live
+        largest = (2 ** (self.iv.type.width.data - 1) - 1) // distance  # pyright: ignore
+        small = _insert(tile.CmpIOp("ule", self.loop.step, self._iv_const(largest, point)),
+                        point, self.loop)
+        return _insert(arith.AndIOp(live, small), point, self.loop)
 
     def _accesses(self, state: State, live: SSAValue, point: InsertPoint,
                   build) -> list[SSAValue | None]:
@@ -159,7 +174,8 @@ class Pipeliner:
             state = self._next(state, point)
         return state, self._before_ub(self.iv, self.depth, point)
 
-    def run(self) -> None:
+    def run(self) -> scf.ForOp:
+        """The loop rewritten (in place of the old one)."""
         prologue = self._prologue(lambda _, state, live, at: self._load(state, live, at))
         top = self._top()
         prefetched = self._load(*self._ahead(top), top)
@@ -171,7 +187,8 @@ class Pipeliner:
             ld.result.replace_all_uses_with(slots[0])
             yielded += [*slots[1:], new]  # the queue moves up one iteration
             Rewriter.erase_op(ld)
-        self._finish(yielded, [v for first in zip(*prologue, strict=True) for v in first])
+        return self._finish(yielded, [v for first in zip(*prologue, strict=True)
+                                      for v in first])
 
     def _finish(self, yielded: list[SSAValue], inits: list[SSAValue]) -> scf.ForOp:
         """The loop again, yielding ``yielded`` and carrying ``inits`` after its own
@@ -194,7 +211,8 @@ class AsyncPipeliner(Pipeliner):
     ``depth + 1 + lag`` stages that asynchronous copies fill ``depth`` iterations ahead;
     the loop carries the stage it reads (iteration ``i`` reads stage ``i % ring``).
     Iteration ``i`` refills the stage iteration ``i - 1 - lag`` read: ``lag = 1`` where the
-    dot of iteration ``i - 1`` may still be reading its stage (asynchronous wgmma)."""
+    dot of iteration ``i - 1`` may still be reading its stage (asynchronous wgmma), ``-1``
+    where iteration ``i`` is done with its own (``SameStagePipeliner``)."""
 
     phased = False  # whether the loop also carries the phase of the stages' barriers
 
@@ -250,7 +268,7 @@ class AsyncPipeliner(Pipeliner):
     def _end(self, loop: scf.ForOp) -> None:
         _put(tile.AsyncWaitOp(0), InsertPoint.after(loop), loop)  # no copy outlives it
 
-    def run(self) -> None:
+    def run(self) -> scf.ForOp:
         before = InsertPoint.before(self.loop)
         self.buffers = [self._alloc(ld, before) for ld in self.loads]
         self._begin(before)
@@ -261,14 +279,12 @@ class AsyncPipeliner(Pipeliner):
         phase = body.insert_arg(i32, len(body.args)) if self.phased else None
         self._wait(stage, phase, top)
         for ld, buf in zip(self.loads, self.buffers, strict=True):
-            ld.result.replace_all_uses_with(
-                _insert(tile.SharedReadOp(buf, stage, ld.result.type), top, ld))
+            read = _insert(tile.SharedReadOp(buf, stage, ld.result.type), top, ld)
+            ld.result.replace_all_uses_with(_with_other(ld, read))
             Rewriter.erase_op(ld)
-        # the stage read ``1 + lag`` iterations ago: every thread is done with it (the
-        # wait's barrier; with a lag, the dot's own wait for all but its latest group).
         # The copies go first: they are in flight during this iteration's math.
         state, live = self._ahead(top)
-        self._copy(state, live, self._rotate(stage, self.ring - 1 - self.lag, top), top)
+        self._copy(state, live, self._refilled(stage, top), top)
         following = self._rotate(stage, 1, top)
         yielded, inits = [*body.last_op.operands, following], [self._const(0, before)]
         if phase is not None:  # flipped as the stage wraps around
@@ -277,7 +293,38 @@ class AsyncPipeliner(Pipeliner):
             flip = _insert(arith.ExtUIOp(wrapped, i32), top, self.loop)
             yielded.append(_insert(arith.XOrIOp(phase, flip), top, self.loop))
             inits.append(self._const(0, before))
-        self._end(self._finish(yielded, inits))
+        new = self._finish(yielded, inits)
+        self._end(new)
+        return new
+
+    def _refilled(self, stage: SSAValue, top: InsertPoint) -> SSAValue:
+        """The stage this iteration's copies go to: the one read ``1 + lag`` iterations
+        ago, which every thread is done with (the wait's barrier; with a lag, the dot's
+        own wait for all but its latest group)."""
+        return self._rotate(stage, self.ring - 1 - self.lag, top)
+
+
+class SameStagePipeliner(AsyncPipeliner):
+    """Stages for tiles that each iteration reads whole into registers first thing (not
+    for a dot, which reads its stage during its math): a ring of ``depth`` stages, one
+    fewer, as iteration ``i`` refills the stage it has just read with iteration
+    ``i + depth`` once every thread has read it (a second wait, which finds no group left
+    to wait for: its barrier). A stage holds the tile's rows as they are (a 1-D tile: one
+    row), unpadded: the reads take the consumer's layout, not ``ldmatrix``'s."""
+
+    def __init__(self, *args):
+        super().__init__(*args, lag=-1)
+
+    def _alloc(self, ld: tile.LoadOp, point: InsertPoint) -> SSAValue:
+        t = ld.result.type
+        assert isinstance(t, TensorType)
+        rows, cols = (1, *t.get_shape())[-2:]
+        return _insert(tile.SharedAllocOp(t.element_type, self.ring, rows, cols), point, ld)
+
+    def _refilled(self, stage: SSAValue, top: InsertPoint) -> SSAValue:
+        _put(tile.AsyncWaitOp(self.depth - 1), top, self.loop)
+        return stage
+
 
 class TmaPipeliner(AsyncPipeliner):
     """Array-view loads into the same swizzled stages, each filled by TMA (Hopper): one
@@ -314,6 +361,15 @@ class TmaPipeliner(AsyncPipeliner):
 
     def _end(self, loop: scf.ForOp) -> None:
         _put(tile.BarrierReleaseOp(self.bars), InsertPoint.after(loop), loop)
+
+
+def _with_other(ld: tile.LoadOp, read: SSAValue) -> SSAValue:
+    """``read`` from a stage, where a copy left zeros for the lanes ``ld`` masks off, with
+    ``ld``'s non-zero ``other`` there instead (selected where ``ld`` was: its mask and
+    ``other`` are computed by then)."""
+    if not isinstance(ld, tile.LoadOp) or ld.mask is None or tile.is_zero(ld.other):
+        return read
+    return _insert(tile.SelectOp(ld.mask, read, ld.other), InsertPoint.before(ld), ld)
 
 
 def _put(op: Operation, point: InsertPoint, loc: Operation) -> None:
