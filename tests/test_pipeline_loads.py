@@ -17,6 +17,7 @@ from compiler.passes.lower_control import LowerControl
 from compiler.passes.pipeline_loads import PipelineLoads
 from examples import attention
 from examples import matmul as example
+from tests.conftest import launch, tolerance
 from tests.test_dot import matmul as strided_matmul
 
 
@@ -62,6 +63,51 @@ def left_alone(a, c, K, S, BK: tl.constexpr):
         x = tl.load(a + r[:, None] * 16 + r[None, :])
         acc = tl.dot(x, x, acc)
         tl.store(c + r[:, None] * 16 + r[None, :], acc)
+
+
+@tc.kernel
+def softmax_rows(out, x, n_rows, n_cols, STAGES: tl.constexpr, BLOCK: tl.constexpr):
+    """Triton's fused-softmax tutorial: rows ``pid, pid + programs, ...`` of a persistent
+    grid, in a loop that asks for pipelining and stores; lanes past ``n_cols`` read -inf."""
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=STAGES):
+        cols = tl.arange(0, BLOCK)
+        v = tl.load(x + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+        num = tl.exp(v - tl.max(v, axis=0))
+        tl.store(out + row * n_cols + cols, num / tl.sum(num, axis=0), mask=cols < n_cols)
+
+
+@tc.kernel
+def softmax_rows_plain(out, x, n_rows, n_cols, BLOCK: tl.constexpr):
+    """``softmax_rows`` in a plain ``range`` loop: not pipelined (it stores, and has no dot)."""
+    for row in range(tl.program_id(0), n_rows, tl.num_programs(0)):
+        cols = tl.arange(0, BLOCK)
+        v = tl.load(x + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+        num = tl.exp(v - tl.max(v, axis=0))
+        tl.store(out + row * n_cols + cols, num / tl.sum(num, axis=0), mask=cols < n_cols)
+
+
+@tc.kernel
+def shift_rows_in_place(x, n_rows, n_cols, STAGES: tl.constexpr, BLOCK: tl.constexpr):
+    """Each row less its maximum, written over itself: a pipelined loop storing into the
+    buffer it loads, a different row each iteration (as its ``num_stages`` promises)."""
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=STAGES):
+        cols = tl.arange(0, BLOCK)
+        v = tl.load(x + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+        tl.store(x + row * n_cols + cols, v - tl.max(v, axis=0), mask=cols < n_cols)
+
+
+@tc.kernel
+def biased_products(a, bias, out, K, BK: tl.constexpr, STAGES: tl.constexpr):
+    """A K loop asking for pipelining whose dot's operand and a bias added to the
+    accumulator (no dot operand) are loaded."""
+    r, rk = tl.arange(0, 16), tl.arange(0, BK)
+    acc = tl.zeros((16, 16), tl.float32)
+    for k0 in tl.range(0, K, BK, num_stages=STAGES):
+        x = tl.load(a + r[:, None] * K + k0 + rk[None, :], mask=k0 + rk[None, :] < K,
+                    other=0.0)
+        b = tl.load(bias + k0 // BK * 16 + r)
+        acc = tl.dot(x, tl.trans(x), acc) + b[None, :]
+    tl.store(out + r[:, None] * 16 + r[None, :], acc)
 
 
 def _tile_ir(kernel, args, constants) -> tuple[str, object]:
@@ -229,3 +275,124 @@ def test_ptx_pipeline_pipelines_and_assembles(ints, arity):
     stages = dict(ck.stages)
     assert _loop_arity(stages["pipeline-loads"]) == [arity]
     assert isinstance(ck.asm["cubin"], bytes) and ck.asm["cubin"]
+
+
+def _negative_rows(n_rows: int, n_cols: int, seed: int) -> np.ndarray:
+    """Rows of values below -1: a masked-off lane that read 0 instead of -inf would be the
+    row's maximum."""
+    rng = np.random.default_rng(seed)
+    return -1 - np.abs(rng.standard_normal((max(n_rows, 1), n_cols))).astype(np.float32)
+
+
+@pytest.mark.parametrize("cp_async", [0, 80])
+@pytest.mark.parametrize("stages", [2, 4])
+@pytest.mark.parametrize("n_rows, n_cols, grid", [(13, 50, 4), (16, 64, 4), (3, 64, 5),
+                                                  (0, 64, 2)])
+def test_explicit_loop_bits_unchanged(n_rows, n_cols, grid, stages, cp_async):
+    """``tl.range(num_stages=S)``: its load moves S-1 iterations ahead though the body
+    stores and feeds no dot: into registers, or with cp.async into S-1 shared-memory
+    stages (-inf selected back into the lanes a copy zero-filled). Rows not a multiple of
+    the grid, a ragged row, fewer rows than programs, none."""
+    x = _negative_rows(n_rows, n_cols, n_cols + grid)
+
+    def make_args():
+        return [np.full_like(x, np.nan), x, n_rows, n_cols]
+
+    text = _same_bits(softmax_rows, (grid,), make_args, {"STAGES": stages, "BLOCK": 64}, 2,
+                      lower=True, cp_async=cp_async)
+    if cp_async:  # the loop carries the stage it reads; S-1 rows copied ahead, 1 a loop
+        assert _loop_arity(text) == [1] and text.count("tile.async_copy") == stages
+        assert f"tile.shared_alloc : memref<{stages - 1}x1x64xf32, 3 : i32>" in text
+    else:  # the rows ahead
+        assert _loop_arity(text) == [stages - 1] and "tile.async_copy" not in text
+
+
+@pytest.mark.parametrize("cp_async", [0, 80])
+def test_explicit_loop_in_place_bits_unchanged(cp_async):
+    x = _negative_rows(10, 40, 7)
+
+    def make_args():
+        return [x.copy(), 10, 40]
+
+    text = _same_bits(shift_rows_in_place, (3,), make_args, {"STAGES": 3, "BLOCK": 64}, 2,
+                      lower=True, cp_async=cp_async)
+    assert _loop_arity(text) == ([1] if cp_async else [2])
+
+
+@pytest.mark.parametrize("cp_async", [0, 80])
+@pytest.mark.parametrize("stages", [2, 3])
+def test_explicit_loop_with_dot_prefetches_each_load_once(stages, cp_async):
+    """The dot's operand as a plain loop would have it (registers, or cp.async stages)
+    and the bias in registers, each once (the operand's prefetches are not prefetched
+    again); with staged operands the bias stays in registers (one count of groups)."""
+    rng = np.random.default_rng(stages)
+    a = rng.standard_normal((16, 48)).astype(np.float16)
+    bias = rng.standard_normal(3 * 16).astype(np.float32)
+
+    def make_args():
+        return [a, bias, np.zeros((16, 16), np.float32), 48]
+
+    text = _same_bits(biased_products, (1,), make_args, {"BK": 16, "STAGES": stages}, 2,
+                      lower=True, cp_async=cp_async)
+    ahead = stages - 1
+    if cp_async:  # acc, the operand's stage, the bias tiles
+        assert _loop_arity(text) == [2 + ahead] and "tile.async_copy" in text
+    else:  # acc, the operand's tiles, the bias tiles
+        assert _loop_arity(text) == [1 + 2 * ahead]
+
+
+@pytest.mark.parametrize("block, ahead", [(4096, 3), (16384, 1), (32768, 0)])
+def test_stages_within_budget(block, ahead):
+    """4 stages asked for: 3 rows of 16 KiB ahead; of 64 KiB, 3 would pass STAGED_BYTES
+    (96 KiB), so 1; a row of 128 KiB is left as written."""
+    x = np.zeros((4, 64), np.float32)
+    text, _ = _tile_ir(softmax_rows, [x, x, 4, 64], {"STAGES": 4, "BLOCK": block})
+    module = parse_module(text)
+    PipelineLoads(cp_async=80).apply(make_context(), module)
+    text = str(module)
+    assert text.count("tile.async_copy") == (ahead + 1 if ahead else 0)
+    assert _loop_arity(text) == [1 if ahead else 0]
+
+
+def test_plain_range_loop_unchanged():
+    """Without ``num_stages``, a loop that stores and has no dot stays as written."""
+    x = np.zeros((4, 64), np.float32)
+    text, _ = _tile_ir(softmax_rows_plain, [x, x, 4, 64], {"BLOCK": 64})
+    module = parse_module(text)
+    PipelineLoads(num_stages=3, cp_async=80).apply(make_context(), module)
+    assert str(module) == str(parse_module(text))
+
+
+def test_explicit_loop_on_backends(backend):
+    """The softmax rows and the in-place rows as each backend runs them (wgsl prefetches
+    into registers, ptx copies into stages)."""
+    n_rows, n_cols = 13, 50
+    x = _negative_rows(n_rows, n_cols, 11)
+    out = np.full_like(x, np.nan)
+    if launch(softmax_rows, (4,), out, x, n_rows, n_cols, backend=backend, STAGES=3,
+              BLOCK=64):
+        num = np.exp(x - x.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(out, num / num.sum(axis=1, keepdims=True),
+                                   **tolerance(np.float32, "exp"))
+    y = x.copy()
+    if launch(shift_rows_in_place, (4,), y, n_rows, n_cols, backend=backend, STAGES=3,
+              BLOCK=64):
+        np.testing.assert_array_equal(y, x - x.max(axis=1, keepdims=True))
+
+
+def test_wgsl_explicit_loop_prefetches_into_registers():
+    ck = tc.compile(softmax_rows, backend="wgsl", signature="*f32,*f32,i32,i32",
+                    constants={"STAGES": 3, "BLOCK": 64})
+    assert _loop_arity(dict(ck.stages)["pipeline-loads"]) == [2]
+
+
+def test_ptx_explicit_loop_copies_rows_into_stages():
+    """sm_90, 4 warps, 1024 f32 a row (8 a thread, in 16-byte runs): 2 stages of 4 KiB,
+    2 copies of 16 bytes a thread per row (2 rows before the loop, 1 in it), each row read
+    back by 2 vectorized shared loads; no global loads left."""
+    ck = tc.compile(softmax_rows, backend="ptx", signature="*f32,*f32,i32,i32:16",
+                    constants={"STAGES": 3, "BLOCK": 1024})
+    ptx = ck.asm["ptx"]
+    assert ptx.count("cp.async.cg.shared.global") == 3 * 2
+    assert ptx.count("ld.shared.v4.f32") == 2 and "ld.global" not in ptx
+    assert 2 * 1024 * 4 <= ck.metadata.shared < 3 * 1024 * 4

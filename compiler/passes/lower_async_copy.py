@@ -49,6 +49,11 @@ def _stage_start(lo: Lowering, op: Operation, stage: SSAValue, size: int) -> SSA
     return lo.emit(arith.MuliOp(stage, lo.const(size, op)), op)
 
 
+def _weights(t: TensorType, row_len: int) -> list[int]:
+    """Each dimension's stride in a stage of rows of ``row_len``: a 1-D tile is one row."""
+    return [row_len, 1][-len(t.get_shape()):]
+
+
 SWIZZLED_ALIGN = 1024  # bytes: the 8-row period of the 128-byte swizzle
 
 
@@ -84,7 +89,7 @@ def _places(lo: Lowering, op: Operation, t: TensorType, buffer: SSAValue,
         bits = bits_of(buffer.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
         index = swizzled_index(lo, op, t, rows, lo.swizzled[buffer], bits)
     else:
-        index = _index(lo, op, (t, [row_len, 1]))
+        index = _index(lo, op, (t, _weights(t, row_len)))
     return lo.emit(arith.AddiOp(index, lo.emit(vector.BroadcastOp(start, index.type), op)), op)
 
 
@@ -131,7 +136,7 @@ def _copy(lo: Lowering, op: tile.AsyncCopyOp) -> None:
     base, src = lo.access(op)  # pyright: ignore[reportArgumentType]
     elem = op.buffer.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
     bits = bits_of(elem)
-    ids = element_ids(ptr_t.encoding, ptr_t.get_shape(), [row_len, 1])
+    ids = element_ids(ptr_t.encoding, ptr_t.get_shape(), _weights(ptr_t, row_len))
     vec = min(1 if op.vec is None else op.vec.value.data, shared_vec(ids, [row_len], bits))
     if vec * bits in CP_ASYNC_BITS:
         lo.insert(simt.CpAsyncOp(op.buffer, where, base, src, op.mask, vec), op)
@@ -176,7 +181,7 @@ def _read(lo: Lowering, op: tile.SharedReadOp) -> None:
         lo.dead.append(op)
         return
     t = op.result.type
-    ids = element_ids(t.encoding, t.get_shape(), [row_len, 1])
+    ids = element_ids(t.encoding, t.get_shape(), _weights(t, row_len))
     vec = shared_vec(ids, [row_len], bits_of(t.element_type))
     where = _places(lo, op, t, op.buffer, (rows, row_len), start)  # swizzling keeps vec
     lo.replace(op, lo.emit(simt.SharedLoadOp(op.buffer, where, vec), op))

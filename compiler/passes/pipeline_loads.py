@@ -1,5 +1,6 @@
 """pipeline-loads: tile IR -> tile IR whose ``scf.for`` loops prefetch their dot operands
-(into registers, or with ``cp_async`` into shared-memory stages: the ``async_copy`` ops).
+(into registers, or with ``cp_async`` into shared-memory stages: the ``async_copy`` ops),
+and, in loops that ask for it, all their loads.
 
 A ``tile.load`` in a loop body that feeds a ``tile.dot`` (directly or through casts and
 shape ops) makes every iteration wait a full global-memory latency before its math. Here
@@ -16,7 +17,8 @@ side-effect-free ops from the induction variable, values defined outside the loo
 or offsets moved by ``+= BLOCK``). Their future values are computed by cloning the ops
 that compute the yielded values. Only loops with a positive constant step (the frontend's
 ``range`` loops count up by a positive step, comparing signed) and no memory writes in
-the body are changed: a write could alias a prefetched address.
+the body are changed (unless the loop asks, below): a write could alias a prefetched
+address.
 
 On a target that copies from global to shared memory asynchronously (``cp_async``: PTX
 ``cp.async``, sm_80 and up), loads that go straight into a tensor-core dot (on Hopper, also
@@ -29,29 +31,38 @@ for its group (``tile.async_wait S-2``, which also waits for every thread), read
 ``i % S`` (``tile.shared_read``) and copies iteration ``i + S - 1`` into the stage iteration
 ``i - 1`` read. Registers stay free for the accumulator, and the copies of ``S - 1``
 iterations are in flight during the math.
+
+A loop that asks for pipelining (``tl.range(..., num_stages=S)``: the ``tile.num_stages``
+attribute) gets more: every qualifying ``tile.load`` of its body moves ``S - 1``
+iterations ahead, whatever reads it, also where the body writes memory. Asking is the
+kernel author's promise, as in Triton, that no iteration loads what an earlier iteration
+of the loop writes (stores, atomics): its loads are issued ``S - 1`` iterations early,
+before those writes. (A load after a write of its own iteration stays where it is, and
+so does a load whose address is the same in every iteration.) Its step may be known only
+at run time (a persistent loop's ``tl.num_programs``): the prefetches are then also
+masked off where ``k * step`` could wrap. With ``cp_async``, a 1-D or 2-D tile read in
+runs of at least 4 bytes waits in shared memory (``SameStagePipeliner``): a ring of
+``S - 1`` stages that asynchronous copies fill ``S - 1`` iterations ahead; iteration ``i``
+reads its stage whole into registers (each thread its own elements, in the layout the
+tile's users give it), waits again so that every thread has, and copies iteration
+``i + S - 1`` into that stage. Lanes masked off, which a copy fills with zeros, get the
+load's ``other`` (-inf in a softmax) back by a select. One iteration's stages may take
+``STAGED_BYTES``: past that fewer iterations are copied ahead, or none. The other loads
+(all of them without ``cp_async``, narrower runs, scalars, and those of a loop whose dot
+operands wait in stages already) wait in registers, as above.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import (
-    IntegerAttr,
-    IntegerType,
-    ModuleOp,
-    TensorType,
-    UnitAttr,
-    i1,
-    i32,
-)
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, TensorType, UnitAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import MemoryEffectKind, get_effects, is_side_effect_free
+from xdsl.traits import MemoryEffectKind, get_effects
 
 from compiler.passes.assign_layouts import (
     WGMMA_SM,
@@ -62,8 +73,15 @@ from compiler.passes.assign_layouts import (
     wgmma_ok,
 )
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
-from compiler.passes.layouts import padded_row
 from compiler.passes.lower_array_views import is_unit, lower_view_access
+from compiler.passes.pipeliners import (
+    AsyncPipeliner,
+    Pipeliner,
+    SameStagePipeliner,
+    Slice,
+    TmaPipeliner,
+    body_slice,
+)
 from compiler.passes.running_dots import b_source, may_run_on
 from dialects import tile
 from dialects.tile.async_copy import ASYNC_DOT_ATTR, SWIZZLE_BYTES
@@ -73,39 +91,9 @@ CP_ASYNC_BITS = 128  # the widest copy
 MIN_COPY_BITS = 32  # the narrowest
 MAX_BOX = 256  # rows of a TMA box
 TMA_ALIGN = 16  # bytes: a tensor map's base and row strides
-
-# body value -> the value it stands for at the insertion point
-State = dict[SSAValue, SSAValue]
-
-
-@dataclass(frozen=True)
-class _Slice:
-    """The body ops computing some values (block order) and the body arguments they read."""
-
-    ops: tuple[Operation, ...]
-    args: frozenset[BlockArgument]
-
-
-def _slice(values: Iterable[SSAValue], body: Block) -> _Slice | None:
-    """The backward slice of ``values`` within ``body``; None if an op in it has effects
-    or regions (it cannot be recomputed for another iteration)."""
-    ops: set[Operation] = set()
-    args: set[BlockArgument] = set()
-    work = list(values)
-    while work:
-        v = work.pop()
-        if isinstance(v, BlockArgument):
-            if v.block is body:
-                args.add(v)
-            continue
-        op = v.owner
-        if op.parent_block() is not body or op in ops:
-            continue
-        if op.regions or not is_side_effect_free(op):
-            return None
-        ops.add(op)
-        work.extend(op.operands)
-    return _Slice(tuple(o for o in body.ops if o in ops), frozenset(args))
+# The stages a loop's loads read whole may take (``_pipeline_rest``): what leaves the
+# kernel its own shared memory on every GPU with cp.async (99 KiB a program on sm_86/89)
+STAGED_BYTES = 96 * 1024
 
 
 def _positive_step(loop: scf.ForOp) -> int | None:
@@ -116,14 +104,31 @@ def _positive_step(loop: scf.ForOp) -> int | None:
     return None
 
 
-def _writes_memory(loop: scf.ForOp) -> bool:
-    for op in loop.body.walk():
-        if isinstance(op, tile.LoadOp | tile.ViewLoadOp) or op.regions:  # nested: walked
+def _writes(op: Operation) -> bool:
+    """Whether ``op`` or an op nested in it may write memory."""
+    for inner in op.walk():
+        if isinstance(inner, tile.LoadOp | tile.ViewLoadOp) or inner.regions:  # nested: walked
             continue
-        effects = get_effects(op)
+        effects = get_effects(inner)
         if effects is None or any(e.kind == MemoryEffectKind.WRITE for e in effects):
             return True
     return False
+
+
+def _writes_memory(loop: scf.ForOp) -> bool:
+    return any(_writes(op) for op in loop.body.block.ops)
+
+
+def _early_loads(body: Block) -> list[tile.LoadOp | tile.ViewLoadOp]:
+    """The loads of ``body`` that come before its first write (prefetched, a load after
+    one would no longer see what its own iteration wrote)."""
+    loads = []
+    for op in body.ops:
+        if isinstance(op, tile.LoadOp | tile.ViewLoadOp):
+            loads.append(op)
+        elif _writes(op):
+            break
+    return loads
 
 
 def _feeds_dot(load: tile.LoadOp | tile.ViewLoadOp, body: Block) -> bool:
@@ -145,12 +150,12 @@ def _feeds_dot(load: tile.LoadOp | tile.ViewLoadOp, body: Block) -> bool:
     return False
 
 
-def _advanceable(body: Block) -> dict[BlockArgument, _Slice]:
+def _advanceable(body: Block) -> dict[BlockArgument, Slice]:
     """The iter_args whose next value is a pure function of the induction variable, outer
     values and advanceable iter_args, with the slice computing it (a fixed point)."""
     iv, *carried = body.args
     yielded = body.last_op.operands
-    found = {a: s for a in carried if (s := _slice([yielded[a.index - 1]], body)) is not None}
+    found = {a: s for a in carried if (s := body_slice([yielded[a.index - 1]], body)) is not None}
     while True:
         ok = {a: s for a, s in found.items() if s.args <= found.keys() | {iv}}
         if len(ok) == len(found):
@@ -158,284 +163,10 @@ def _advanceable(body: Block) -> dict[BlockArgument, _Slice]:
         found = ok
 
 
-def _insert(op: Operation, point: InsertPoint, loc: Operation) -> SSAValue:
-    op.location = loc.location
-    Rewriter.insert_op(op, point)
-    return op.results[0]
-
-
-def _clone(ops: Iterable[Operation], state: State, point: InsertPoint) -> State:
-    """``ops`` cloned at ``point`` with body values replaced as ``state`` says."""
-    mapping = dict(state)
-    for op in ops:
-        Rewriter.insert_op(op.clone_without_regions(mapping), point)
-    return mapping
-
-
-class _Pipeliner:
-    """Rewrites one loop: prefetches ``loads``, whose addresses read the iter_args
-    ``carried``; ``advance`` (body order) computes those iter_args' next values."""
-
-    def __init__(self, loop: scf.ForOp, step: int, depth: int, loads: list[tile.LoadOp],
-                 carried: list[BlockArgument], advance: list[Operation]):
-        self.loop, self.step, self.depth = loop, step, depth
-        self.loads, self.carried, self.advance = loads, carried, advance
-        self.body = loop.body.block
-        self.iv = self.body.args[0]
-        self.address = _slice((v for ld in loads for v in ld.operands), self.body)
-        yielded = self.body.last_op.operands
-        advanced = _slice([yielded[a.index - 1] for a in carried], self.body)
-        self.reads_iv = self.iv in self.address.args | advanced.args
-
-    def _top(self) -> InsertPoint:
-        """The start of the body, before its first op that stays (a load the loop stops
-        making would take the insertion point away with it)."""
-        return InsertPoint.before(next(op for op in self.body.ops if op not in self.loads))
-
-    def _steps(self, count: int, point: InsertPoint) -> SSAValue:
-        """``count * step`` (the loop's own constant for one step)."""
-        if count == 1:
-            return self.loop.step
-        value = IntegerAttr(count * self.step, self.iv.type)
-        return _insert(arith.ConstantOp(value), point, self.loop)
-
-    def _next(self, state: State, point: InsertPoint) -> State:
-        """The state one iteration later: ``iv + step`` and the yielded iter_args."""
-        after = _clone(self.advance, state, point)
-        yielded = self.body.last_op.operands
-        nxt = {a: after.get(yielded[a.index - 1], yielded[a.index - 1]) for a in self.carried}
-        if self.reads_iv:
-            nxt[self.iv] = _insert(arith.AddiOp(state[self.iv], self.loop.step), point,
-                                   self.loop)
-        return nxt
-
-    def _before_ub(self, base: SSAValue, distance: int, point: InsertPoint) -> SSAValue:
-        """``base + distance * step < ub`` for ``base < ub``, without overflow: the
-        difference of two in-range signed values is exact as an unsigned number."""
-        left = _insert(arith.SubiOp(self.loop.ub, base), point, self.loop)
-        return _insert(tile.CmpIOp("ult", self._steps(distance, point), left), point,
-                       self.loop)
-
-    def _accesses(self, state: State, live: SSAValue, point: InsertPoint,
-                  build) -> list[SSAValue | None]:
-        """``build(load, ptr, mask, other)`` (inserting at ``point``) for each load of the
-        iteration ``state`` describes, masked off where not ``live``."""
-        mapping = _clone(self.address.ops, state, point)
-        out = []
-        for ld in self.loads:
-            ptr, mask, other = (None if v is None else mapping.get(v, v)
-                                for v in (ld.ptr, ld.mask, ld.other))
-            on = live
-            if isinstance(ld.ptr.type, TensorType):
-                on = _insert(tile.SplatOp(live, TensorType(i1, ld.ptr.type.get_shape())),
-                             point, ld)
-            if mask is not None:
-                on = _insert(arith.AndIOp(mask, on), point, ld)
-            out.append(build(ld, ptr, on, other))
-        return out
-
-    def _load(self, state: State, live: SSAValue, point: InsertPoint) -> list[SSAValue]:
-        """The loads of the iteration ``state`` describes, masked off where not ``live``
-        (a masked-off lane reads ``other``, and nobody reads it)."""
-        return self._accesses(state, live, point, lambda ld, ptr, on, other: _insert(
-            tile.LoadOp(ptr, on, other), point, ld))
-
-    def _prologue(self, emit) -> list:
-        """Before the loop, ``emit(i, state, live, point)`` for iterations ``i`` = 0 ..
-        depth-1 (``lb + i*step``: the state, and whether the loop runs it); the results."""
-        loop, point = self.loop, InsertPoint.before(self.loop)
-        state: State = {self.iv: loop.lb} | {a: loop.iter_args[a.index - 1]
-                                             for a in self.carried}
-        first = _insert(tile.CmpIOp("slt", loop.lb, loop.ub), point, loop)
-        out = [emit(0, state, first, point)]
-        for i in range(1, self.depth):
-            state = self._next(state, point)
-            live = arith.AndIOp(first, self._before_ub(loop.lb, i, point))
-            out.append(emit(i, state, _insert(live, point, loop), point))
-        return out
-
-    def _ahead(self, point: InsertPoint) -> tuple[State, SSAValue]:
-        """At ``point`` in the body: the state of iteration ``iv + depth*step`` and whether
-        the loop runs it."""
-        state: State = {v: v for v in (self.iv, *self.carried)}
-        for _ in range(self.depth):
-            state = self._next(state, point)
-        return state, self._before_ub(self.iv, self.depth, point)
-
-    def run(self) -> None:
-        prologue = self._prologue(lambda _, state, live, at: self._load(state, live, at))
-        top = self._top()
-        prefetched = self._load(*self._ahead(top), top)
-        body = self.body
-        yielded = list(body.last_op.operands)
-        for ld, first, new in zip(self.loads, zip(*prologue, strict=True), prefetched,
-                                  strict=True):
-            slots = [body.insert_arg(ld.result.type, len(body.args)) for _ in first]
-            ld.result.replace_all_uses_with(slots[0])
-            yielded += [*slots[1:], new]  # the queue moves up one iteration
-            Rewriter.erase_op(ld)
-        self._finish(yielded, [v for first in zip(*prologue, strict=True) for v in first])
-
-    def _finish(self, yielded: list[SSAValue], inits: list[SSAValue]) -> scf.ForOp:
-        """The loop again, yielding ``yielded`` and carrying ``inits`` after its own
-        iter_args; the original address ops, now dead, erased."""
-        loop, body = self.loop, self.body
-        Rewriter.replace_op(body.last_op, scf.YieldOp(*yielded))
-        for op in reversed(self.address.ops):
-            if all(not r.uses for r in op.results):
-                Rewriter.erase_op(op)
-        new = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, *inits],
-                        loop.detach_region(loop.body))
-        new.location = loop.location
-        Rewriter.insert_op(new, InsertPoint.before(loop))
-        Rewriter.replace_op(loop, [], new.results[:len(loop.results)])
-        return new
-
-
-class _AsyncPipeliner(_Pipeliner):
-    """Prefetches into shared memory instead of registers: each load gets a ring of
-    ``depth + 1 + lag`` stages that asynchronous copies fill ``depth`` iterations ahead;
-    the loop carries the stage it reads (iteration ``i`` reads stage ``i % ring``).
-    Iteration ``i`` refills the stage iteration ``i - 1 - lag`` read: ``lag = 1`` where the
-    dot of iteration ``i - 1`` may still be reading its stage (asynchronous wgmma)."""
-
-    phased = False  # whether the loop also carries the phase of the stages' barriers
-
-    def __init__(self, *args, wgmma_warps: int = 0, lag: int = 0):
-        super().__init__(*args)
-        self.wgmma_warps, self.lag = wgmma_warps, lag
-        self.ring = self.depth + 1 + lag
-
-    def _copy(self, state: State, live: SSAValue, stage: SSAValue,
-              point: InsertPoint) -> None:
-        """The copies of the iteration ``state`` describes into ``stage``, one group."""
-        buffers = dict(zip(self.loads, self.buffers, strict=True))
-        self._accesses(state, live, point, lambda ld, ptr, on, _: _put(
-            tile.AsyncCopyOp(ptr, buffers[ld], stage, on), point, ld))
-        _put(tile.AsyncCommitOp(), point, self.loop)
-
-    def _const(self, value: int, point: InsertPoint) -> SSAValue:
-        return _insert(arith.ConstantOp(IntegerAttr(value, i32)), point, self.loop)
-
-    def _rotate(self, stage: SSAValue, delta: int, point: InsertPoint) -> SSAValue:
-        """``(stage + delta) % ring`` for ``0 < delta < ring``."""
-        moved = _insert(arith.AddiOp(stage, self._const(delta, point)), point, self.loop)
-        ring = self._const(self.ring, point)
-        wraps = _insert(tile.CmpIOp("sge", moved, ring), point, self.loop)
-        back = _insert(arith.SubiOp(moved, ring), point, self.loop)
-        return _insert(tile.SelectOp(wraps, back, moved), point, self.loop)
-
-    def _alloc(self, ld: tile.LoadOp, point: InsertPoint) -> SSAValue:
-        """The stages of ``ld``: swizzled where its dot runs as wgmma (rows permuted for
-        the accumulator's warps if it is A), else, for ``ldmatrix``, swizzled where the rows
-        allow (``_swizzles``) or padded."""
-        elem, stages = ld.result.type.element_type, self.ring  # pyright: ignore
-        use = next(iter(ld.result.uses))
-        if self.wgmma_warps:
-            rows, cols = ld.result.type.get_shape()  # pyright: ignore
-            warps = self.wgmma_warps if isinstance(use.operation, tile.DotOp) and \
-                use.index == 0 else 0  # A's rows are permuted; B (or B transposed) not
-            return _insert(tile.SharedAllocOp(elem, stages, rows, cols, SWIZZLE_BYTES, warps),
-                           point, ld)
-        rows, cols = ld.result.type.get_shape()  # pyright: ignore
-        if _swizzles(rows, cols, bits_of(elem)):  # as wgmma's, rows not permuted
-            return _insert(tile.SharedAllocOp(elem, stages, rows, cols, SWIZZLE_BYTES), point,
-                           ld)
-        return _insert(tile.SharedAllocOp(elem, stages, rows, padded_row(cols, bits_of(elem))),
-                       point, ld)
-
-    def _begin(self, before: InsertPoint) -> None:
-        """Before the loop, after the stages are allocated."""
-
-    def _wait(self, stage: SSAValue, phase: SSAValue | None, top: InsertPoint) -> None:
-        _put(tile.AsyncWaitOp(self.depth - 1), top, self.loop)  # this iteration's group
-
-    def _end(self, loop: scf.ForOp) -> None:
-        _put(tile.AsyncWaitOp(0), InsertPoint.after(loop), loop)  # no copy outlives it
-
-    def run(self) -> None:
-        before = InsertPoint.before(self.loop)
-        self.buffers = [self._alloc(ld, before) for ld in self.loads]
-        self._begin(before)
-        self._prologue(lambda i, state, live, at: self._copy(state, live,
-                                                             self._const(i, at), at))
-        body, top = self.body, self._top()
-        stage = body.insert_arg(i32, len(body.args))
-        phase = body.insert_arg(i32, len(body.args)) if self.phased else None
-        self._wait(stage, phase, top)
-        for ld, buf in zip(self.loads, self.buffers, strict=True):
-            ld.result.replace_all_uses_with(
-                _insert(tile.SharedReadOp(buf, stage, ld.result.type), top, ld))
-            Rewriter.erase_op(ld)
-        # the stage read ``1 + lag`` iterations ago: every thread is done with it (the
-        # wait's barrier; with a lag, the dot's own wait for all but its latest group).
-        # The copies go first: they are in flight during this iteration's math.
-        state, live = self._ahead(top)
-        self._copy(state, live, self._rotate(stage, self.ring - 1 - self.lag, top), top)
-        following = self._rotate(stage, 1, top)
-        yielded, inits = [*body.last_op.operands, following], [self._const(0, before)]
-        if phase is not None:  # flipped as the stage wraps around
-            wrapped = _insert(tile.CmpIOp("eq", following, self._const(0, top)), top,
-                              self.loop)
-            flip = _insert(arith.ExtUIOp(wrapped, i32), top, self.loop)
-            yielded.append(_insert(arith.XOrIOp(phase, flip), top, self.loop))
-            inits.append(self._const(0, before))
-        self._end(self._finish(yielded, inits))
-
-class _TmaPipeliner(_AsyncPipeliner):
-    """Array-view loads into the same swizzled stages, each filled by TMA (Hopper): one
-    thread copies an iteration's tiles (``tile.tma_copy``), which arrive on the barrier of
-    their stage; iteration ``i`` waits for barrier ``i % ring`` to complete its phase of
-    parity ``(i // ring) % 2`` (carried: it flips as the stage wraps), then for every
-    thread, so the stage refilled next is no longer read. The barriers are made before
-    the loop and released after it, so every run of the loop starts afresh. (Barriers
-    that the readers arrive on when done, waited for by the copying thread alone, measured
-    slower: that thread is one of the readers, and its warpgroup waits for it anyway.)"""
-
-    phased = True
-
-    def _copy(self, state: State, live: SSAValue, stage: SSAValue,
-              point: InsertPoint) -> None:
-        mapping = _clone(self.address.ops, state, point)
-        for ld, buf in zip(self.loads, self.buffers, strict=True):
-            view = ld.view.owner
-            starts = [mapping.get(i, i) for i in ld.index]
-            if ld.elements is None:  # tile indices: times the tile (the leading ones, 1)
-                lead, shape = len(starts) - 2, ld.result.type.get_shape()
-                starts[lead:] = [_insert(arith.MuliOp(s, self._const(n, point)), point, ld)
-                                 for s, n in zip(starts[lead:], shape, strict=True)]
-            _put(tile.TmaCopyOp(view.base, list(view.shape), list(view.strides), starts, buf,
-                                stage, self.bars, live), point, ld)
-
-    def _begin(self, before: InsertPoint) -> None:
-        self.bars = _insert(tile.BarrierAllocOp(self.ring, len(self.loads)), before,
-                            self.loop)
-
-    def _wait(self, stage: SSAValue, phase: SSAValue | None, top: InsertPoint) -> None:
-        assert phase is not None
-        _put(tile.BarrierWaitOp(self.bars, stage, phase), top, self.loop)
-
-    def _end(self, loop: scf.ForOp) -> None:
-        _put(tile.BarrierReleaseOp(self.bars), InsertPoint.after(loop), loop)
-
-
-def _put(op: Operation, point: InsertPoint, loc: Operation) -> None:
-    op.location = loc.location
-    Rewriter.insert_op(op, point)
-
-
 def tma_box(rows: int, cols: int, bits: int) -> bool:
     """Whether TMA moves a ``rows`` x ``cols`` tile of ``bits``-bit elements in swizzled
     boxes: whole 128-byte atoms wide, rows in eights and at most a box."""
     return rows % 8 == 0 and rows <= MAX_BOX and cols * bits % (8 * SWIZZLE_BYTES) == 0
-
-
-def _swizzles(rows: int, cols: int, bits: int) -> bool:
-    """Whether an ``ldmatrix``-read stage of ``rows`` x ``cols`` ``bits``-bit elements is
-    128-byte swizzled rather than padded: 16-bit rows of whole 128-byte atoms. A padded row
-    is no multiple of 128 bytes, so each ``cp.async`` of a warp splits into ~2.7 times as
-    many L2 requests (ncu, H100) as the same copy into a swizzled stage."""
-    return bits == 16 and rows % 8 == 0 and cols * bits % (8 * SWIZZLE_BYTES) == 0
 
 
 def _copyable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis,
@@ -536,7 +267,7 @@ def _by_tma(loads: list, num_warps: int, facts: AxisInfoAnalysis) -> bool:
     return all(d is not None and wgmma_ok(d, num_warps) for d in dots)
 
 
-def _closure(args: set[BlockArgument], movable: dict[BlockArgument, _Slice]) -> set:
+def _closure(args: set[BlockArgument], movable: dict[BlockArgument, Slice]) -> set:
     """``args`` and the iter_args their advance reads, transitively."""
     while True:
         more = args.union(*(movable[a].args for a in args)) & movable.keys()
@@ -545,20 +276,27 @@ def _closure(args: set[BlockArgument], movable: dict[BlockArgument, _Slice]) -> 
         args = more
 
 
-def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
-             num_warps: int = 4, wgmma: bool = False) -> bool:
-    """Prefetch ``loop``'s dot operands ``depth`` iterations ahead (into shared memory if
-    ``facts`` are given and they all can go there; swizzled for Hopper's wgmma if
-    ``wgmma``); False if it is left unchanged."""
-    step = _positive_step(loop)
+def _args(loop: scf.ForOp, step: int | None, depth: int, loads: list,
+          slices: dict, movable: dict[BlockArgument, Slice]) -> list:
+    """A pipeliner's arguments for prefetching ``loads`` (their ``slices`` qualify): the
+    iter_args their addresses read, with those their advance reads in turn, and the ops
+    computing the advance."""
     body = loop.body.block
-    iv_type = body.args[0].type
-    if (step is None or not isinstance(iv_type, IntegerType) or _writes_memory(loop)
-            or depth * step >= 2 ** (iv_type.width.data - 1)):
-        return False
+    carried = _closure(set().union(*(slices[ld].args for ld in loads)) & movable.keys(),
+                       movable)
+    advance = {op for a in carried for op in movable[a].ops}
+    return [loop, step, depth, loads, [a for a in body.args[1:] if a in carried],
+            [op for op in body.ops if op in advance]]
+
+
+def _pipeline_dots(loop: scf.ForOp, step: int | None, depth: int,
+                   facts: AxisInfoAnalysis | None, num_warps: int,
+                   wgmma: bool) -> scf.ForOp | None:
+    """Prefetch ``loop``'s dot operands (the loop in its place), or None if none is."""
+    body = loop.body.block
     movable = _advanceable(body)
-    slices = {op: _slice(op.operands, body) for op in body.ops
-              if isinstance(op, tile.LoadOp | tile.ViewLoadOp) and _feeds_dot(op, body)}
+    slices = {op: body_slice(op.operands, body) for op in _early_loads(body)
+              if _feeds_dot(op, body)}
     loads = [op for op, s in slices.items()
              if s is not None and s.args <= movable.keys() | {body.args[0]}]
     views = [op for op in slices if isinstance(op, tile.ViewLoadOp)]
@@ -567,18 +305,13 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
     if views and not tma:
         for view in views:  # not for TMA: the pointers and masks they stand for
             lower_view_access(view)
-        return pipeline(loop, depth, _refreshed(loop, facts), num_warps, wgmma)
+        return _pipeline_dots(loop, step, depth, _refreshed(loop, facts), num_warps, wgmma)
     if not loads:
-        return False
-    carried = _closure(set().union(*(slices[ld].args for ld in loads)) & movable.keys(),
-                       movable)
-    advance = {op for a in carried for op in movable[a].ops}
-    args = [loop, step, depth, loads, [a for a in body.args[1:] if a in carried],
-            [op for op in body.ops if op in advance]]
+        return None
+    args = _args(loop, step, depth, loads, slices, movable)
     if not (tma or facts is not None
             and all(_copyable(ld, num_warps, facts, wgmma) for ld in loads)):
-        _Pipeliner(*args).run()
-        return True
+        return Pipeliner(*args).run()
     dots = {_dot_of(ld) for ld in loads}
     wgmma = tma or wgmma and all(
         wgmma_ok(d, num_warps) and _in_registers(d, loads) <= WGMMA_STAGING_BYTES  # pyright: ignore
@@ -594,17 +327,86 @@ def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
     args[2] = depth - lag  # the same number of stages: one more is still being read
     for d in running:
         d.attributes[ASYNC_DOT_ATTR] = UnitAttr()
-    pipeliner = _TmaPipeliner if tma else _AsyncPipeliner
-    pipeliner(*args, wgmma_warps=num_warps if wgmma else 0, lag=lag).run()
-    return True
+    pipeliner = TmaPipeliner if tma else AsyncPipeliner
+    return pipeliner(*args, wgmma_warps=num_warps if wgmma else 0, lag=lag).run()
+
+
+def _stageable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis) -> bool:
+    """Whether ``load`` can wait in a stage that its iteration reads whole into registers:
+    a tile of 1 or 2 dimensions (a stage's rows), read in runs of at least 4 bytes
+    (``cp.async``'s narrowest copy; a run that still ends up narrower is loaded and stored
+    by the lowering)."""
+    t = load.result.type
+    if not isinstance(t, TensorType) or len(t.get_shape()) not in (1, 2):
+        return False
+    bits = bits_of(t.element_type)
+    layout = blocked_layout(t.get_shape(), num_warps, bits)
+    return access_vec(load, layout, facts, CP_ASYNC_BITS) * bits >= MIN_COPY_BITS
+
+
+def _tile_bytes(load: tile.LoadOp) -> int:
+    t = load.result.type
+    return prod(t.get_shape()) * bits_of(t.element_type) // 8  # pyright: ignore
+
+
+def _pipeline_rest(loop: scf.ForOp, others: list[tile.LoadOp], step: int | None,
+                   depth: int, facts: AxisInfoAnalysis | None, num_warps: int) -> bool:
+    """Prefetch ``others``, loads of ``loop`` that feed no dot (it asked for pipelining
+    itself): with ``facts`` (a target with ``cp.async``) into ``SameStagePipeliner``
+    stages where they can go (``_stageable``), as many iterations ahead as
+    ``STAGED_BYTES`` allows (none: left as they are); the others into registers. A load
+    whose address is the same in every iteration is left alone: it has nothing to gain."""
+    body = loop.body.block
+    movable = _advanceable(body)
+    slices = {op: body_slice(op.operands, body) for op in others}
+    loads = [op for op, s in slices.items()
+             if s is not None and s.args and s.args <= movable.keys() | {body.args[0]}]
+    staged = [ld for ld in loads if facts is not None and _stageable(ld, num_warps, facts)]
+    ahead = min(depth, STAGED_BYTES // max(1, sum(_tile_bytes(ld) for ld in staged)))
+    if staged and ahead:
+        loop = SameStagePipeliner(*_args(loop, step, ahead, staged, slices, movable)).run()
+        movable = _advanceable(loop.body.block)  # of the loop as it is now
+    rest = [ld for ld in loads if ld not in staged]
+    if rest:
+        Pipeliner(*_args(loop, step, depth, rest, slices, movable)).run()
+    return bool(rest or staged and ahead)
+
+
+def pipeline(loop: scf.ForOp, depth: int, facts: AxisInfoAnalysis | None = None,
+             num_warps: int = 4, wgmma: bool = False, explicit: bool = False) -> bool:
+    """Prefetch ``loop``'s dot operands ``depth`` iterations ahead (into shared memory if
+    ``facts`` are given and they all can go there; swizzled for Hopper's wgmma if
+    ``wgmma``); with ``explicit`` (the loop's own ``num_stages``) its other loads too, also
+    in a body that writes memory; False if it is left unchanged."""
+    step = _positive_step(loop)
+    runtime_step = explicit and not isinstance(loop.step.owner, arith.ConstantOp)
+    body = loop.body.block
+    iv_type = body.args[0].type
+    if (not (step or runtime_step) or not isinstance(iv_type, IntegerType)
+            or not explicit and _writes_memory(loop)
+            or step and depth * step >= 2 ** (iv_type.width.data - 1)):
+        return False
+    others = [op for op in _early_loads(body)  # as written: not the dots' prefetches
+              if isinstance(op, tile.LoadOp) and not _feeds_dot(op, body)] if explicit else []
+    piped = _pipeline_dots(loop, step, depth, facts, num_warps, wgmma)
+    if not explicit:
+        return piped is not None
+    # one count of copy groups per loop: where the dots' operands are staged, the rest
+    # waits in registers
+    staged = piped is not None and any(isinstance(op, tile.AsyncWaitOp | tile.BarrierWaitOp)
+                                       for op in piped.body.block.ops)
+    rest = _pipeline_rest(piped or loop, others, step, depth, None if staged else facts,
+                          num_warps)
+    return rest or piped is not None
 
 
 @dataclass(frozen=True)
 class PipelineLoads(ModulePass):
     """Prefetch the loads feeding dots ``num_stages - 1`` iterations ahead (1: off; a loop's
-    ``tile.num_stages`` attribute, from ``tl.range``, overrides ``num_stages``); with
-    ``cp_async`` (the SM version whose ``cp.async`` may be used, 80 and up; 0: none) into
-    shared-memory stages, swizzled for wgmma where it is 90 and the dot allows."""
+    ``tile.num_stages`` attribute, from ``tl.range``, overrides ``num_stages`` and asks for
+    all its loads to be prefetched); with ``cp_async`` (the SM version whose ``cp.async``
+    may be used, 80 and up; 0: none) into shared-memory stages, swizzled for wgmma where it
+    is 90 and the dot allows."""
 
     name = "pipeline-loads"
     num_stages: int = 2
@@ -618,7 +420,8 @@ class PipelineLoads(ModulePass):
         facts = AxisInfoAnalysis(op) if self.cp_async >= CP_ASYNC_SM else None
         for loop in [o for o in op.walk() if isinstance(o, scf.ForOp)]:
             stages = loop.attributes.get(tile.NUM_STAGES_ATTR)  # ``tl.range(num_stages=)``
-            depth = (stages.value.data if isinstance(stages, IntegerAttr) else
-                     self.num_stages) - 1
+            explicit = isinstance(stages, IntegerAttr)
+            depth = (stages.value.data if explicit else self.num_stages) - 1
             if depth > 0:
-                pipeline(loop, depth, facts, self.num_warps, self.cp_async >= WGMMA_SM)
+                pipeline(loop, depth, facts, self.num_warps, self.cp_async >= WGMMA_SM,
+                         explicit)

@@ -5,9 +5,11 @@ and ``local_load``).
 ``pipeline-loads`` writes these for a target that copies from global to shared memory
 without passing through registers (PTX ``cp.async``, sm_80 and newer): a dot's operand is
 loaded into stage ``s`` of a buffer of ``stages`` tiles some iterations ahead, and read back
-from it by ``tile.shared_read``. A buffer is a ``memref<stages x rows x row_len x T, 3>``
-(memory space 3, as ``simt.shared_alloc``); ``row_len`` may exceed the tile's columns (the
-padding that keeps the rows of an ``ldmatrix`` in different banks).
+from it by ``tile.shared_read`` (so is any tile that a loop reads whole, in a loop that
+asks for pipelining). A buffer is a ``memref<stages x rows x row_len x T, 3>`` (memory
+space 3, as ``simt.shared_alloc``); ``row_len`` may exceed the tile's columns (the padding
+that keeps the rows of an ``ldmatrix`` in different banks). A 1-D tile is a stage's one
+row.
 
 The copies of one thread are ordered into groups: ``tile.async_commit`` closes the group of
 the copies issued since the last one, and ``tile.async_wait`` waits until at most
@@ -48,13 +50,15 @@ def _buffer_shape(op: IRDLOperation, t: object) -> tuple[int, int, int]:
 
 
 def _check_tile(op: IRDLOperation, buffer: SSAValue, t: object) -> None:
-    """``t`` is a 2-D tile of the buffer's elements that fits in one stage."""
+    """``t`` is a 2-D tile of the buffer's elements that fits in one stage, or a 1-D tile
+    that fits in a stage of one row."""
     _, rows, row_len = _buffer_shape(op, buffer.type)
-    if not isinstance(t, TensorType) or len(t.get_shape()) != 2:
-        raise VerifyException(f"{op.name} moves 2-D tiles")
-    r, c = t.get_shape()
+    if not isinstance(t, TensorType) or len(t.get_shape()) not in (1, 2):
+        raise VerifyException(f"{op.name} moves 1-D or 2-D tiles")
+    r, c = (1, *t.get_shape())[-2:]
     if r != rows or c > row_len:
-        raise VerifyException(f"{op.name}: a {r}x{c} tile does not fit a stage of "
+        shape = "x".join(map(str, t.get_shape()))
+        raise VerifyException(f"{op.name}: a {shape} tile does not fit a stage of "
                               f"{rows}x{row_len}")
 
 

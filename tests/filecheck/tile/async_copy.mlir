@@ -23,6 +23,18 @@ func.func @ops(%p: tensor<16x32x!tile.ptr<f16>>, %m: tensor<16x32xi1>, %s: i32) 
   func.return
 }
 
+// A 1-D tile is a stage's one row.
+// ROUND-LABEL: func.func @row
+func.func @row(%p: tensor<64x!tile.ptr<f32>>, %s: i32) {
+  // ROUND: %[[B:.*]] = tile.shared_alloc : memref<3x1x64xf32, 3 : i32>
+  %b = tile.shared_alloc : memref<3x1x64xf32, 3 : i32>
+  // ROUND-NEXT: tile.async_copy %p, %[[B]][%s] : tensor<64x!tile.ptr<f32>>, memref<3x1x64xf32, 3 : i32>
+  tile.async_copy %p, %b[%s] : tensor<64x!tile.ptr<f32>>, memref<3x1x64xf32, 3 : i32>
+  // ROUND-NEXT: tile.shared_read %[[B]][%s] : memref<3x1x64xf32, 3 : i32> -> tensor<64xf32>
+  %t = tile.shared_read %b[%s] : memref<3x1x64xf32, 3 : i32> -> tensor<64xf32>
+  func.return
+}
+
 // CHECK-LABEL: func.func @matmul
 // CHECK: %[[A:.*]] = tile.shared_alloc : memref<3x32x24xf16, 3 : i32>
 // (rows of 16 halves, two 16-byte chunks, padded by one chunk)

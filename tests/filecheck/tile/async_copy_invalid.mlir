@@ -18,6 +18,24 @@ func.func @too_big(%p: tensor<32x16x!tile.ptr<f16>>, %s: i32) {
 
 // -----
 
+// CHECK: {{^}}tile.shared_read: a 64 tile does not fit a stage of 2x64{{$}}
+func.func @row_of_two(%s: i32) {
+  %b = tile.shared_alloc : memref<2x2x64xf32, 3 : i32>
+  %t = tile.shared_read %b[%s] : memref<2x2x64xf32, 3 : i32> -> tensor<64xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}tile.async_copy moves 1-D or 2-D tiles{{$}}
+func.func @three_d(%p: tensor<2x4x8x!tile.ptr<f32>>, %s: i32) {
+  %b = tile.shared_alloc : memref<2x4x8xf32, 3 : i32>
+  tile.async_copy %p, %b[%s] : tensor<2x4x8x!tile.ptr<f32>>, memref<2x4x8xf32, 3 : i32>
+  func.return
+}
+
+// -----
+
 // CHECK: {{^}}tile.async_copy: the buffer must hold the pointee type{{$}}
 func.func @pointee(%p: tensor<16x16x!tile.ptr<f32>>, %s: i32) {
   %b = tile.shared_alloc : memref<2x16x16xf16, 3 : i32>
