@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from compiler import cache, progress, testing
+from compiler.device_views import DeviceView
 from compiler.errors import (
     CompileError,
     LaunchError,
@@ -37,7 +38,6 @@ from compiler.jit import (
     availability,
     resolve_backend,
 )
-from compiler.memory import DeviceView
 from compiler.tracebacks import grid_launch
 
 LAUNCH_OPTIONS = ("num_warps", "num_stages")
@@ -333,7 +333,7 @@ def _zero(a: Any) -> None:
     elif hasattr(a, "fill"):  # CuPy
         a.fill(0)
     elif type(a).__name__ == "GPUBuffer":
-        from backends.wgsl.runtime import buffer_device
+        from backends.wgsl.arrays import buffer_device
         device = buffer_device(a)
         encoder = device.create_command_encoder()
         encoder.clear_buffer(a)
@@ -357,7 +357,7 @@ def _snapshot(a: Any) -> Callable[[], None]:
         copy = a.copy()
         return lambda: a.__setitem__(Ellipsis, copy)
     if type(a).__name__ == "GPUBuffer":
-        from backends.wgsl.runtime import buffer_device
+        from backends.wgsl.arrays import buffer_device
         queue = buffer_device(a).queue
         data = queue.read_buffer(a)
         return lambda: queue.write_buffer(a, 0, data)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from compiler.device_views import DeviceView
 from compiler.errors import LaunchError, VerificationError
 from compiler.language import dtype_from_str
-from compiler.memory import DeviceView
 
 # (rtol, atol) by dtype: the GPU backends use fast transcendental instructions; an fp8
 # result may be one step away (an f32 sum in another order, rounded): its relative step

@@ -48,7 +48,7 @@ def run(module: ModuleOp, info: KernelInfo, grid: Sequence[int], args: Sequence[
 
 def empty(shape: tuple[int, ...], dtype: Any, zero: bool) -> np.ndarray:
     """A NumPy array: the numpy backend's arrays are NumPy's own."""
-    from compiler.memory import host_dtype
+    from compiler.device_views import host_dtype
 
     return (np.zeros if zero else np.empty)(shape, host_dtype(dtype))
 

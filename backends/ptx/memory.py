@@ -23,8 +23,8 @@ import compiler.language as tl
 from backends.ptx import Device, _check, _driver
 from compiler import dlpack
 from compiler.device_arrays import CUDA
+from compiler.device_views import DeviceView, host_dtype, itemsize
 from compiler.dtypes import ML_DTYPES
-from compiler.memory import DeviceView, host_dtype, itemsize
 
 _DEVICES: dict[int, Device] = {}
 

@@ -87,7 +87,7 @@ def availability() -> tuple[bool, str]:
 
 def read_buffer(buf, dtype=np.uint8) -> np.ndarray:
     """A host copy of a ``wgpu.GPUBuffer``'s contents as a 1-D array of ``dtype``."""
-    from backends.wgsl.runtime import buffer_device
+    from backends.wgsl.arrays import buffer_device
 
     data = buffer_device(buf).queue.read_buffer(buf)
     return np.frombuffer(data, np.uint8).view(dtype).copy()

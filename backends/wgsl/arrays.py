@@ -11,15 +11,14 @@ Importing this module imports no wgpu: the launch side recognizes the class by n
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 import compiler.language as tl
-from compiler.errors import LaunchError, UnsupportedError
-from compiler.memory import DeviceView, as_dtype, as_shape, host_dtype, itemsize
+from compiler.device_views import DeviceView, as_dtype, as_shape, host_dtype
+from compiler.errors import LaunchError
 
 
 @dataclass(frozen=True)
@@ -43,8 +42,6 @@ class WgslArray(DeviceView):
         return out
 
     def _write(self, host: np.ndarray) -> None:
-        from backends.wgsl.runtime import buffer_device
-
         if not self.nbytes:
             return
         data = host.reshape(-1).view(np.uint8)
@@ -64,11 +61,15 @@ class WgslArray(DeviceView):
 
     def _words(self) -> np.ndarray:
         """A host copy of ``_span``'s bytes."""
-        from backends.wgsl.runtime import buffer_device
-
         start, end = self._span()
         data = buffer_device(self.buffer).queue.read_buffer(self.buffer, start, end - start)
         return np.frombuffer(data, np.uint8).copy()
+
+
+def buffer_device(buf: Any) -> Any:
+    """The ``wgpu.GPUDevice`` that made ``buf``."""
+    # wgpu-py keeps the owning device only as a private attribute (there is no public one)
+    return buf._device
 
 
 def wgsl_array(buffer: Any, dtype: Any, shape: Any) -> WgslArray:
@@ -81,30 +82,3 @@ def wgsl_array(buffer: Any, dtype: Any, shape: Any) -> WgslArray:
         raise LaunchError(f"tc.wgsl_array: {a.shape} of {a.dtype.short} needs {a.nbytes} "
                           f"bytes, the buffer has {buffer.size}")
     return a
-
-
-def empty(shape: tuple[int, ...], dtype: tl.dtype, zero: bool) -> WgslArray:
-    """A new buffer on tilec's wgsl device. WebGPU hands out every buffer zeroed, so
-    ``zero`` costs nothing more."""
-    from backends.wgsl import UNSUPPORTED_DTYPES
-    from backends.wgsl.runtime import new_buffer
-
-    why = UNSUPPORTED_DTYPES.get(dtype.short)
-    if why is not None:
-        raise UnsupportedError(f"{dtype} arrays are not supported on wgsl ({why[0]}); use "
-                               f"{why[1]}")
-    return WgslArray(new_buffer(math.prod(shape) * itemsize(dtype)), dtype, shape)
-
-
-def from_host(host: np.ndarray) -> WgslArray:
-    from backends.wgsl.runtime import buffer_device, write_padded
-
-    a = empty(host.shape, tl.dtype_from_numpy(host.dtype), False)
-    write_padded(buffer_device(a.buffer), a.buffer, host)
-    return a
-
-
-def synchronize() -> None:
-    from backends.wgsl.runtime import drain, wgsl_device
-
-    drain(wgsl_device())

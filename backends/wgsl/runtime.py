@@ -19,7 +19,7 @@ import numpy as np
 import wgpu
 
 from backends.wgsl import set_runtime_dir
-from backends.wgsl.arrays import WgslArray
+from backends.wgsl.arrays import WgslArray, buffer_device
 from compiler.device_arrays import INDEX_REACH, check_reach, host_view, span_view
 from compiler.errors import (
     ArgumentError,
@@ -449,11 +449,6 @@ def check_device(device: wgpu.GPUDevice, facts: dict) -> None:
     if facts["workgroup_size"] > device.limits["max-compute-invocations-per-workgroup"]:
         raise UnsupportedError(f"kernel {name} needs {facts['workgroup_size']} threads per "
                                "program, more than this wgsl device allows")
-
-
-def buffer_device(buf: wgpu.GPUBuffer) -> wgpu.GPUDevice:
-    # wgpu-py keeps the owning device only as a private attribute (there is no public one)
-    return buf._device
 
 
 def drain(device: wgpu.GPUDevice) -> None:
