@@ -1,6 +1,6 @@
-"""``GPT``, the model of SPEC section 7: the GPT-2 of ``examples.gpt`` trained and sampled
-on one backend, every operation a tilec kernel (``step`` chains a training step's,
-``kvcache`` adds generation's), no PyTorch anywhere.
+"""``GPT``: the GPT-2 of ``examples.gpt`` as one object, trained and sampled on one
+backend, every operation a tilec kernel (``step`` chains a training step's, ``kvcache``
+adds generation's), no PyTorch anywhere.
 
 Memory. Parameters, gradients and AdamW's two moments are one flat array each on the
 backend's device (``tc.zeros``, in ``config.param_offsets``'s layout), and each parameter,
