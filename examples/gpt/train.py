@@ -120,16 +120,9 @@ def train(a) -> list[dict]:
     for s in range(model.t, a.steps):
         lr = learning_rate(s, a.lr, min_lr, a.warmup, a.steps)
         idx, targets = data.batch(train_data, a.batch, T, np.random.default_rng([a.seed, s]))
-        start = time.perf_counter()
-        loss = model.forward(idx, targets)
-        model.zero_grad()
-        model.backward()
-        model.step(lr, weight_decay=a.weight_decay, grad_clip=a.grad_clip)
-        norm = model.grad_norm()  # reads the device: the step has finished
-        seconds = time.perf_counter() - start
-        r = {"step": s + 1, "loss": loss, "lr": lr, "grad_norm": norm, "ms": seconds * 1e3,
-             "tokens_per_s": a.batch * T / seconds,
-             "mfu": step_flops / seconds / peak if peak else None}
+        r = {"step": s + 1, "lr": lr, **timed_step(model, idx, targets, lr, a)}
+        r["tokens_per_s"] = a.batch * T / r["ms"] * 1e3
+        r["mfu"] = step_flops / r["ms"] * 1e3 / peak if peak else None
         if reference is not None:
             start = time.perf_counter()
             r["torch_loss"] = reference.train_step(idx, targets, lr)
@@ -141,6 +134,17 @@ def train(a) -> list[dict]:
     if a.save:
         model.save(a.save)
     return records
+
+
+def timed_step(model: GPT, idx, targets, lr: float, a) -> dict:
+    """One training step: its loss, gradient norm and milliseconds."""
+    start = time.perf_counter()
+    loss = model.forward(idx, targets)
+    model.zero_grad()
+    model.backward()
+    model.step(lr, weight_decay=a.weight_decay, grad_clip=a.grad_clip or None)
+    norm = model.grad_norm()  # reads the device: the step has finished
+    return {"loss": loss, "grad_norm": norm, "ms": (time.perf_counter() - start) * 1e3}
 
 
 def header(a, model: GPT, T: int, n_train: int, n_val: int) -> None:
@@ -217,7 +221,7 @@ def parser():
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--min-lr", type=float, help="the cosine's floor (default: lr / 10)")
     p.add_argument("--weight-decay", type=float, default=0.1)
-    p.add_argument("--grad-clip", type=float, default=1.0)
+    p.add_argument("--grad-clip", type=float, default=1.0, help="0: no clipping")
     p.add_argument("--vocab", type=int, default=data.VOCAB_SIZE)
     p.add_argument("--data", help="a text file (default: the standard library's sources)")
     p.add_argument("--eval-every", type=int, default=0, help="steps between validations")
