@@ -73,11 +73,14 @@ def test_loss_and_gradients_match_the_float64_reference(backend):
                                    err_msg=name)
 
 
-def test_bfloat16_keeps_float32_master_weights_and_bf16_accuracy():
-    """bfloat16 inputs to every product (numpy emulates them): the loss and gradients
-    within a few units of bf16's rounding (2^-8) of the float64 ones."""
+@pytest.mark.parametrize("where", ["numpy", pytest.param("ptx", marks=pytest.mark.gpu)])
+def test_bfloat16_keeps_float32_master_weights_and_bf16_accuracy(where):
+    """bfloat16 inputs to every product (tensor cores on ptx; numpy emulates them): the
+    loss and gradients within a few units of bf16's rounding (2^-8) of the float64 ones."""
+    if not availability(where)[0]:
+        pytest.skip(f"{where}: {availability(where)[1]}")
     params, idx, targets = _params(0.05), _tokens((2, 16)), _tokens((2, 16), 2)
-    model = _model("numpy", params, "bfloat16")
+    model = _model(where, params, "bfloat16")
     loss = model.forward(idx, targets)
     model.zero_grad()
     model.backward()
