@@ -19,7 +19,7 @@ from examples.vector_add import add
 from tests.conftest import ROOT, repo_pythonpath
 
 SIG = "*f32,*f32,*f32,i32"
-# the example scripts (a module of a package such as examples/gpt is imported, not run)
+# the example scripts, and the modules of examples' packages that have a command line
 EXAMPLES = sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("examples/**/*.py")
                   if 'if __name__ == "__main__":' in p.read_text())
 
@@ -291,14 +291,22 @@ def installed(tmp_path_factory) -> str:
     return str(site)
 
 
+def _command(example: str, doc: str) -> list[str]:
+    """How the docstring says to run an example: ``python examples/X.py``, or, for a module
+    of a package that imports its siblings, ``python -m examples.gpt.train`` in the clone."""
+    module = example.removesuffix(".py").replace("/", ".")
+    return ["-m", module] if f"python -m {module}" in doc else [example]
+
+
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_example_help_matches_its_docstring(example, installed):
-    r = run([sys.executable, example, "--help"], PYTHONPATH=installed)
-    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
-    options = r.stdout[r.stdout.index("options:"):]
     doc = ast.get_docstring(ast.parse((ROOT / example).read_text()), clean=False) or ""
     usage = "\n".join(line for line in doc.splitlines() if line.startswith("    "))
-    assert f"python {example}" in usage
+    command = _command(example, usage)
+    r = run([sys.executable, *command, "--help"], PYTHONPATH=installed)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    options = r.stdout[r.stdout.index("options:"):]
+    assert f"python {' '.join(command)}" in usage
     assert _flags(usage) == _flags(options)
 
 

@@ -1,8 +1,10 @@
 """The optimizer's kernels over the one flat parameter buffer (``examples.gpt.config``):
 AdamW as PyTorch computes it, in one launch, optionally clipping the gradients to a global
 norm read from device memory (so no value goes to the host between the norm and the
-step); and the deterministic two-stage sum behind that norm and the mean loss (each
-program sums a fixed stretch into a partial, one program sums the partials).
+step); the deterministic two-stage sum behind that norm and the mean loss (each
+program sums a fixed stretch into a partial, one program sums the partials); and the
+whole-buffer chores around a step: zeroing the gradients, and converting the weights to
+the copy the matmuls read in bfloat16.
 """
 
 from __future__ import annotations
@@ -50,6 +52,19 @@ def adamw_kernel(p, g, m, v, norm, n, lr, beta1, beta2, eps, weight_decay, step_
     param = tl.load(p + offs, mask=mask, other=0.0) * (1.0 - lr * weight_decay)
     param -= step_size * mt / (tl.sqrt(vt) / bc2_sqrt + eps)
     tl.store(p + offs, param, mask=mask)
+
+
+@tc.kernel
+def zero_kernel(x, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x + offs, tl.zeros((BLOCK,), tl.float32).to(x.dtype), mask=offs < n)
+
+
+@tc.kernel
+def convert_kernel(src, dst, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(dst + offs, tl.load(src + offs, mask=mask, other=0.0).to(dst.dtype), mask=mask)
 
 
 def _groups(n: int, block: int, max_groups: int) -> tuple[int, int]:
@@ -104,3 +119,16 @@ def adamw(params, grads, m, v, t: int, lr: float, beta1: float = 0.9, beta2: flo
         params, grads, m, v, grads if norm is None else norm, n, lr, beta1, beta2, eps,
         weight_decay, lr / (1 - beta1 ** t), math.sqrt(1 - beta2 ** t), max_norm,
         CLIP=norm is not None, BLOCK=BLOCK, backend=backend)
+
+
+def zero(x, backend: str | None = None, BLOCK: int = 1024) -> None:
+    """``x[...] = 0`` on the device (no host buffer copied in)."""
+    n = size(x)
+    zero_kernel[(tc.cdiv(n, BLOCK),)](x, n, BLOCK=BLOCK, backend=backend)
+
+
+def convert(src, dst, backend: str | None = None, BLOCK: int = 1024) -> None:
+    """``dst[...] = src`` in ``dst``'s dtype (rounded to nearest)."""
+    n = size(src)
+    expect("dst", dst, (n,))
+    convert_kernel[(tc.cdiv(n, BLOCK),)](src, dst, n, BLOCK=BLOCK, backend=backend)
