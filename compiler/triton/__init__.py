@@ -54,6 +54,7 @@ def set_allocator(allocator) -> None:
 def _ours() -> dict[str, object]:
     """Every module of this package under its ``triton`` name."""
     from compiler.triton import profiler  # noqa: F401 - imported to be aliased too
+    from compiler.triton.profiler import viewer  # noqa: F401 - aliased too
     from compiler.triton.runtime import cache  # noqa: F401 - imported to be aliased too
     prefix = __name__
     return {"triton" + name[len(prefix):]: module for name, module in list(sys.modules.items())
