@@ -20,7 +20,8 @@ CUDA events on ptx (without ``do_bench``'s L2 flush: a kernel is timed with the 
 program left), GPU timestamps or a fenced wall clock on wgsl, the wall clock on numpy.
 Each profiled launch waits for its kernel, so a program runs slower while profiled (and a
 ``do_bench`` inside a session times that wait too). Work tilec does not launch (PyTorch's
-kernels) is not seen: a scope around only such work has its metrics and no time. With
+kernels) is not seen: a scope around only such work has its metrics and no time, and
+its metrics are left out of the scopes above it (their rates are of work timed). With
 no session active the launch path is as without profiling: it tests one module variable
 (``compiler.jit.PROFILE``).
 

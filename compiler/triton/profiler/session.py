@@ -52,12 +52,16 @@ class Frame:
 
     def hatchet(self) -> dict[str, Any]:
         """This frame as a hatchet node, its metrics inclusive of its children's (as
-        proton's are): ``count`` launches, ``time (ns)``, and each recorded metric."""
+        proton's are): ``count`` launches, ``time (ns)``, and each recorded metric. A
+        child with no launch under it (a scope around work tilec does not launch) keeps
+        its metrics to itself: a rate above it divides the work timed by its time."""
         children = [c.hatchet() for c in self.children.values()]
         metrics: dict[str, float] = {COUNT: self.launches, TIME: self.total_ms * 1e6}
         for key, value in self.metrics.items():
             metrics[key] = metrics.get(key, 0) + value
         for child in children:
+            if not child["metrics"][COUNT]:
+                continue
             for key, value in child["metrics"].items():
                 metrics[key] = metrics.get(key, 0) + value
         metrics[TIME] = round(metrics[TIME])
