@@ -9,8 +9,8 @@ Arrays are PyTorch CUDA tensors (read by ``data_ptr()``, fp8 included) or anythi
 ``__cuda_array_interface__``; rows may be padded (a row stride above the row length), the
 last stride must be 1. Element types: f16, bf16 or f32 operands, with a result of their
 type or f32; fp8 e4m3 operands (``torch.float8_e4m3fn``) with an fp8 e4m3, f16, bf16 or
-f32 result (sm_89 and newer). Anything else is an ``ArgumentError`` before cuBLAS is
-called.
+f32 result (sm_89 and newer). Anything else is a ``LaunchError`` naming the argument,
+raised before cuBLAS is called.
 
 cuBLAS is column-major: a row-major (R, C) array is, at the same address, the
 column-major C x R matrix. So the product computed is c^T = b a^T, with cuBLAS's first
