@@ -198,9 +198,10 @@ _OPTION_DEFAULTS = (("backend", None), ("num_warps", None), ("debug", False),
 # GPU backends, and asserts and prints with them); read once: launches are hot
 CHECK_BOUNDS = os.environ.get("TILEC_CHECK_BOUNDS", "") not in ("", "0")
 
-# ``PROFILE(kernel name, backend, launch)`` runs ``launch()`` and records its time; set only
-# while a ``compiler.triton.profiler`` session records, so a launch otherwise pays one test
-PROFILE: Callable[[str, str, Callable[[], None]], None] | None = None
+# ``PROFILE(kernel name, backend, launch, metadata)`` runs ``launch()`` and records its
+# time (``metadata``: None, or a call giving Triton's launch metadata); set only while a
+# ``compiler.triton.profiler`` session records, so a launch otherwise pays one test
+PROFILE: Callable[[str, str, Callable[[], None], Callable[[], dict] | None], None] | None = None
 
 
 def _launch_arch(backend: str) -> str | None:
@@ -447,6 +448,12 @@ class KernelFunction:
                     self._cache[source, key] = ck
         return ck
 
+    def profile_metadata(self, grid: tuple, ck: CompiledKernel, args: Sequence[Any],
+                         kwargs: dict) -> Callable[[], dict] | None:
+        """What a profile may ask of a launch besides its time: nothing here (a Triton
+        kernel's ``launch_metadata``: ``compiler.triton.runtime.jit``)."""
+        return None
+
     def run(self, grid, args, kwargs) -> None:
         """One launch. Its hot path, a launch like an earlier one, is a key of cheap facts
         about the arguments, a dict lookup and the launcher's call (CPU time per launch
@@ -474,7 +481,8 @@ class KernelFunction:
             grid = _fast_grid(grid) or normalize_grid(grid, {})
             direct = ck.direct
             if PROFILE is not None:  # a profile is recording: it times the launch
-                PROFILE(self.__name__, backend, lambda: ck.launch(grid, list(runtime), verify))
+                PROFILE(self.__name__, backend, lambda: ck.launch(grid, list(runtime), verify),
+                        self.profile_metadata(grid, ck, args, kwargs))
             elif direct is not None and not verify:
                 direct(grid, runtime)
             else:

@@ -535,11 +535,11 @@ def test_the_profiler_records_launches_by_kernel_and_scope(profiling, capsys, tm
     forward = rows["forward/axpy_kernel"]
     assert forward["total_ms"] > 0 and forward["mean_ms"] == pytest.approx(
         forward["total_ms"] / 2)
-    proton.finalize()
+    proton.finalize(output_format="text")
     assert compiler.jit.PROFILE is None
-    printed = capsys.readouterr().out
-    assert "forward/axpy_kernel" in printed and "mean ms" in printed
-    assert "forward/axpy_kernel" in (tmp_path / "axpy_profile.txt").read_text()
+    assert capsys.readouterr().out == ""  # a named session is written, not printed
+    table = (tmp_path / "axpy_profile.txt").read_text()
+    assert "forward/axpy_kernel" in table and "mean ms" in table
     with pytest.raises(compiler.TilecError, match="no profile session"):
         proton.report(session)
 
@@ -602,7 +602,7 @@ def test_install_as_triton_aliases_every_module_and_undoes_it(monkeypatch):
         assert CompiledKernel is compiler.jit.CompiledKernel
         assert [name for name, b in backends.items() if b.driver.is_active()] == ["tilec"]
         with pytest.raises(ModuleNotFoundError):  # Triton's internals are not here
-            importlib.import_module("triton._C")
+            importlib.import_module("triton._C.libtriton.ir")
     finally:
         triton.uninstall_as_triton()
     assert not [m for m in sys.modules if m == "triton" or m.startswith("triton.")]

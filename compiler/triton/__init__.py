@@ -11,8 +11,10 @@ process, so an unmodified Triton script runs on tilec.
 
 What Triton has and this leaves out: ``compile`` (tilec's is ``tc.compile``, with another
 signature), ``MockTensor``/``TensorWrapper``/``reinterpret`` (a launch would need to take
-them), ``knobs``, and Triton's compiler internals (``triton._C``; ``triton.compiler`` and
-``triton.backends`` hold only the names programs look up to see that Triton is there).
+them), ``knobs``, and Triton's compiler internals (``triton._C`` holds only
+``libtriton.nvidia.cublas``, the cuBLAS a program compares its kernels with;
+``triton.compiler`` and ``triton.backends`` only the names programs look up to see that
+Triton is there).
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ def set_allocator(allocator) -> None:
 def _ours() -> dict[str, object]:
     """Every module of this package under its ``triton`` name."""
     from compiler.triton import profiler  # noqa: F401 - imported to be aliased too
+    from compiler.triton._C.libtriton.nvidia import cublas  # noqa: F401 - aliased too
+    from compiler.triton.profiler import viewer  # noqa: F401 - aliased too
     from compiler.triton.runtime import cache  # noqa: F401 - imported to be aliased too
     prefix = __name__
     return {"triton" + name[len(prefix):]: module for name, module in list(sys.modules.items())

@@ -3,19 +3,23 @@ it launches as ``kernel[grid](...)``, is called from other kernels (inlined), an
 under ``@triton.autotune``/``@triton.heuristics``.
 
 Triton's decorator options are accepted. ``debug=True`` makes ``debug=True`` its
-launches' default (device asserts and bounds checks). The others are hints tilec does
-not need: ``do_not_specialize`` and ``do_not_specialize_on_alignment`` (tilec
-specializes an integer only on its width, divisibility by 16 and being 1, and a kernel
-compiles once per such case), ``noinline`` (every call is inlined), ``repr`` and
-``launch_metadata`` (names and metrics for proton; ``compiler.triton.profiler`` names a
-kernel by its function), ``version``.
+launches' default (device asserts and bounds checks). ``launch_metadata=fn`` names and
+measures launches for proton (below). The others are hints tilec does not need:
+``do_not_specialize`` and ``do_not_specialize_on_alignment`` (tilec specializes an
+integer only on its width, divisibility by 16 and being 1, and a kernel compiles once per
+such case), ``noinline`` (every call is inlined), ``repr``, ``version``.
+
+A ``compiler.triton.profiler`` session started with ``hook="triton"`` records a launch
+of a kernel with ``launch_metadata=fn`` under ``fn(grid, kernel, args)["name"]``, with
+the numbers the dict gives (``flops16``, ``bytes``): ``kernel.name`` is the function's
+name, ``args`` every parameter by name, constexprs included.
 """
 
 from __future__ import annotations
 
 import abc
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,6 +107,16 @@ class JITFunction(KernelFunction):
                 raise TilecError(f"@triton.jit({option}=...) on {self.__name__}: {n!r} is not "
                                  f"one of its parameters ({', '.join(self.arg_names)})")
         return out
+
+    def profile_metadata(self, grid: tuple, ck: Any, args: Sequence[Any],
+                         kwargs: dict) -> Callable[[], dict] | None:
+        """``launch_metadata(grid, kernel, args)`` of one launch, as a call (made only
+        when a profile asks): ``kernel`` is the compiled kernel's metadata, whose
+        ``name`` is the function's, as Triton's is."""
+        metadata = self.launch_metadata
+        if metadata is None:
+            return None
+        return lambda: metadata(grid, ck.metadata, self.bind(args, kwargs))
 
     def _run_debug(self, grid, args, kwargs) -> None:
         KernelFunction.run(self, grid, args, {"debug": True, **kwargs})
