@@ -462,17 +462,7 @@ class KernelFunction:
             opts = self._options(kwargs, len(args))
             backend = opts[0]
             verify = bool(kwargs.pop("verify", False))
-            key = self._launch_key(opts, args, kwargs)
-            check = self._check_globals
-            if check is not None and check():  # a global the kernel read was assigned
-                self.dependencies()
-            try:
-                prepared = self._launches.get(key)
-            except TypeError:  # an unhashable constexpr (a list, say) cannot specialize
-                raise LaunchError(self._unhashable(args, kwargs)) from None
-            if prepared is None:
-                prepared = self._launches[key] = self._prepare(opts, args, kwargs)
-            ck, sources = prepared
+            ck, sources = self._prepared(opts, args, kwargs)
             runtime = self.runtime_args(args, kwargs, sources)
             if ck.expand_args is not None:  # tensor descriptors: their parts
                 runtime = ck.expand_args(runtime)
@@ -526,16 +516,32 @@ class KernelFunction:
         return (resolve_backend(o["backend"]), o["num_warps"],
                 bool(o["debug"]) or CHECK_BOUNDS, o["num_stages"])
 
+    def _prepared(self, opts: tuple, args: Sequence[Any], kwargs: dict) -> tuple:
+        """``_prepare``'s answer for a launch like an earlier one, from the launch cache."""
+        key = self._launch_key(opts, args, kwargs)
+        check = self._check_globals
+        if check is not None and check():  # a global the kernel read was assigned
+            self.dependencies()
+        try:
+            prepared = self._launches.get(key)
+        except TypeError:  # an unhashable constexpr (a list, say) cannot specialize
+            raise LaunchError(self._unhashable(args, kwargs)) from None
+        if prepared is None:
+            prepared = self._launches[key] = self._prepare(opts, args, kwargs)
+        return prepared
+
     def warmup(self, *args, grid: Any = None, **kwargs) -> CompiledKernel:
         """Compile for these arguments, as a launch would, without launching (Triton's
         ``kernel.warmup(*args, grid=..., **meta)``); the compiled kernel launches with
-        the runtime arguments or with all of them."""
+        the runtime arguments or with all of them. A warmup like an earlier one costs
+        what a launch does (Triton's fused-softmax tutorial warms up before every launch)."""
         try:
-            ck, _ = self._prepare(self._options(kwargs, len(args)), args, kwargs)
-            bound = self.bind(args, kwargs)
-            ck.constexprs = {i: bound[n] for i, n in enumerate(self.arg_names)
-                             if n in self.constexprs}
-            ck.arity = len(self.arg_names)
+            ck, _ = self._prepared(self._options(kwargs, len(args)), args, kwargs)
+            if not ck.arity:
+                bound = self.bind(args, kwargs)
+                ck.constexprs = {i: bound[n] for i, n in enumerate(self.arg_names)
+                                 if n in self.constexprs}
+                ck.arity = len(self.arg_names)
             return ck
         except TilecError as e:
             __tracebackhide__ = True  # IPython and pytest leave this frame out
