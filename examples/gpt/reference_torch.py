@@ -1,4 +1,4 @@
-"""The GPT in plain PyTorch, autograd for the backward: the model of SPEC section 7 (llm.c's
+"""The GPT in plain PyTorch, autograd for the backward: the model of examples/gpt (llm.c's
 layer-stacked parameters, loaded from the same dict as the tilec GPT), to check the tilec
 model against and to time it beside PyTorch eager and ``torch.compile``.
 
@@ -30,7 +30,7 @@ MASTER = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.
 
 
 class TorchGPT(nn.Module):
-    """The GPT of ``cfg`` holding ``params`` ({name: array}, SPEC 7's names and shapes) on
+    """The GPT of ``cfg`` holding ``params`` ({name: array}, config.py's names and shapes) on
     ``device`` (CUDA when there is one), trained by ``torch.optim.AdamW`` with the weight
     decay on every parameter. ``compile``: the training forward (and so its backward) under
     ``torch.compile``, the decode step under ``torch.compile(mode="reduce-overhead")``."""
@@ -168,7 +168,7 @@ class TorchGPT(nn.Module):
                 .detach().cpu().numpy().copy() for name, p in self.named_parameters()}
 
     def state_dict_numpy(self) -> dict[str, np.ndarray]:
-        """The parameters, host copies, in SPEC 7's names and shapes."""
+        """The parameters, host copies, in config.py's names and shapes."""
         return {name: p.detach().cpu().numpy().copy() for name, p in self.named_parameters()}
 
     @torch.no_grad()
