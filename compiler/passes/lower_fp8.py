@@ -160,9 +160,10 @@ def _transpose_converted(ext: arith.ExtFOp) -> bool:
     """``truncf(extf(trans(x)))`` to f16, read only as B of dots, as
     ``trans(truncf(extf(x)))`` (whether it was one): the transpose then moves nothing, as
     for an f16 B (wgmma reads B K-major from where it is staged), while a transpose of
-    the fp8 bytes went through shared memory a byte at a time. In the fp8 attention
-    forward pass at 128x128 tiles those byte transposes held an address register per
-    byte across the loop: a third of the PTX, the spills, and two thirds of ptxas' time."""
+    the fp8 bytes went through shared memory a byte at a time. In tutorial 06's fp8
+    forward pass at 128x128 tiles those byte transposes, with an address register per
+    byte held across the loop, were a third of the PTX and of the spills, and two thirds
+    of ptxas' time."""
     trans, narrowed = ext.input.owner, [u.operation for u in ext.result.uses]
     if not isinstance(trans, tile.TransOp) or not trans.result.has_one_use() or not narrowed \
             or not all(_f16_dot_b(n) for n in narrowed):
