@@ -4,8 +4,10 @@ driver building the shader at the first launch (lavapipe where there is no GPU).
 kernels are the project's examples over the specializations an autotuned program
 compiles: attention (``examples/attention.py``) at head dims 64 and 128, in f16 and fp8,
 causal or not, tiles of 64 and 128, 4 and 8 warps; matmul (``examples/matmul.py``) over
-the tile sizes Triton's matmul tutorial tunes. Each is compiled once, cold (no cache);
-seconds are wall time (the phases from ``compiler.timing``) and the process's CPU time.
+the tile sizes Triton's matmul tutorial tunes, with sizes and strides divisible by 16 as
+a launch on such arrays specializes them. Each is compiled once, cold (no cache); seconds
+are wall time (the phases from ``compiler.timing.collect``) and the process's CPU time;
+"tilec s" is the wall time less ptxas' (or the driver's).
 
     python benchmarks/compile_time.py [--backend ptx|wgsl] [--quick] [--launch]
                                       [--passes N] [--record]
