@@ -18,11 +18,22 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from compiler import progress
 
-# The phases of this thread's open timed compilation (None: none is open), in order.
+# The phases of this thread's open timed compilation (None: none is open), in order, and
+# the list ``collect`` gathers this thread's tables into (None: they are printed).
 _open = threading.local()
+
+
+@dataclass(frozen=True)
+class Table:
+    """One timed compilation (or first launch): seconds per phase, in order, and in all."""
+
+    title: str
+    rows: dict[str, float]
+    total: float
 
 
 def enabled() -> bool:
@@ -30,15 +41,33 @@ def enabled() -> bool:
 
 
 @contextmanager
+def collect() -> Iterator[list[Table]]:
+    """Time the compilations (and first launches) this thread makes in the block, as
+    ``TILEC_TIMING=1`` does, into the list it yields instead of printing them: for
+    programs that measure the compiler (``benchmarks/compile_time.py``)."""
+    outer, _open.tables = getattr(_open, "tables", None), []
+    try:
+        yield _open.tables
+    finally:
+        _open.tables = outer
+
+
+@contextmanager
 def compilation(title: str) -> Iterator[None]:
-    """Time one compilation and print its table; nested ones join the outer table."""
-    if getattr(_open, "rows", None) is not None or not enabled():
+    """Time one compilation and print its table (or keep it for ``collect``); nested
+    ones join the outer table."""
+    tables = getattr(_open, "tables", None)
+    if getattr(_open, "rows", None) is not None or not (enabled() or tables is not None):
         yield
         return
     _open.rows, start = {}, time.perf_counter()
     try:
         yield
-        progress.above(table(title, _open.rows, time.perf_counter() - start))
+        done = Table(title, _open.rows, time.perf_counter() - start)
+        if tables is not None:
+            tables.append(done)
+        else:
+            progress.above(table(done.title, done.rows, done.total))
     finally:
         _open.rows = None
 

@@ -10,7 +10,8 @@ frontend converts fp8 only to and from f32 and computes nothing on it (arithmeti
 through f32), so ``extf`` from fp8 and ``truncf`` to fp8 are all there is to convert;
 another op on fp8 is refused. Both forms round as ``compiler.fp8`` does, which is what the
 NumPy backend computes on the IR before this pass: to nearest even, saturating to the
-largest finite value, NaN to 0x7F.
+largest finite value, NaN to 0x7F. Natively, a transposed fp8 tile that dots read as B
+(attention's ``q @ k.T``) is converted first and transposed as f16, which costs nothing.
 """
 
 from __future__ import annotations
@@ -82,12 +83,9 @@ class LowerFp8(ModulePass):
     native: int = 0  # 1: the target converts fp8 itself (tile.from_fp8/to_fp8)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        touched, has_fp8 = [], False
-        for o in op.walk():
-            if any(is_fp8(v.type) for v in (*o.operands, *o.results)):
-                touched.append(o)
-            has_fp8 = has_fp8 or any(is_fp8(a.type) for r in o.regions for blk in r.blocks
-                                     for a in blk.args)
+        touched, has_fp8 = _fp8_ops(op)
+        if self.native and _transpose_converted_bs(touched):
+            touched, has_fp8 = _fp8_ops(op)
         # the formats first: converting an op retypes the operands of the next ones
         formats = {o: _format(o.input.type if isinstance(o, arith.ExtFOp) else o.result.type)
                    for o in touched if isinstance(o, arith.ExtFOp | arith.TruncFOp)}
@@ -136,6 +134,56 @@ class LowerFp8(ModulePass):
         if self.native:
             return _insert(at, tile.ToFp8Op(fmt, x))
         return _expand_to(Emitter(at, x.type), x, fmt)
+
+
+def _fp8_ops(module: ModuleOp) -> tuple[list[Operation], bool]:
+    """The ops with fp8 operands or results, and whether any block has an fp8 argument."""
+    touched, has_fp8 = [], False
+    for o in module.walk():
+        if any(is_fp8(v.type) for v in (*o.operands, *o.results)):
+            touched.append(o)
+        has_fp8 = has_fp8 or any(is_fp8(a.type) for r in o.regions for blk in r.blocks
+                                 for a in blk.args)
+    return touched, has_fp8
+
+
+def _transpose_converted_bs(touched: list[Operation]) -> bool:
+    """``_transpose_converted`` on every fp8 ``extf``; whether one changed."""
+    changed = False
+    for o in touched:
+        if isinstance(o, arith.ExtFOp) and _transpose_converted(o):
+            changed = True
+    return changed
+
+
+def _transpose_converted(ext: arith.ExtFOp) -> bool:
+    """``truncf(extf(trans(x)))`` to f16, read only as B of dots, as
+    ``trans(truncf(extf(x)))`` (whether it was one): the transpose then moves nothing, as
+    for an f16 B (wgmma reads B K-major from where it is staged), while a transpose of
+    the fp8 bytes went through shared memory a byte at a time. In tutorial 06's fp8
+    forward pass at 128x128 tiles those byte transposes, with an address register per
+    byte held across the loop, were a third of the PTX and of the spills, and two thirds
+    of ptxas' time."""
+    trans, narrowed = ext.input.owner, [u.operation for u in ext.result.uses]
+    if not isinstance(trans, tile.TransOp) or not trans.result.has_one_use() or not narrowed \
+            or not all(_f16_dot_b(n) for n in narrowed):
+        return False
+    src = trans.src
+    wide = _insert(ext, arith.ExtFOp(src, like(src.type, f32)))
+    for n in narrowed:
+        half = _insert(n, casts.TruncFOp(wide, like(src.type, f16)))
+        new = tile.TransOp(half, trans.permutation)
+        new.location = n.location
+        Rewriter.replace_op(n, new)
+    Rewriter.erase_op(ext)
+    Rewriter.erase_op(trans)
+    return True
+
+
+def _f16_dot_b(op: Operation) -> bool:
+    """Whether ``op`` narrows to f16 for B operands of dots only."""
+    return isinstance(op, arith.TruncFOp) and element_type(op.result.type) == f16 and all(
+        isinstance(u.operation, tile.DotOp) and u.index == 1 for u in op.result.uses)
 
 
 def _insert(at: Operation, op: Operation) -> SSAValue:
