@@ -233,7 +233,8 @@ def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int 
             return ck
     with collector_paused(), progress.step(f"compiling {fn.__name__} for {backend}"):
         from compiler import frontend, pipeline, timing
-        with timing.compilation(f"{fn.__name__} on {backend}"):
+        warps = f" ({num_warps} warps)" if num_warps else ""  # else chosen below
+        with timing.compilation(f"{fn.__name__} on {backend}{warps}"):
             with timing.phase("frontend"):
                 module, params = frontend.generate(fn.kernel_source(), specs, language)
                 num_warps = num_warps or _default_warps(module)
