@@ -219,11 +219,6 @@ def test_torch_cpu_tensors(host_backend, dtype):
     d = getattr(torch, dtype)
     x = torch.arange(32 * 16, dtype=torch.float32).reshape(32, 16).remainder(50).to(d)
     y = torch.zeros(32, 16, dtype=d)
-    if host_backend == "wgsl" and dtype == "bfloat16":
-        with pytest.raises(tc.UnsupportedError, match="bfloat16 arrays are not supported on "
-                                                      "wgsl"):
-            doubled[(4,)](x, y, 8, 16, backend=host_backend)
-        return
     doubled[(4,)](x, y, 8, 16, backend=host_backend)
     assert torch.equal(y.float(), (x.float() * 2).to(d).float())
 

@@ -98,8 +98,6 @@ CASES = [  # dtype, precision, (M, N, K), block (BM, BN, BK)
     (np.int8, "ieee", (48, 48, 96), (32, 16, 32)),
     (ml_dtypes.bfloat16, "ieee", (64, 48, 64), (32, 16, 32)),
 ]
-# What WGSL cannot hold (no bfloat16): asserted to be refused.
-_WGSL_REFUSES = {np.dtype(ml_dtypes.bfloat16): "bfloat16 arrays are not supported on wgsl"}
 
 
 @pytest.mark.parametrize("trans_b", [False, True])
@@ -113,12 +111,6 @@ def test_matmul(backend, rng, dtype, precision, mnk, block, trans_b):
     out_dtype = np.int32 if dtype == np.int8 else np.float32
     c = np.full((M, N), -7, out_dtype)
     strides_b = (1, K) if trans_b else (N, 1)
-    if backend == "wgsl" and np.dtype(dtype) in _WGSL_REFUSES:
-        with pytest.raises(tc.UnsupportedError, match=_WGSL_REFUSES[np.dtype(dtype)]):
-            launch(matmul, (1, 1), a, b, c, M, N, K, K, 1, *strides_b, backend=backend, BM=BM,
-                   BN=BN, BK=BK, PRECISION=precision, TRANS_B=trans_b,
-                   ACC="i32" if dtype == np.int8 else "f32")
-        return
     if launch(matmul, (tc.cdiv(M, BM), tc.cdiv(N, BN)), a, bt if trans_b else b, c, M, N, K,
               K, 1, *strides_b, backend=backend, BM=BM, BN=BN, BK=BK,
               PRECISION=precision, TRANS_B=trans_b, ACC="i32" if dtype == np.int8 else "f32"):
