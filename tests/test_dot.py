@@ -128,6 +128,34 @@ def test_dot_in_func_and_matmul_operator(backend, rng):
         _check(c, a.astype(np.float64) @ b, np.float32, k=64)
 
 
+def test_numpy_products_run_on_one_blas_thread(monkeypatch, rng):
+    """The NumPy backend's float products run on one BLAS thread (a thread pool's hand-offs
+    cost milliseconds a product on a busy machine), and the thread's count is back after."""
+    from backends.numpy import dot
+
+    set_threads = dot.blas_threads_setter()
+    if set_threads is None:
+        pytest.skip("NumPy's BLAS is not the OpenBLAS its wheels bundle")
+    seen, products = [], dot._f32_products
+
+    def spy(*args):
+        now = set_threads(5)
+        set_threads(now)
+        seen.append(now)
+        return products(*args)
+
+    monkeypatch.setattr(dot, "_f32_products", spy)
+    a, b = _inputs(rng, np.float32, (32, 64)), _inputs(rng, np.float32, (64, 16))
+    c = np.zeros((32, 16), np.float32)
+    before = set_threads(3)
+    try:
+        launch(one_block, (1,), a, b, c, backend="numpy", M=32, N=16, K=64)
+        assert seen == [1] and set_threads(3) == 3
+    finally:
+        set_threads(before)
+    _check(c, a.astype(np.float64) @ b, np.float32, k=64)
+
+
 def test_f16_accumulator(backend, rng):
     a, b = _inputs(rng, np.float16, (16, 32)), _inputs(rng, np.float16, (32, 16))
     c = np.zeros((16, 16), np.float16)
