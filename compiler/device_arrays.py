@@ -6,7 +6,9 @@ A DLPack capsule is read in place with ctypes (the ``DLManagedTensor`` layout of
 pointer, device, dtype, shape and strides. Nothing is copied: CPU producers become NumPy
 views (``np.from_dlpack``) for the numpy and wgsl backends, GPU producers a device pointer
 for ptx. NumPy takes no bfloat16 or fp8 through DLPack, so such a capsule is handed to it
-as unsigned integers and the view is of ml_dtypes' type (``ml_dtypes_view``).
+as unsigned integers and the view is of ml_dtypes' type (``ml_dtypes_view``). tilec has no
+e8m0 dtype: an array of float8_e8m0fnu (block scales) is taken as its bits, uint8, which
+is how ``ct.mma_scaled`` reads e8m0 scales.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ from compiler.fp8 import numpy_dtype
 CPU, CUDA, CUDA_HOST, CUDA_MANAGED = 1, 2, 3, 13  # DLDeviceType values tilec meets
 
 # (DLDataTypeCode, bits) -> tilec dtype: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool,
-# 10 float8_e4m3fn, 12 float8_e5m2 (DLPack 1.1)
+# 10 float8_e4m3fn, 12 float8_e5m2, 14 float8_e8m0fnu: its bits (DLPack 1.1)
 _FP8 = {(10, 8): "fp8e4nv", (12, 8): "fp8e5"}
-_ML_DTYPES = _FP8 | {(4, 16): "bf16"}  # what NumPy cannot take through DLPack
+_E8M0 = {(14, 8): "u8"}
+_ML_DTYPES = _FP8 | _E8M0 | {(4, 16): "bf16"}  # what NumPy cannot take through DLPack
 DL_DTYPES = {(0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8",
-           (1, 32): "u32", (2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16",
-           (6, 8): "i1"} | _FP8
+             (1, 32): "u32", (2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16",
+             (6, 8): "i1"} | _FP8
+_TAKEN = DL_DTYPES | _E8M0  # e8m0 is taken as its bits; a u8 array is exported as u8
 _UINT = 1
 
 
@@ -93,7 +97,7 @@ def describe(v: Any, stream: int | None = None) -> DLArray:
     except (TypeError, ValueError, BufferError, RuntimeError) as e:
         raise ArgumentError(f"{describe_value(v)} cannot be read through DLPack: {e}") from None
     shape = tuple(t.shape[i] for i in range(t.ndim))
-    dtype = DL_DTYPES.get((t.dtype.code, t.dtype.bits)) if t.dtype.lanes == 1 else None
+    dtype = _TAKEN.get((t.dtype.code, t.dtype.bits)) if t.dtype.lanes == 1 else None
     strides = None if not t.strides else tuple(t.strides[i] for i in range(t.ndim))
     return DLArray((t.data or 0) + t.byte_offset, t.device.device_type, t.device.device_id,
                    dtype, shape, _contiguous(shape, strides),
@@ -214,11 +218,12 @@ class _Capsule:
 
 
 def ml_dtypes_view(v: Any) -> np.ndarray | None:
-    """A NumPy view (of ml_dtypes' dtype) of a DLPack producer's CPU array of bfloat16 or
-    fp8, which ``np.from_dlpack`` refuses, or None if its elements are neither: its capsule
-    says ``uint16`` or ``uint8`` once read here, before NumPy takes it (the same bytes; the
-    producer's memory is still released by its deleter). Asked for a DLPack 1.x capsule,
-    which says whether the memory may be written (NumPy makes an older one read-only)."""
+    """A NumPy view (of ml_dtypes' dtype; e8m0's: uint8) of a DLPack producer's CPU array of
+    bfloat16, fp8 or e8m0, which ``np.from_dlpack`` refuses, or None if its elements are
+    none of them: its capsule says ``uint16`` or ``uint8`` once read here, before NumPy
+    takes it (the same bytes; the producer's memory is still released by its deleter).
+    Asked for a DLPack 1.x capsule, which says whether the memory may be written (NumPy
+    makes an older one read-only)."""
     try:
         capsule = v.__dlpack__(max_version=(1, 0))
         versioned = _get_pointer(capsule, b"dltensor_versioned")

@@ -164,8 +164,11 @@ def not_contiguous(value: Any) -> ArgumentError:
 def unsupported_dtype(value: Any, dtype: Any) -> ArgumentError:
     """An array whose elements tilec has no dtype for (fp8, complex, ...)."""
     names = ", ".join("bool" if d is int1 else d.name for d in ALL_DTYPES)
-    return ArgumentError(f"{str(dtype).removeprefix('torch.')} arrays are not supported "
-                         f"(got {describe_value(value)}); use one of {names}")
+    name = str(dtype).removeprefix("torch.")
+    bits = (" (tilec has no e8m0: pass its bits, x.view(np.uint8), which ct.mma_scaled "
+            "reads as 2**(bits - 127))") if name == "float8_e8m0fnu" else ""
+    return ArgumentError(f"{name} arrays are not supported (got {describe_value(value)}); "
+                         f"use one of {names}{bits}")
 
 
 REPORT = ("this is a tilec bug, not a problem with your kernel: please report it on the "

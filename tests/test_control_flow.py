@@ -2,8 +2,9 @@
 (tl.device_print/device_assert), on numpy, wgsl (lavapipe here) and ptx (run on a GPU;
 compiled and assembled for sm_90 without one), against NumPy computed directly.
 
-The NumPy backend runs a kernel's programs together unless a control decision may differ
-between them; both paths are tested (``serial`` says which one a kernel takes).
+The NumPy backend runs a kernel's programs together, splitting a batch where programs
+decide apart, and one at a time only where a split's results could not be put together
+(pointers chosen apart); both paths are tested (``serial`` says which one a kernel takes).
 """
 
 from __future__ import annotations
@@ -426,16 +427,39 @@ SIG_ROWS = {"x": "*f32", "out": "*f32", "n_rows": "i32", "n_cols": "i32"}
     (horner, SIG_ROWS, {"BLOCK": 64}, False),
     (halve_until, {"x": "*f32", "out": "*f32", "n": "i32", "limit": "i32"}, {"BLOCK": 64},
      False),
-    (triangle, {"out": "*i32"}, {"BLOCK": 32}, True),
-    (collatz, {"out": "*i32", "start": "i32"}, {}, True),
-    (branches, {"x": "*f32", "out": "*f32", "n": "i32", "mode": "i32"}, {"BLOCK": 32}, True),
+    (triangle, {"out": "*i32"}, {"BLOCK": 32}, False),
+    (collatz, {"out": "*i32", "start": "i32"}, {}, False),
+    (branches, {"x": "*f32", "out": "*f32", "n": "i32", "mode": "i32"}, {"BLOCK": 32}, False),
     (scalar_sum, {"x": "*f32", "out": "*f32", "n": "i32"}, {}, False),
-    (flagged, {"x": "*f32", "flags": "*i32", "out": "*f32", "n": "i32"}, {"BLOCK": 32}, True),
-    (strided_fill, {"x": "*i32", "n": "i32", "step": "i32"}, {"BLOCK": 32}, True),
+    (flagged, {"x": "*f32", "flags": "*i32", "out": "*f32", "n": "i32"}, {"BLOCK": 32}, False),
+    (strided_fill, {"x": "*i32", "n": "i32", "step": "i32"}, {"BLOCK": 32}, False),
+    (first_zero, {"x": "*i32", "out": "*i32", "n": "i32", "shift": "i32"}, {}, True),
 ])
-def test_numpy_runs_programs_together_when_control_is_uniform(kernel, signature, constants,
-                                                              serial):
+def test_numpy_runs_programs_one_at_a_time_only_for_pointers_chosen_apart(
+        kernel, signature, constants, serial):
     assert _serial(kernel, signature, constants) is serial
+
+
+@pytest.mark.parametrize("kernel, signature, constants, grid, make_args", [
+    (triangle, {"out": "*i32"}, {"BLOCK": 32}, (9, 1, 1),
+     lambda: [np.zeros(9 * 32, np.int32)]),
+    (collatz, {"out": "*i32", "start": "i32"}, {}, (40, 1, 1),
+     lambda: [np.zeros(40, np.int32), 3]),
+    (branches, {"x": "*f32", "out": "*f32", "n": "i32", "mode": "i32"}, {"BLOCK": 32},
+     (7, 1, 1), lambda: [np.arange(200, dtype=np.float32), np.zeros(200, np.float32), 200, 3]),
+    (flagged, {"x": "*f32", "flags": "*i32", "out": "*f32", "n": "i32"}, {"BLOCK": 32},
+     (6, 1, 1), lambda: [np.arange(100, dtype=np.float32), np.array([1, 0, 0, 1, 1, 0], np.int32),
+                         np.zeros(6 * 32, np.float32), 100]),
+    (strided_fill, {"x": "*i32", "n": "i32", "step": "i32"}, {"BLOCK": 32}, (5, 1, 1),
+     lambda: [np.full(1000, -1, np.int32), 1000, 5 * 32]),
+])
+def test_numpy_split_batches_and_serial_agree(kernel, signature, constants, grid, make_args):
+    """Programs deciding apart (trip counts, ``if``, ``while`` exits from the program id or
+    from memory): a batch split into sets gives what one program at a time gives."""
+    split, serial = _both_numpy_paths(kernel, signature, constants, grid, make_args)
+    for a, b in zip(split, serial, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert any(np.abs(np.asarray(a)).sum() > 0 for a in split if isinstance(a, np.ndarray))
 
 
 def test_numpy_batched_and_serial_agree(rng):

@@ -8,8 +8,12 @@ import operator
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 import compiler.tile as ct
+from compiler import device_arrays
+from compiler.errors import LaunchError
+from compiler.jit import availability
 from tests.conftest import launch
 
 
@@ -115,6 +119,57 @@ def test_mma_scaled_fp8_with_e8m0_scales(backend, rng):
         want = (a.astype(np.float64) * np.repeat(_e8m0(a_s), blk, 1)) @ \
             (b.astype(np.float64) * np.repeat(_e8m0(b_s), blk, 0))
         np.testing.assert_allclose(c, want, rtol=0, atol=1e-6 * np.abs(want).max())
+
+
+class E8m0Bits:
+    """A DLPack producer of float8_e8m0fnu elements (PyTorch's block scales are such
+    arrays): a uint8 array's capsule, its dtype retyped to DLPack's code 14."""
+
+    def __init__(self, bits: np.ndarray):
+        self.bits = bits
+
+    def __dlpack__(self, **kwargs):
+        capsule = self.bits.__dlpack__(**kwargs)
+        try:
+            at = device_arrays._get_pointer(capsule, b"dltensor_versioned")
+            tensor = device_arrays._Versioned.from_address(at).dl_tensor
+        except ValueError:  # asked without max_version: a DLPack 0.x capsule
+            tensor = device_arrays._Tensor.from_address(
+                device_arrays._get_pointer(capsule, b"dltensor"))
+        tensor.dtype.code = 14
+        return capsule
+
+    def __dlpack_device__(self):
+        return self.bits.__dlpack_device__()
+
+
+@pytest.mark.parametrize("host", ["numpy", "wgsl"])
+def test_mma_scaled_takes_e8m0_arrays_as_their_bits(host, rng):
+    """An array of float8_e8m0fnu, which tilec has no dtype for, is taken as its bits
+    (uint8), which is how ct.mma_scaled reads e8m0 scales."""
+    if not availability(host)[0]:
+        pytest.skip(f"{host}: {availability(host)[1]}")
+    m, n, k, blk = 32, 32, 64, 32
+    a = rng.standard_normal((m, k)).astype(ml_dtypes.float8_e4m3fn)
+    b = rng.standard_normal((k, n)).astype(ml_dtypes.float8_e4m3fn)
+    a_s = rng.integers(120, 134, (m, k // blk)).astype(np.uint8)
+    b_s = rng.integers(120, 134, (k // blk, n)).astype(np.uint8)
+    c = np.zeros((m, n), np.float32)
+    launch(scaled, (1, 1), a, E8m0Bits(a_s), b, E8m0Bits(b_s), c, backend=host, tm=32,
+           tn=32, tk=32, blk=blk)
+    want = (a.astype(np.float64) * np.repeat(_e8m0(a_s), blk, 1)) @ \
+        (b.astype(np.float64) * np.repeat(_e8m0(b_s), blk, 0))
+    np.testing.assert_allclose(c, want, rtol=0, atol=1e-6 * np.abs(want).max())
+
+
+def test_numpy_e8m0_arrays_name_the_bits():
+    """ml_dtypes' float8_e8m0fnu NumPy arrays are refused, saying to pass the bits."""
+    bits = np.full((32, 1), 127, np.uint8)
+    a = np.zeros((32, 32), ml_dtypes.float8_e4m3fn)
+    c = np.zeros((32, 32), np.float32)
+    with pytest.raises(LaunchError, match=r"float8_e8m0fnu .*x\.view\(np\.uint8\)"):
+        launch(scaled, (1, 1), a, bits.view(ml_dtypes.float8_e8m0fnu), a, bits.reshape(1, 32),
+               c, backend="numpy", tm=32, tn=32, tk=32, blk=32)
 
 
 def test_mma_scaled_float_scales(backend, rng):

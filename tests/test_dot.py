@@ -98,8 +98,6 @@ CASES = [  # dtype, precision, (M, N, K), block (BM, BN, BK)
     (np.int8, "ieee", (48, 48, 96), (32, 16, 32)),
     (ml_dtypes.bfloat16, "ieee", (64, 48, 64), (32, 16, 32)),
 ]
-# What WGSL cannot hold (no bfloat16): asserted to be refused.
-_WGSL_REFUSES = {np.dtype(ml_dtypes.bfloat16): "bfloat16 arrays are not supported on wgsl"}
 
 
 @pytest.mark.parametrize("trans_b", [False, True])
@@ -113,12 +111,6 @@ def test_matmul(backend, rng, dtype, precision, mnk, block, trans_b):
     out_dtype = np.int32 if dtype == np.int8 else np.float32
     c = np.full((M, N), -7, out_dtype)
     strides_b = (1, K) if trans_b else (N, 1)
-    if backend == "wgsl" and np.dtype(dtype) in _WGSL_REFUSES:
-        with pytest.raises(tc.UnsupportedError, match=_WGSL_REFUSES[np.dtype(dtype)]):
-            launch(matmul, (1, 1), a, b, c, M, N, K, K, 1, *strides_b, backend=backend, BM=BM,
-                   BN=BN, BK=BK, PRECISION=precision, TRANS_B=trans_b,
-                   ACC="i32" if dtype == np.int8 else "f32")
-        return
     if launch(matmul, (tc.cdiv(M, BM), tc.cdiv(N, BN)), a, bt if trans_b else b, c, M, N, K,
               K, 1, *strides_b, backend=backend, BM=BM, BN=BN, BK=BK,
               PRECISION=precision, TRANS_B=trans_b, ACC="i32" if dtype == np.int8 else "f32"):
@@ -134,6 +126,34 @@ def test_dot_in_func_and_matmul_operator(backend, rng):
     c = np.zeros((32, 16), np.float32)
     if launch(one_block, (1,), a, b, c, backend=backend, M=32, N=16, K=64):
         _check(c, a.astype(np.float64) @ b, np.float32, k=64)
+
+
+def test_numpy_products_run_on_one_blas_thread(monkeypatch, rng):
+    """The NumPy backend's float products run on one BLAS thread (a thread pool's hand-offs
+    cost milliseconds a product on a busy machine), and the thread's count is back after."""
+    from backends.numpy import dot
+
+    set_threads = dot.blas_threads_setter()
+    if set_threads is None:
+        pytest.skip("NumPy's BLAS is not the OpenBLAS its wheels bundle")
+    seen, products = [], dot._f32_products
+
+    def spy(*args):
+        now = set_threads(5)
+        set_threads(now)
+        seen.append(now)
+        return products(*args)
+
+    monkeypatch.setattr(dot, "_f32_products", spy)
+    a, b = _inputs(rng, np.float32, (32, 64)), _inputs(rng, np.float32, (64, 16))
+    c = np.zeros((32, 16), np.float32)
+    before = set_threads(3)
+    try:
+        launch(one_block, (1,), a, b, c, backend="numpy", M=32, N=16, K=64)
+        assert seen == [1] and set_threads(3) == 3
+    finally:
+        set_threads(before)
+    _check(c, a.astype(np.float64) @ b, np.float32, k=64)
 
 
 def test_f16_accumulator(backend, rng):

@@ -311,8 +311,6 @@ def test_fp_downcast_rounding_toward_zero(backend, src, dst):
 
 def test_fp_downcast_rounding_toward_zero_to_bfloat16(backend):
     bf16 = pytest.importorskip("ml_dtypes").bfloat16
-    if backend == "wgsl":
-        pytest.skip("WGSL has no bfloat16 (an UnsupportedError)")
     x = np.concatenate([_EDGES, np.negative(_EDGES), np.linspace(-3, 3, 34)]).astype(np.float32)
     out, kept = np.zeros(64, bf16), np.zeros(64, np.float32)
     if launch(_narrow_toward_zero, (1,), x, out, kept, backend=backend, BLOCK=64):

@@ -7,32 +7,57 @@ environment and runs the steps with ``Batch.run``. ``scf.yield`` and ``scf.condi
 hand their operands to the region op through ``batch.yielded``.
 
 A batch takes each control decision (loop bounds, ``if`` and ``while`` conditions) once
-for all its programs, which is right only when the decision is the same in every
-program. ``needs_serial`` decides that per kernel with a small dependence analysis: a
-value *varies* between programs when it comes from ``tile.program_id``, from memory
-(loads, atomics) or from a varying value, including through loop-carried and yielded
-values; constants, scalar arguments, ``tile.num_programs`` and ranges do not vary. A
-kernel with any control decision on a varying value runs one program at a time.
+for all its programs where they agree. Where they do not (a trip count from the program
+id, as in causal attention), the region op splits the batch: each set of programs that
+decide alike runs the op as a batch of its own (``_split``: the values the op's regions
+use, taken for those programs), and the op's results are put together again; a ``while``
+lets the programs that leave first go, and goes on with the rest. The programs of a
+batch then run a region in sets, not in program order: where two of them store to one
+element, which one wins is as undefined as on a GPU.
+
+``needs_serial`` still runs one program at a time a kernel whose split could not be put
+together, found with a small dependence analysis: a value *varies* between programs when
+it comes from ``tile.program_id``, from memory (loads, atomics) or from a varying value,
+including through loop-carried and yielded values; constants, scalar arguments,
+``tile.num_programs`` and ranges do not vary. A region op deciding on a varying value
+and giving pointers (each set's may point into another argument) or a kernel with
+shared-memory stages (not values of one program axis) runs serially.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import func, scf
 from xdsl.ir import Block, Operation, SSAValue
 
-from backends.numpy.kernel import KERNEL_BUILDERS, SERIAL_CHECKS, Impl, Kernel, np_dtype, shape
+from backends.numpy.kernel import (
+    KERNEL_BUILDERS,
+    SERIAL_CHECKS,
+    Batch,
+    Impl,
+    Kernel,
+    Lazy,
+    Ptr,
+    np_dtype,
+    shape,
+)
 from compiler.context import source_loc
 from compiler.errors import DeviceAssertionError, OutOfBoundsError, UnsupportedError
+from dialects.tile import PtrType, element_type
 
 
 def _decision(x: np.ndarray) -> Any:
     """The one value a control operand has in every program of the batch."""
-    if len(x) > 1 and not (x == x[0]).all():
+    if not _uniform(x):
         raise AssertionError("a control decision differs between batched programs")
     return x[0].item()
+
+
+def _uniform(x: np.ndarray) -> bool:
+    return len(x) == 1 or bool((x == x[0]).all())
 
 
 def _bind(batch, slots: list[int], values: tuple) -> None:
@@ -44,6 +69,65 @@ def _slots(kernel: Kernel, block: Block) -> list[int]:
     return [kernel.slot(a) for a in block.args]
 
 
+# -- programs that decide apart --------------------------------------------------------
+
+def _free_slots(kernel: Kernel, op: Operation) -> tuple[int, ...]:
+    """The slots of the values ``op``'s regions use and do not define."""
+    inner = {a for o in op.walk() for r in o.regions for b in r.blocks for a in b.args}
+    inner.update(r for o in op.walk() if o is not op for r in o.results)
+    return tuple(sorted({kernel.slot(v) for o in op.walk() if o is not op
+                         for v in o.operands if v not in inner}))
+
+
+def _take(value: Any, idx: np.ndarray) -> Any:
+    """``value`` for the programs ``idx`` of its batch (a value of every program: itself)."""
+    if isinstance(value, Lazy):
+        value = value.dense()
+    if isinstance(value, Ptr):
+        return value if value.shape[0] == 1 else Ptr(value.buf, value.off[idx])
+    if isinstance(value, np.ndarray) and len(value) > 1:
+        return value[idx]
+    return value
+
+
+def _subset(batch: Batch, idx: np.ndarray, free: tuple[int, ...]) -> Batch:
+    """A batch of the programs ``idx`` of ``batch``, holding the values ``free``."""
+    env: list[Any] = [None] * len(batch.env)
+    for slot in free:
+        env[slot] = _take(batch.env[slot], idx)
+    return Batch(batch.params, batch.bufs, batch.pid[:, idx], batch.num_programs, env,
+                 batch.pool, batch.shared)
+
+
+def _merge(parts: list[tuple[np.ndarray, tuple]], programs: int) -> tuple:
+    """The results of a batch from its sets' ``(program indices, results)``."""
+    merged = []
+    for j, first in enumerate(parts[0][1]):
+        pieces = [(idx, r[j].off if isinstance(first, Ptr) else
+                   r[j].dense() if isinstance(r[j], Lazy) else r[j]) for idx, r in parts]
+        whole = np.empty((programs, *pieces[0][1].shape[1:]), pieces[0][1].dtype)
+        for idx, piece in pieces:
+            whole[idx] = piece
+        merged.append(Ptr(first.buf, whole) if isinstance(first, Ptr) else whole)
+    return tuple(merged)
+
+
+def _split(batch: Batch, free: tuple[int, ...], decisions: tuple[np.ndarray, ...],
+           operands: tuple, run: Callable[[Batch, tuple], tuple]) -> tuple:
+    """``run(sub_batch, operands)`` once for each set of programs whose ``decisions`` are
+    equal, on a batch of those programs alone; its results put together."""
+    programs = batch.pid.shape[1]
+    keys = np.stack([np.broadcast_to(d, (programs,)) for d in decisions], axis=1)
+    _, group = np.unique(keys, axis=0, return_inverse=True)
+    parts = []
+    for g in range(int(group.max()) + 1):
+        idx = np.flatnonzero(group.reshape(-1) == g)
+        sub = _subset(batch, idx, free)
+        parts.append((idx, run(sub, tuple(_take(x, idx) for x in operands))))
+        sub.release_all()
+    return _merge(parts, programs)
+
+
 # -- region ops -------------------------------------------------------------------------
 
 def _for(op: scf.ForOp, kernel: Kernel) -> Impl:
@@ -51,8 +135,15 @@ def _for(op: scf.ForOp, kernel: Kernel) -> Impl:
     steps = kernel.compile_block(body)
     iv, *carried = _slots(kernel, body)
     dt = np_dtype(op.lb.type)
+    free = _free_slots(kernel, op)
 
     def impl(batch, lb, ub, step, *values) -> tuple:
+        if not (_uniform(lb) and _uniform(ub) and _uniform(step)):
+            return _split(batch, free, (lb, ub, step), (lb, ub, step, *values),
+                          lambda sub, xs: loop(sub, *xs))
+        return loop(batch, lb, ub, step, *values)
+
+    def loop(batch, lb, ub, step, *values) -> tuple:
         stride = _decision(step)
         if stride <= 0:  # scf.for counts up; the GPU would loop forever or not at all
             raise UnsupportedError(f"a loop step must be positive at run time, got {stride}",
@@ -69,8 +160,11 @@ def _for(op: scf.ForOp, kernel: Kernel) -> Impl:
 def _if(op: scf.IfOp, kernel: Kernel) -> Impl:
     then = kernel.compile_block(op.true_region.block)
     other = kernel.compile_block(op.false_region.block) if op.false_region.blocks else None
+    free = _free_slots(kernel, op)
 
     def impl(batch, cond) -> tuple:
+        if not _uniform(cond):
+            return _split(batch, free, (cond,), (cond,), lambda sub, xs: impl(sub, *xs))
         steps = then if _decision(cond) else other
         if steps is None:
             return ()
@@ -83,17 +177,38 @@ def _while(op: scf.WhileOp, kernel: Kernel) -> Impl:
     before, after = op.before_region.block, op.after_region.block
     test, body = kernel.compile_block(before), kernel.compile_block(after)
     before_slots, after_slots = _slots(kernel, before), _slots(kernel, after)
+    free = _free_slots(kernel, op)
 
     def impl(batch, *values) -> tuple:
+        """Where the programs decide apart, those that leave keep their values, and the
+        loop goes on with a batch of the others."""
+        done: list[tuple[np.ndarray, tuple]] = []
+        running = np.arange(batch.pid.shape[1])  # the programs of ``now`` in ``batch``
+        now = batch
         while True:
-            _bind(batch, before_slots, values)
-            batch.run(test)
-            cond, *values = batch.yielded
-            if not _decision(cond):
-                return tuple(values)
-            _bind(batch, after_slots, tuple(values))
-            batch.run(body)
-            values = batch.yielded
+            _bind(now, before_slots, values)
+            now.run(test)
+            cond, *values = now.yielded
+            if not _uniform(cond):
+                stay = np.flatnonzero(np.broadcast_to(cond, running.shape))
+                leave = np.flatnonzero(~np.broadcast_to(cond, running.shape))
+                done.append((running[leave], tuple(_take(v, leave) for v in values)))
+                values = [_take(v, stay) for v in values]
+                running, parent = running[stay], now
+                now = _subset(parent, stay, free)
+                if parent is not batch:
+                    parent.release_all()
+            elif not _decision(cond):
+                break
+            _bind(now, after_slots, tuple(values))
+            now.run(body)
+            values = now.yielded
+        if not done:
+            return tuple(values)
+        done.append((running, tuple(values)))
+        if now is not batch:
+            now.release_all()
+        return _merge(done, batch.pid.shape[1])
     return impl
 
 
@@ -238,23 +353,31 @@ def varying_values(fn: func.FuncOp) -> set[SSAValue]:
 
 
 def _decisions(op: Operation) -> list[SSAValue]:
-    """The operands a control op decides on."""
+    """The operands a region op decides on."""
     if isinstance(op, scf.ForOp):
         return [op.lb, op.ub, op.step]
     if isinstance(op, scf.IfOp):
         return [op.cond]
-    if isinstance(op, scf.ConditionOp):
-        return [op.condition]
+    if isinstance(op, scf.WhileOp):
+        cond = op.before_region.block.last_op
+        return [cond.condition] if isinstance(cond, scf.ConditionOp) else []
     return []
 
 
+def _gives_pointers(op: Operation) -> bool:
+    return any(isinstance(element_type(r.type), PtrType) for r in op.results)
+
+
 def needs_serial(fn: func.FuncOp) -> bool:
-    """Whether some control decision of ``fn`` may differ between programs."""
-    decisions = [v for op in fn.walk() for v in _decisions(op)]
-    if not decisions:
+    """Whether ``fn`` decides on a value that may differ between programs where a split
+    batch could not be put together (the module docstring)."""
+    splits = [op for op in fn.walk() if _decisions(op)]
+    if not splits:
         return False
     varying = varying_values(fn)
-    return any(v in varying for v in decisions)
+    apart = [op for op in splits if any(v in varying for v in _decisions(op))]
+    return bool(apart) and (any(_gives_pointers(op) for op in apart) or
+                            any(op.name == "tile.shared_alloc" for op in fn.walk()))
 
 
 SERIAL_CHECKS.append(needs_serial)

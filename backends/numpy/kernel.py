@@ -10,7 +10,8 @@ program (constants, ranges, arguments); NumPy broadcasting widens those for free
 is an array ``(L,)``, a tile ``(L, *shape)``, a pointer ``Ptr(argument index, int64
 element offsets)``. Huge grids run in batches of programs so memory stays bounded;
 ``serial=True`` runs one program at a time, the fallback for ops whose effect depends on
-the order of programs (atomics, data-dependent control flow).
+the order of programs (atomics) and for control flow whose split batches cannot be put
+together again (``control.py``).
 
 The kernel is compiled once into a flat list of steps ``(impl, operand slots, result
 slots, slots dead after it)`` over a list of SSA values, so a launch is a tight loop. Region

@@ -22,8 +22,7 @@ from compiler.kinfo import KernelInfo
 
 _HEADER = "// tilec-wgsl-facts: "
 
-UNSUPPORTED_DTYPES = {"f64": ("WGSL has no 64-bit floats", "float32"),
-                      "bf16": ("WGSL has no bfloat16", "float16 or float32")}
+UNSUPPORTED_DTYPES = {"f64": ("WGSL has no 64-bit floats", "float32")}
 """Short dtype -> (why WGSL cannot hold it, what to use instead). A launch refuses
 arguments of these dtypes before compiling, naming them; the emitter says the same of
 values inside a kernel."""

@@ -6,7 +6,10 @@ modules through ``@handles(OpClass, ...)``; any other op is elementwise and spel
 the expression table (C-style infix operators with WGSL overrides). A thread's
 ``vector<K x T>`` value becomes ceil(K / 4) locals of type ``vec4<T>`` (the last one
 narrower), on which WGSL's operators and builtins already work lane-wise (``Val``); an
-int64 chunk is a struct of two such vectors of u32 words (``wide.py``).
+int64 chunk is a struct of two such vectors of u32 words (``wide.py``). WGSL has no
+bfloat16: a bf16 value is held in an f32 that is always a bf16 value, as each op with a
+bf16 result rounds its f32 answer to nearest even (``bf16_rounding``), which is what the
+NumPy backend's ml_dtypes computes.
 
 This module imports no feature module; ``emit.py`` imports them all, so the table is
 full when it emits.
@@ -23,6 +26,7 @@ from typing import Any
 
 from xdsl.dialects import arith, func, math, scf
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     FileLineColLoc,
     Float16Type,
     Float32Type,
@@ -117,6 +121,25 @@ def narrow_bits(t: Attribute) -> int | None:
     ``i32`` and arrays pack four or two to a ``u32``; else None."""
     e = element_type(t)
     return e.width.data if isinstance(e, IntegerType) and e.width.data in (8, 16) else None
+
+
+def is_bf16(t: Attribute) -> bool:
+    """Whether ``t`` is bfloat16 or a vector of it (held in f32: the module docstring)."""
+    return isinstance(element_type(t), BFloat16Type)
+
+
+_KEEPS_BF16 = (arith.SelectOp, tile.SelectOp, arith.NegfOp, math.AbsFOp, arith.MaximumfOp,
+               arith.MinimumfOp)
+"""Ops whose result is one of their operands' values, or its sign changed: a bf16 value
+already, with nothing to round."""
+
+
+def bf16_rounding(op: Operation) -> str | None:
+    """The helper that brings ``op``'s f32 answer to its bf16 result type (None: the result
+    is not bf16, or needs no rounding)."""
+    if not op.results or not is_bf16(op.results[0].type) or isinstance(op, _KEEPS_BF16):
+        return None
+    return "truncbf16" if rounds_toward_zero(op) else "roundbf16"
 
 
 def _narrow_template(op: Operation) -> str | None:
@@ -278,7 +301,8 @@ class WGSLEmitter:
     def elem(self, t: Attribute) -> str:
         """The WGSL scalar type of a (vector) type, or UnsupportedError naming the dtype;
         8- and 16-bit integers are held sign-extended in an ``i32`` (``narrow_bits``),
-        int64 as two words (``wide.py``: ``i64`` names its chunk structs)."""
+        int64 as two words (``wide.py``: ``i64`` names its chunk structs), bfloat16 in an
+        ``f32`` (``is_bf16``)."""
         e = element_type(t)
         if narrow_bits(t) is not None:
             return "i32"
@@ -290,7 +314,7 @@ class WGSLEmitter:
         if isinstance(e, Float16Type):
             self.features.add("shader-f16")
             return "f16"
-        if isinstance(e, Float32Type):
+        if isinstance(e, Float32Type | BFloat16Type):
             return "f32"
         d = str(e)  # the short dtype name: i8, f64, bf16...
         reason = UNSUPPORTED_DTYPES.get(d, (f"WGSL has no {d} arithmetic",))[0]
@@ -373,6 +397,8 @@ class WGSLEmitter:
                 self.elementwise(op, self.template(op))
 
     def template(self, op: Operation) -> str:
+        if isinstance(op, arith.TruncFOp) and is_bf16(op.result.type):
+            return "{T}({a})"  # to f32: ``elementwise`` rounds it to bf16
         if rounds_toward_zero(op):
             return "{T}({truncf16}({a}))"  # f32 -> f16 toward zero: the f16() is exact
         if self.is_wide(op):
@@ -404,6 +430,7 @@ class WGSLEmitter:
         narrow = [narrow_bits(v.type) for v in op.operands[:1]] + [bits]
         mask = next((b for b in narrow if b is not None), 32)
         helpers = "i64" if out.elem == "i64" else src.elem  # making int64: its helpers
+        rounding = bf16_rounding(op)
         for c, w in enumerate(out.widths):
             ops = {k: self.vals[v].chunk(c) for k, v in zip("abc", op.operands)}
             subst = Subst(self, helpers, w, S=ty(src.elem, w), **ops)
@@ -412,4 +439,6 @@ class WGSLEmitter:
             expr = template.format_map(subst)
             if bits is not None:  # back to the type's range, sign-extended
                 expr = sign_extend(expr, bits, w)
+            if rounding is not None:
+                expr = f"{self.helper(rounding, 'f32', w)}({expr})"
             self.line(f"let {out.names[c]} = {expr};")

@@ -3,7 +3,7 @@
 - ``arith.constant``: literals, a splat spelled inline where used;
 - ``vector.broadcast``: a scalar repeated in every chunk;
 - ``tile.cmpi``/``tile.cmpf``: a template per predicate;
-- ``arith.bitcast`` to or from an 8- or 16-bit integer, lane by lane.
+- ``arith.bitcast`` between 8- or 16-bit types (integers, f16, bfloat16).
 """
 
 from __future__ import annotations
@@ -13,9 +13,19 @@ import struct
 import numpy as np
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+from xdsl.ir import SSAValue
 
 from backends.wgsl import wide
-from backends.wgsl.core import WGSLEmitter, handles, narrow_bits, sign_extend, splat, ty, widths
+from backends.wgsl.core import (
+    WGSLEmitter,
+    handles,
+    is_bf16,
+    narrow_bits,
+    sign_extend,
+    splat,
+    ty,
+    widths,
+)
 from dialects import tile
 
 _CMPI = {"eq": "{a} == {b}", "ne": "{a} != {b}", "slt": "{a} < {b}", "sle": "{a} <= {b}",
@@ -105,24 +115,46 @@ def broadcast(em: WGSLEmitter, op: vector.BroadcastOp) -> None:
 @handles(arith.BitcastOp)
 def bitcast(em: WGSLEmitter, op: arith.BitcastOp) -> None:
     """8- and 16-bit integers are held sign-extended in an i32: between two of one width
-    the held value stays; between a 16-bit integer and f16 the 16 bits go through the low
-    half of a u32, lane by lane, by ``pack2x16float``/``unpack2x16float`` of the f16 as an
-    f32 (exact both ways; Naga does not bitcast between vectors of other lengths)."""
+    the held value stays. Otherwise a 16-bit type's bits go through a sign-extended i32
+    chunk: an f16's by ``pack2x16float``/``unpack2x16float`` of the f16 as an f32, lane by
+    lane (exact both ways; Naga does not bitcast between vectors of other lengths), a
+    bfloat16's as the high half of the f32 that holds it."""
     narrow_in, narrow_out = narrow_bits(op.input.type), narrow_bits(op.result.type)
-    if narrow_in is None and narrow_out is None:
-        em.elementwise(op, em.template(op))
-        return
     src = em.vals[op.input]
     if narrow_in is not None and narrow_out is not None:
         em.define(op.result, list(src.names))
         return
+    if not (narrow_in == 16 or is_bf16(op.input.type) or src.elem == "f16"):
+        em.elementwise(op, em.template(op))  # 32 or 64 bits: WGSL's bitcast
+        return
     out = em.define(op.result)
     for c, w in enumerate(out.widths):
-        lanes = [src.lane(4 * c + j) for j in range(w)]
-        if narrow_out is not None:  # f16 -> its bits, sign-extended from bit 15
-            bits = ", ".join(f"i32(pack2x16float(vec2<f32>(f32({x}), 0.0)))" for x in lanes)
-            expr = sign_extend(f"{ty('i32', w)}({bits})", 16, w)
-        else:  # the low 16 bits as an f16
-            halves = ", ".join(f"f16(unpack2x16float(bitcast<u32>({x})).x)" for x in lanes)
-            expr = f"{ty('f16', w)}({halves})"
-        em.line(f"let {out.names[c]} = {expr};")
+        bits = _bits16(em, op.input, c, w)
+        em.line(f"let {out.names[c]} = {_from_bits16(op.result, bits, w)};")
+
+
+def _bits16(em: WGSLEmitter, value: SSAValue, c: int, w: int) -> str:
+    """Chunk ``c`` of a 16-bit ``value``'s bits, sign-extended in i32 (a name)."""
+    v = em.vals[value]
+    if narrow_bits(value.type) is not None:
+        return v.chunk(c)
+    if is_bf16(value.type):
+        expr = f"bitcast<{ty('i32', w)}>({v.chunk(c)}) >> {ty('u32', w)}(16u)"
+    else:  # f16
+        lanes = ", ".join(f"i32(pack2x16float(vec2<f32>(f32({v.lane(4 * c + j)}), 0.0)))"
+                          for j in range(w))
+        expr = sign_extend(f"{ty('i32', w)}({lanes})", 16, w)
+    name = f"{em.fresh(value)}_bits"
+    em.line(f"let {name} = {expr};")
+    return name
+
+
+def _from_bits16(result: SSAValue, bits: str, w: int) -> str:
+    """The 16-bit type of ``result`` from a chunk of its bits sign-extended in i32."""
+    if narrow_bits(result.type) is not None:
+        return bits
+    if is_bf16(result.type):
+        return f"bitcast<{ty('f32', w)}>(bitcast<{ty('u32', w)}>({bits}) << {ty('u32', w)}(16u))"
+    lanes = [bits if w == 1 else f"{bits}[{j}]" for j in range(w)]
+    halves = ", ".join(f"f16(unpack2x16float(bitcast<u32>({x})).x)" for x in lanes)
+    return f"{ty('f16', w)}({halves})"

@@ -91,6 +91,21 @@ HELPERS = {
   let r = select(normal, tiny, mag < {U}(0x38800000u));
   return bitcast<{T}>(select(r, mag, mag >= {U}(0x7f800000u)) | (b & {U}(0x80000000u)));
 }}""",
+    # f32 -> the nearest bfloat16 (ties to even), still an f32: the low 16 bits rounded
+    # into the high half (a carry may move into the exponent, up to infinity); NaN becomes
+    # the quiet NaN of its sign, as ml_dtypes converts
+    "roundbf16": """fn {name}(x: {T}) -> {T} {{
+  let b = bitcast<{U}>(x);
+  let r = (b + {U}(0x7fffu) + ((b >> {U}(16u)) & {U}(1u))) & {U}(0xffff0000u);
+  let nan = (b & {U}(0x7fffffffu)) > {U}(0x7f800000u);
+  return bitcast<{T}>(select(r, (b & {U}(0x80000000u)) | {U}(0x7fc00000u), nan));
+}}""",
+    # f32 -> the bfloat16 toward zero, as an f32: the low 16 bits dropped
+    "truncbf16": """fn {name}(x: {T}) -> {T} {{
+  let b = bitcast<{U}>(x);
+  let nan = (b & {U}(0x7fffffffu)) > {U}(0x7f800000u);
+  return bitcast<{T}>(select(b & {U}(0xffff0000u), (b & {U}(0x80000000u)) | {U}(0x7fc00000u), nan));
+}}""",
     # the NumPy backend's convention: saturate, NaN -> 0 (WGSL's i32() leaves both open)
     "fptosi": """fn {name}(v: {T}) -> {I} {{
   let x = {F}(v);

@@ -2,12 +2,13 @@
 
 Bindings: pointer parameter i (in order among pointers) is ``@binding(i)``, an
 ``array<T>`` that is ``read_write`` only when the kernel stores through it (8- and 16-bit
-elements and bools: ``array<u32>``, ``array<atomic<u32>>`` when some store writes part of
-a word; int64: ``array<i64x1>``, pairs of words); the scalars (int64: two words) and the
-grid go in one uniform struct at the next binding. The runtime may fold a grid of
-more than 65,535 programs along axis 0 into dispatch x and y (``fold_x`` programs per
-row, ``fold_n`` rows per program row of axis 1); the entry point rebuilds the program ids
-and returns at once in the padding programs.
+elements, bools and bfloat16: ``array<u32>``, ``array<atomic<u32>>`` when some store
+writes part of a word; int64: ``array<i64x1>``, pairs of words); the scalars (int64: two
+words; bfloat16: an f32, rounded to bfloat16 in the kernel) and the grid go in one
+uniform struct at the next binding. The runtime may fold a grid of more than 65,535
+programs along axis 0 into dispatch x and y (``fold_x`` programs per row, ``fold_n`` rows
+per program row of axis 1); the entry point rebuilds the program ids and returns at once
+in the padding programs.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from __future__ import annotations
 from xdsl.dialects import func
 from xdsl.ir import SSAValue
 
-from backends.wgsl.core import WGSLEmitter, handles, ty
+from backends.wgsl.core import WGSLEmitter, handles, is_bf16, ty
 from dialects import simt, tile
 from dialects.tile import PtrType
 
 GRID_FIELDS = ("grid_x", "grid_y", "grid_z", "fold_x", "fold_n")
 """The first u32 words of the uniform struct, written by the runtime on every launch."""
 
-_PACKED_BITS = {"i1": 8, "i8": 8, "i16": 16}  # bools are bytes, as on the other backends
+_PACKED_BITS = {"i1": 8, "i8": 8, "i16": 16, "bf16": 16}  # bools are bytes, as elsewhere
 _UNIFORM_TYPE = {"i32": "i32", "f32": "f32", "f16": "f32", "bool": "u32", "i64": "i64"}
 _FROM_UNIFORM = {"i32": "{}", "f32": "{}", "f16": "f16({})", "bool": "{} != 0u"}
 
@@ -76,7 +77,10 @@ def _signature(em: WGSLEmitter) -> tuple[list[str], list[str], list[dict], int]:
             em.line(f"let {name} = {ty(elem, 1)}(args.{name}_lo, args.{name}_hi);")
         else:
             fields.append(f"{name}: {_UNIFORM_TYPE[elem]},")
-            em.line(f"let {name} = {_FROM_UNIFORM[elem].format(f'args.{name}')};")
+            value = _FROM_UNIFORM[elem].format(f"args.{name}")
+            if is_bf16(arg.type):  # the runtime writes the argument as an f32
+                value = f"{em.helper('roundbf16', 'f32', 1)}({value})"
+            em.line(f"let {name} = {value};")
         em.define(arg, [name])
         facts.append({"kind": "scalar", "offset": offset, "type": _UNIFORM_TYPE[elem]})
     return decls, fields, facts, nptr

@@ -26,11 +26,11 @@ export class UnsupportedError extends Error {
   }
 }
 
-// dtype -> the typed arrays that hold it (f16 as raw bits, or Float16Array)
+// dtype -> the typed arrays that hold it (f16 as raw bits, or Float16Array; bf16 as bits)
 const TYPED = {
   f32: ["Float32Array"], i32: ["Int32Array"], u32: ["Uint32Array"],
-  f16: ["Uint16Array", "Float16Array"], i16: ["Int16Array"], i8: ["Int8Array"],
-  u8: ["Uint8Array"], i1: ["Uint8Array"], i64: ["BigInt64Array"],
+  f16: ["Uint16Array", "Float16Array"], bf16: ["Uint16Array"], i16: ["Int16Array"],
+  i8: ["Int8Array"], u8: ["Uint8Array"], i1: ["Uint8Array"], i64: ["BigInt64Array"],
 };
 const INT_RANGE = {
   i32: [-(2 ** 31), 2 ** 31], u32: [0, 2 ** 32], i1: [0, 2], i8: [-(2 ** 7), 2 ** 7],

@@ -22,10 +22,10 @@ from xdsl.ir import SSAValue
 import compiler.language as tl
 from compiler.frontend import operators as ops
 from compiler.frontend.codegen import CodeGenerator
-from compiler.frontend.cutile.leading import add_leading, drop_leading, leading_ones
+from compiler.frontend.cutile.leading import drop_axes, leading_ones
 from compiler.frontend.cutile.table import TABLE, builtin
 from compiler.frontend.triton.shape import permute
-from compiler.frontend.values import MAX_RANK, Builder, Value, cast, constant, ir_type
+from compiler.frontend.values import MAX_RANK, Builder, Value, cast, constant, expand, ir_type
 from compiler.kinfo import ArgSpec
 from dialects.tile import PADDING_MODES, MakeViewOp, ViewLoadOp, ViewStoreOp
 
@@ -329,35 +329,46 @@ def load(cg: CodeGenerator, array: Any, index: Any, shape: Any, order: Any = "C"
     rt = TensorType(ir_type(arr.dtype), accessed) if accessed else ir_type(arr.dtype)
     op = ViewLoadOp(arr.view, [idx[k].ssa for k in inv], rt, mode)
     t = cg.b.value(op, arr.dtype, accessed)
-    return t if not dims else _tile_order(cg, t, arr, perm, dropped)
+    return t if not dims else _tile_order(cg, t, arr, dims, perm, dropped)
 
 
-def _outer(cg: CodeGenerator, arr: Array, perm: tuple[int, ...], what: str) -> int:
+def _outer(cg: CodeGenerator, arr: Array, dims: tuple[int, ...], what: str) -> int:
     """How many first dimensions of ``arr``'s tiles tilec leaves out (those beyond four),
-    checking that ``order`` keeps them first."""
+    checking that they are 1 in the tile's shape ``dims`` (tile order): ``order`` may
+    move them anywhere in the array."""
     outer = max(0, arr.ndim - MAX_RANK)
-    if sorted(perm[:outer]) != list(range(outer)):
-        cg.fail(f"{what}: tilec's tiles have at most {MAX_RANK} dimensions, so an order of "
-                f"{arr.describe()} must keep its first {outer} axes first, got {list(perm)}")
+    if any(n != 1 for n in dims[:outer]):
+        cg.fail(f"{what}: tilec's tiles have at most {MAX_RANK} dimensions, so a tile of "
+                f"{arr.describe()} needs its first {outer} dimension(s) to be 1, got shape "
+                f"{list(dims)}")
     return outer
 
 
-def _tile_order(cg: CodeGenerator, t: Value, arr: Array, perm: tuple[int, ...],
-                dropped: int) -> Value:
+def _rearrange(cg: CodeGenerator, x: Value, have: list[int], want: list[int]) -> Value:
+    """``x``, whose axes are the array axes ``have``, with the axes ``want``: those only in
+    ``have`` left out and those only in ``want`` added (all of size 1), the rest permuted.
+    Left out first (undoing an ``expand_dims`` that made them) and added last, so that a
+    reshape dropping the added ones again leaves the permuted tile."""
+    gone = [i for i, a in enumerate(have) if a not in want]
+    if gone:
+        x = drop_axes(cg, x, gone)
+    have = [a for a in have if a in want]
+    order = tuple(have.index(a) for a in want if a in have)
+    if order != tuple(range(len(order))):
+        x = permute(cg, x, order)
+    for at, a in enumerate(want):
+        if a not in have:
+            x = expand(cg.b, x, at)
+    return x
+
+
+def _tile_order(cg: CodeGenerator, t: Value, arr: Array, dims: tuple[int, ...],
+                perm: tuple[int, ...], dropped: int) -> Value:
     """The loaded tile ``t`` (array order, without its first ``dropped`` dimensions) as
-    the kernel sees it: in tile order, of the array's last four dimensions at most. Where
-    ``order`` keeps the dimensions of size 1 first, the loaded tile is permuted before
-    they are added: a transpose of what was loaded, which a dot can read (K in attention)
-    once the user's reshape has dropped them again."""
-    outer = _outer(cg, arr, perm, "ct.load")
-    lead = dropped - outer
-    inner = tuple(a - outer for a in perm[outer:])
-    if inner[:lead] == tuple(range(lead)):
-        rest = tuple(a - lead for a in inner[lead:])
-        if rest != tuple(range(len(rest))):
-            t = permute(cg, t, rest)
-        return add_leading(cg, t, lead)
-    return permute(cg, add_leading(cg, t, lead), inner)
+    the kernel sees it: in tile order, without its first dimensions beyond four."""
+    outer = _outer(cg, arr, dims, "ct.load")
+    return _rearrange(cg, t, list(range(dropped, arr.ndim)),
+                      [perm[k] for k in range(outer, arr.ndim)])
 
 
 @builtin("store")
@@ -384,15 +395,21 @@ def _array_order(cg: CodeGenerator, value: Value, arr: Array,
                  perm: tuple[int, ...]) -> Value:
     """A tile to store, as the access takes it: in array order, without the leading
     dimensions of size 1 ``load`` leaves out."""
-    outer = _outer(cg, arr, perm, "ct.store")
+    outer = max(0, arr.ndim - MAX_RANK)
     if len(value.shape) != arr.ndim - outer:
         cg.fail(f"ct.store: a tile of shape {list(value.shape)} does not match the index "
                 f"of {arr.ndim} entr{'y' if arr.ndim == 1 else 'ies'} (array of rank "
                 f"{arr.ndim})")
-    inner = tuple(a - outer for a in perm[outer:])
-    if inner != tuple(range(len(inner))):  # back to array order
-        value = permute(cg, value, tuple(inner.index(a) for a in range(len(inner))))
-    return drop_leading(cg, value, leading_ones(value.shape, 2))
+    dims = (1,) * outer + tuple(value.shape)
+    array_shape = [dims[perm.index(a)] for a in range(arr.ndim)]
+    dropped = leading_ones(array_shape, 2)
+    if arr.ndim - dropped > MAX_RANK:
+        cg.fail(f"ct.store: tilec's tiles have at most {MAX_RANK} dimensions; a tile of "
+                f"shape {list(value.shape)} stored in {arr.describe()} with order "
+                f"{list(perm)} has {arr.ndim - dropped} after the array's leading "
+                "dimensions of size 1")
+    return _rearrange(cg, value, [perm[k] for k in range(outer, arr.ndim)],
+                      list(range(dropped, arr.ndim)))
 
 
 @builtin("num_tiles")

@@ -52,16 +52,19 @@ def add_leading(cg: CodeGenerator, x: Value, n: int) -> Value:
     return x
 
 
-def drop_leading(cg: CodeGenerator, x: Value, n: int) -> Value:
-    """``x`` without its first ``n`` dimensions (of size 1, and not all of them): the
-    tile an ``expand_dims`` made ``x`` of, where one did, else a reshape."""
-    for i in range(n):
+def drop_axes(cg: CodeGenerator, x: Value, axes: Sequence[int]) -> Value:
+    """``x`` without its dimensions ``axes`` (of size 1, and not all of them): the tile
+    the ``expand_dims`` that made them were given, where they did, else a reshape."""
+    left = set(axes)
+    while left:
         owner = x.ssa.owner
-        if not isinstance(owner, tile.ExpandDimsOp) or owner.axis.value.data != 0:
-            shape = x.shape[n - i:]
+        axis = owner.axis.value.data if isinstance(owner, tile.ExpandDimsOp) else None
+        if axis not in left:
+            shape = tuple(n for d, n in enumerate(x.shape) if d not in left)
             op = tile.ReshapeOp(x.ssa, value_type(x.dtype, shape, x.is_ptr))
             return cg.b.value(op, x.dtype, shape, x.is_ptr)
-        x = Value(owner.src, x.dtype, x.shape[1:], x.is_ptr)
+        x = Value(owner.src, x.dtype, x.shape[:axis] + x.shape[axis + 1:], x.is_ptr)
+        left = {d - (d > axis) for d in left if d != axis}
     return x
 
 
@@ -75,5 +78,5 @@ def reshape(cg: CodeGenerator, x: Any, new_shape: Sequence[int], what: str) -> V
         if k >= 0 and shape[k:] == x.shape and leading_ones(shape, 0) >= k:
             return add_leading(cg, x, k)
         if k < 0 and x.shape[-k:] == shape and leading_ones(x.shape, 0) >= -k:
-            return drop_leading(cg, x, -k)
+            return drop_axes(cg, x, range(-k))
     return triton_shape.reshape(cg, x, shape)
