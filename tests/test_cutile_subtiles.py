@@ -132,9 +132,9 @@ class E8m0Bits:
         capsule = self.bits.__dlpack__(**kwargs)
         try:
             at = device_arrays._get_pointer(capsule, b"dltensor_versioned")
-            tensor = device_arrays._Versioned.from_address(at).dl_tensor
+            tensor = device_arrays.DLManagedTensorVersioned.from_address(at).dl_tensor
         except ValueError:  # asked without max_version: a DLPack 0.x capsule
-            tensor = device_arrays._Tensor.from_address(
+            tensor = device_arrays.DLTensor.from_address(
                 device_arrays._get_pointer(capsule, b"dltensor"))
         tensor.dtype.code = 14
         return capsule
