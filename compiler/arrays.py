@@ -26,7 +26,7 @@ from compiler import device_arrays
 from compiler.errors import ArgumentError, contiguous_fix, describe_value, unsupported_dtype
 from compiler.jit import KernelFunction
 from compiler.kinfo import ArgSpec
-from compiler.specialize import arg_spec, cai_dtype, cuda_interface
+from compiler.specialize import arg_spec, cai_dtype, cuda_interface, is_one
 
 MAX_DIMS = 5  # as cuTile's arrays (tiles have at most four: compiler.frontend.cutile.leading)
 
@@ -350,6 +350,8 @@ def _device_interface(v: Any) -> dict | None:
 
 
 def _array_key(v: Any) -> Any:
+    """What of a runtime argument decides the compiled kernel (an integer's being 1 too:
+    it compiles as the constant)."""
     cai = _device_interface(v)
     if cai is not None:
         return _facts_of(v, cai).key
@@ -358,4 +360,4 @@ def _array_key(v: Any) -> Any:
         return ("array", h.dtype.short, h.aligned, h.layout())
     if is_array_list(v):
         return ("list", *map(_array_key, v))
-    return arg_spec(v)
+    return (*arg_spec(v), is_one(v))
