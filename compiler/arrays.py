@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import compiler.language as tl
-from compiler import device_arrays
+from compiler import device_arrays, launch_hints
 from compiler.errors import ArgumentError, contiguous_fix, describe_value, unsupported_dtype
 from compiler.jit import KernelFunction
 from compiler.kinfo import ArgSpec
@@ -319,13 +319,13 @@ class TileKernel(KernelFunction):
                      for n, v in bound.items())
 
     def _launch_key(self, opts: tuple, args: Sequence[Any], kwargs: dict) -> tuple:
-        """As ``KernelFunction``'s: the constexprs' values and, by each argument's type, a
-        cheap stand-in for its specialization (``_KEYS``)."""
+        """As ``KernelFunction``'s: the constexprs' and launch hints' values and, by each
+        argument's type, a cheap stand-in for its specialization (``_KEYS``)."""
         keys, cpos = _KEYS, self._constexpr_positions
         key = [a if i in cpos else keys[type(a)](a) for i, a in enumerate(args)]
         if kwargs:
-            key += [(k, v if k in self.constexprs else keys[type(v)](v))
-                    for k, v in kwargs.items()]
+            key += [(k, v if k in self.constexprs else repr(v) if k in launch_hints.NAMES
+                     else keys[type(v)](v)) for k, v in kwargs.items()]
         return (opts, *key)
 
     def runtime_args(self, args: Sequence[Any], kwargs: dict, sources: tuple | None) -> list:

@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+import compiler as tc
 import compiler.tile as ct
 from compiler import arrays
 from compiler.jit import availability
@@ -49,6 +50,18 @@ def test_an_integer_of_3_does_not_load_the_kernel_compiled_for_1(monkeypatch, tm
     monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
     assert _scaled(ct.kernel(scaled.fn), 1)[5] == 5
     assert _scaled(ct.kernel(scaled.fn), 3)[5] == 15
+
+
+def test_launch_hints_are_keyed_by_their_values():
+    """Triton's launch hints are checked on each new value (a launch like an earlier one
+    checks nothing), and taken as Triton-style kernels take them: a dict included."""
+    a, out = np.arange(N, dtype=np.float32), np.zeros(N, np.float32)
+    ct.launch(None, (1,), scaled, (a, out, 2, N), backend="numpy", maxnreg=100)
+    with pytest.raises(tc.LaunchError, match="maxnreg must be None or 1 to 255"):
+        ct.launch(None, (1,), scaled, (a, out, 2, N), backend="numpy", maxnreg=1000)
+    ct.launch(None, (1,), scaled, (a, out, 3, N), backend="numpy",
+              extern_libs={"libdevice": "unread.bc"})
+    assert out[5] == 15
 
 
 def _counting(fn, counts: Counter, name: str):
