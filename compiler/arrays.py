@@ -7,26 +7,28 @@ analysis sees a unit-stride dimension and accesses along it vectorize. Shapes an
 other strides are specialized on divisibility by 16, as integer arguments are.
 
 Strided NumPy arrays are passed as a 1-D view of the memory they span (no copy: writes
-land in the user's array); device arrays (``__cuda_array_interface__``) likewise.
-``TileKernel`` is ``@ct.kernel``: ``KernelFunction`` with this expansion. No xDSL here.
+land in the user's array); device arrays likewise (a PyTorch tensor as a 1-D tensor of it).
+``TileKernel`` is ``@ct.kernel``: ``KernelFunction`` with this expansion, and a launch
+path that reads the common arrays by their attributes (below). No xDSL here.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
 import compiler.language as tl
-from compiler import device_arrays
+from compiler import device_arrays, launch_hints
 from compiler.errors import ArgumentError, contiguous_fix, describe_value, unsupported_dtype
 from compiler.jit import KernelFunction
 from compiler.kinfo import ArgSpec
-from compiler.specialize import arg_spec, cai_dtype, cuda_interface
+from compiler.specialize import arg_spec, cai_dtype, cuda_interface, fast_spec, is_one
 
 MAX_DIMS = 5  # as cuTile's arrays (tiles have at most four: compiler.frontend.cutile.leading)
 
@@ -60,13 +62,34 @@ class HostArray:
     memory: Any
 
     def layout(self) -> ArrayLayout:
-        unit = bool(self.strides) and self.strides[-1] == 1
-        return ArrayLayout(len(self.shape), tuple(n % 16 == 0 for n in self.shape),
-                           tuple(s % 16 == 0 for s in self.strides), unit)
+        return _shape_facts(self.shape, self.strides).layout
 
     def scalars(self) -> list[int]:
-        strides = self.strides[:-1] if self.layout().unit_last else self.strides
-        return [*self.shape, *strides]
+        return list(_shape_facts(self.shape, self.strides).scalars)
+
+
+class _ShapeFacts(NamedTuple):
+    """What a launch needs of an array's shape and strides (elements), worked out once per
+    shape and strides: its layout (and the layout's fields as a plain tuple, which a launch
+    key hashes and compares faster), whether it is row-major, the elements from its first
+    to one past its last, and its shape and strides as kernel arguments."""
+
+    layout: ArrayLayout
+    layout_key: tuple
+    contiguous: bool
+    span: int
+    scalars: tuple[int, ...]
+
+
+@functools.lru_cache(maxsize=1024)
+def _shape_facts(shape: tuple[int, ...], strides: tuple[int, ...]) -> _ShapeFacts:
+    """Raises ``_Refused`` for a shape a kernel cannot take (``_check_extent``)."""
+    _check_extent(shape, strides)
+    unit = strides[-1] == 1
+    fields = (len(shape), tuple(n % 16 == 0 for n in shape),
+              tuple(s % 16 == 0 for s in strides), unit)
+    return _ShapeFacts(ArrayLayout(*fields), fields, tuple(strides) == _c_strides(shape),
+                       _span(shape, strides), (*shape, *(strides[:-1] if unit else strides)))
 
 
 def is_array(v: Any) -> bool:
@@ -181,11 +204,15 @@ def _c_strides(shape: Sequence[int]) -> tuple[int, ...]:
 def _numpy_array(a: np.ndarray) -> HostArray:
     d = _element_type(a.dtype)
     strides = _element_strides(a.strides, a.itemsize)
-    memory = a
-    if not a.flags.c_contiguous:
-        memory = np.lib.stride_tricks.as_strided(a, (_span(a.shape, strides),),
-                                                 (a.itemsize,))
-    return HostArray(d, a.shape, strides, True, memory)
+    return HostArray(d, a.shape, strides, True, _spanned(a, _span(a.shape, strides)))
+
+
+def _spanned(a: np.ndarray, span: int) -> np.ndarray:
+    """What a pointer parameter takes of NumPy array ``a``: ``a``, or where it is not
+    row-major the 1-D view of the ``span`` elements from its first (writes reach ``a``)."""
+    if a.flags.c_contiguous:
+        return a
+    return np.lib.stride_tricks.as_strided(a, (span,), (a.itemsize,))
 
 
 class _DeviceSpan:
@@ -207,10 +234,8 @@ class _DeviceFacts(NamedTuple):
 
     dtype: tl.dtype
     strides: tuple[int, ...]
-    contiguous: bool
-    span: int
+    shape: _ShapeFacts
     key: tuple  # the launch key: dtype, alignment, layout
-    scalars: tuple[int, ...]  # shape and strides as kernel arguments
 
 
 @functools.lru_cache(maxsize=1024)
@@ -220,12 +245,9 @@ def _device_facts(typestr: str, shape: tuple[int, ...], byte_strides: tuple[int,
     nd = np.dtype(typestr)
     strides = _c_strides(shape) if byte_strides is None else \
         _element_strides(byte_strides, nd.itemsize)
-    _check_extent(shape, strides)
-    h = HostArray(dtype or _element_type(nd), shape, strides, aligned, None)
-    layout = h.layout()
-    return _DeviceFacts(h.dtype, strides, strides == _c_strides(shape),
-                        _span(shape, strides), ("array", h.dtype.short, aligned, layout),
-                        tuple(h.scalars()))
+    facts = _shape_facts(shape, strides)
+    d = dtype or _element_type(nd)
+    return _DeviceFacts(d, strides, facts, ("array", d.short, aligned, facts.layout))
 
 
 def _facts_of(v: Any, cai: dict) -> _DeviceFacts:
@@ -242,7 +264,9 @@ def _facts_of(v: Any, cai: dict) -> _DeviceFacts:
 
 def _device_memory(v: Any, cai: dict, f: _DeviceFacts) -> Any:
     """What the pointer parameter takes: ``v`` itself, or the span of a strided array."""
-    return v if f.contiguous else _DeviceSpan(cai, f.span, getattr(v, "dtype", None))
+    if f.shape.contiguous:
+        return v
+    return _DeviceSpan(cai, f.shape.span, getattr(v, "dtype", None))
 
 
 def _device_array(v: Any, cai: dict) -> HostArray:
@@ -295,9 +319,13 @@ class TileKernel(KernelFunction):
                      for n, v in bound.items())
 
     def _launch_key(self, opts: tuple, args: Sequence[Any], kwargs: dict) -> tuple:
-        cpos = self._constexpr_positions
-        key = [a if i in cpos else _array_key(a) for i, a in enumerate(args)]
-        key += [(k, v if k in self.constexprs else _array_key(v)) for k, v in kwargs.items()]
+        """As ``KernelFunction``'s: the constexprs' and launch hints' values and, by each
+        argument's type, a cheap stand-in for its specialization (``_KEYS``)."""
+        keys, cpos = _KEYS, self._constexpr_positions
+        key = [a if i in cpos else keys[type(a)](a) for i, a in enumerate(args)]
+        if kwargs:
+            key += [(k, v if k in self.constexprs else repr(v) if k in launch_hints.NAMES
+                     else keys[type(v)](v)) for k, v in kwargs.items()]
         return (opts, *key)
 
     def runtime_args(self, args: Sequence[Any], kwargs: dict, sources: tuple | None) -> list:
@@ -307,19 +335,10 @@ class TileKernel(KernelFunction):
     def expand_args(args: Sequence[Any]) -> list:
         """Runtime arguments as the compiled kernel takes them: each array as its memory,
         shape and strides."""
-        runtime = []
+        runtime: list = []
+        expanders = _EXPANDERS
         for v in args:
-            cai = _device_interface(v)
-            if cai is not None:  # the launch path of GPU arrays: cached facts
-                f = _facts_of(v, cai)
-                runtime += [_device_memory(v, cai, f), *f.scalars]
-            elif is_array(v):
-                h = host_array(v)
-                runtime += [h.memory, *h.scalars()]
-            elif is_array_list(v):  # item by item
-                runtime += TileKernel.expand_args(v)
-            else:
-                runtime.append(v)
+            expanders[type(v)](runtime, v)
         return runtime
 
 
@@ -350,6 +369,8 @@ def _device_interface(v: Any) -> dict | None:
 
 
 def _array_key(v: Any) -> Any:
+    """What of a runtime argument of any kind decides the compiled kernel (an integer's
+    being 1 too: it compiles as the constant)."""
     cai = _device_interface(v)
     if cai is not None:
         return _facts_of(v, cai).key
@@ -358,4 +379,140 @@ def _array_key(v: Any) -> Any:
         return ("array", h.dtype.short, h.aligned, h.layout())
     if is_array_list(v):
         return ("list", *map(_array_key, v))
-    return arg_spec(v)
+    return (*arg_spec(v), is_one(v))
+
+
+def _expand(runtime: list, v: Any) -> None:
+    """Append to ``runtime`` what a runtime argument of any kind becomes: an array its
+    memory, shape and strides; a list of arrays each of those; anything else itself."""
+    cai = _device_interface(v)
+    if cai is not None:  # CuPy, tilec's device arrays: facts cached by the interface
+        f = _facts_of(v, cai)
+        runtime += [_device_memory(v, cai, f), *f.shape.scalars]
+    elif is_array(v):
+        h = host_array(v)
+        runtime += [h.memory, *h.scalars()]
+    elif is_array_list(v):  # item by item
+        for a in v:
+            _EXPANDERS[type(a)](runtime, a)
+    else:
+        runtime.append(v)
+
+
+# -- the launch path of the common arguments ----------------------------------------------
+#
+# A launch like an earlier one reads each argument twice, for its launch key and for the
+# runtime arguments, so both are made cheap for the arguments most launches pass: Python
+# numbers, NumPy arrays and PyTorch tensors. An array's shape and strides are read as
+# attributes and their facts (``_shape_facts``) found in a cache; no DLPack capsule or
+# CUDA array interface is made (each a few microseconds on torch). Anything else, and any
+# array these cannot take, goes the way of every argument (``_array_key``, ``_expand``),
+# which also says what is wrong with it.
+
+class _ByType(dict):
+    """type -> how a launch reads arguments of that type, chosen on first sight of it."""
+
+    def __init__(self, choose: Callable[[type], Callable]):
+        super().__init__()
+        self.choose = choose
+
+    def __missing__(self, t: type) -> Callable:
+        read = self[t] = self.choose(t)
+        return read
+
+
+def _kind(t: type) -> str:
+    """``"number"``, ``"numpy"``, ``"tensor"`` (PyTorch) or ``"any"``. None is "any": a
+    compiler.tile kernel takes no None for an array or a number."""
+    if t in (int, float, bool):
+        return "number"
+    if issubclass(t, np.ndarray):
+        return "numpy"
+    torch = sys.modules.get("torch")  # a tensor's type is seen after torch is imported
+    if torch is not None and issubclass(t, torch.Tensor):
+        return "tensor"
+    return "any"
+
+
+def _numpy_facts(a: np.ndarray) -> _ShapeFacts | None:
+    """``a``'s shape facts; None for one left to ``host_array``: 0-d (a scalar, as in
+    ``is_array``), or refused (which it explains)."""
+    try:
+        return _strided_facts(a.shape, a.strides, a.itemsize)
+    except _Refused:
+        return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _strided_facts(shape: tuple[int, ...], byte_strides: tuple[int, ...],
+                   itemsize: int) -> _ShapeFacts:
+    return _shape_facts(shape, _element_strides(byte_strides, itemsize))
+
+
+def _numpy_key(a: np.ndarray) -> Any:
+    f = _numpy_facts(a)
+    return _array_key(a) if f is None else (type(a), a.dtype, f.layout_key)
+
+
+def _numpy_expand(runtime: list, a: np.ndarray) -> None:
+    f = _numpy_facts(a)
+    if f is None:
+        _expand(runtime, a)
+        return
+    runtime.append(_spanned(a, f.span))
+    runtime += f.scalars
+
+
+def _tensor_facts(t: Any) -> _ShapeFacts | None:
+    """A CUDA or CPU tensor's shape facts; None for one left to ``host_array``: on another
+    device, 0-d, without strides (sparse), or refused (which it explains)."""
+    if not (t.is_cuda or t.is_cpu):
+        return None
+    try:
+        return _shape_facts(t.shape, t.stride())
+    except (_Refused, RuntimeError):
+        return None
+
+
+def _tensor_key(t: Any) -> Any:
+    """Type, dtype, device, alignment and layout. The alignment is a CUDA tensor's first
+    element's; a CPU tensor goes as NumPy's view of it, which a kernel takes as aligned."""
+    f = _tensor_facts(t)
+    if f is None:
+        return _array_key(t)
+    cuda = t.is_cuda
+    return (type(t), t.dtype, cuda, cuda and t.data_ptr() % 16 == 0, f.layout_key)
+
+
+def _tensor_expand(runtime: list, t: Any) -> None:
+    """A CUDA tensor is its memory itself (the ptx launcher takes its ``data_ptr()``), or
+    where it is strided a 1-D tensor of its span: still torch's, so the launch goes on
+    torch's current stream, and its length is what the debug build checks bounds
+    against. A CPU tensor is NumPy's view of it."""
+    f = _tensor_facts(t)
+    if f is None:
+        _expand(runtime, t)
+        return
+    if t.is_cuda:
+        runtime.append(t if f.contiguous else
+                       device_arrays.detached(t).as_strided((f.span,), (1,)))
+    else:
+        runtime.append(_spanned(_cpu_view(t), f.span))
+    runtime += f.scalars
+
+
+def _cpu_view(t: Any) -> np.ndarray:
+    """NumPy's view of a CPU tensor: ``numpy()``, the cheap way, where it gives one; else
+    DLPack's (bfloat16, fp8, a tensor that requires grad)."""
+    try:
+        return t.numpy()
+    except (TypeError, RuntimeError):
+        return device_arrays.host_view(t)
+
+
+_KEYS = _ByType(lambda t: {"number": fast_spec, "numpy": _numpy_key, "tensor": _tensor_key,
+                           "any": _array_key}[_kind(t)])
+"""type -> its arguments' part of the launch key."""
+_EXPANDERS = _ByType(lambda t: {"number": list.append, "numpy": _numpy_expand,
+                                "tensor": _tensor_expand, "any": _expand}[_kind(t)])
+"""type -> ``(runtime, argument)``: append the runtime arguments it becomes."""
