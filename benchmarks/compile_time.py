@@ -28,8 +28,6 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("TILEC_CACHE", "0")  # time real compilations
-os.environ.setdefault("MESA_SHADER_CACHE_DISABLE", "true")  # and real shader builds
 
 import compiler as tc  # noqa: E402
 from benchmarks.common import arguments, report  # noqa: E402
@@ -180,6 +178,8 @@ def slowest_phases(results: list[Measured], n: int) -> str:
 
 
 def main() -> None:
+    os.environ.setdefault("TILEC_CACHE", "0")  # time real compilations
+    os.environ.setdefault("MESA_SHADER_CACHE_DISABLE", "true")  # and real shader builds
     parser = arguments(__doc__)
     parser.add_argument("--backend", choices=("ptx", "wgsl"), action="append",
                         help="the backends to compile for (default: both)")
