@@ -73,6 +73,12 @@ class DeviceView:
     def _at(self, offset: int, shape: tuple[int, ...]) -> Any:
         raise NotImplementedError
 
+    def arg_spec(self) -> tuple[str, str, bool]:
+        """What the array specializes a kernel by (``compiler.specialize.arg_spec``):
+        pointer, dtype, and whether its address is a multiple of 16 (at hand here, cheaper
+        than the array interfaces a launch would otherwise ask)."""
+        return ("ptr", self.dtype.short, True)
+
     def numpy(self) -> np.ndarray:
         """A host copy of the contents (after the work queued before it)."""
         graphs.refuse("reading an array")

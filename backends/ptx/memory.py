@@ -95,6 +95,9 @@ class DeviceArray(DeviceView):
         """The device address of the first element."""
         return self.memory.ptr + self.offset
 
+    def arg_spec(self) -> tuple[str, str, bool]:
+        return ("ptr", self.dtype.short, (self.memory.ptr + self.offset) % 16 == 0)
+
     @property
     def device_id(self) -> int:
         return self.memory.device.device_id
