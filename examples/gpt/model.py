@@ -47,6 +47,9 @@ DTYPES = {"float32": tl.float32, "bfloat16": tl.bfloat16}
 PER_LAYER = frozenset({"ln1", "ln1_mean", "ln1_rstd", "qkv", "att", "lse", "res2", "ln2",
                        "ln2_mean", "ln2_rstd", "pre", "fch", "res3"})
 """``step.activation_shapes``' arrays with a leading layer axis."""
+LAYER_PARAMS = ("ln1w", "ln1b", "qkvw", "qkvb", "attprojw", "attprojb", "ln2w", "ln2b", "fcw",
+                "fcb", "fcprojw", "fcprojb")
+"""The parameters stacked by layer (``config.param_shapes``)."""
 LOW_PRECISION = frozenset({"ln1", "qkv", "att", "ln2", "fch", "lnf", "dlogits", "dres", "dC",
                            "d3C", "d4C", "ln", "cache", "lnl"})
 """The activations (a training step's and generation's) held in bfloat16 in that mode."""
@@ -272,8 +275,9 @@ class GPT:
     def _generation(self, B: int) -> dict:
         """Generation's buffers for B sequences of up to ``block_size`` positions, a
         (B, block_size, 2C) key/value cache a layer, the position of a step's first token
-        (``pos``) and the greedy tokens by position (``hist``); and the views of a step
-        and the decoding step's graph, made when first needed."""
+        (``pos``) and the greedy tokens by position (``hist``); each layer's weights as
+        views, made once; and the views of a step and the decoding step's graph, made
+        when first needed."""
         if self._gen is not None and self._gen["last"].shape[0] == B:
             return self._gen
         self._gen = None
@@ -289,6 +293,8 @@ class GPT:
         g["hist"] = self._zeros((B, cfg.block_size + 1), tl.int32)
         g["cache"] = [self._activation("cache", (B, cfg.block_size, 2 * C))
                       for _ in range(cfg.n_layer)]
+        g["layers"] = [{k: self._weights[k][i] for k in LAYER_PARAMS}
+                       for i in range(cfg.n_layer)]
         g["views"], g["graph"], g["warm"] = {}, None, False
         self._gen = g
         return g
@@ -339,21 +345,17 @@ class GPT:
         v, C = self._views(g, B, Tn), cfg.n_embd
         x, x2, ln, mean, rstd = (v[k] for k in ("x", "x2", "ln", "mean", "rstd"))
         embedding.embedding_forward(v["tok"], w["wte"], w["wpe"], x, backend=be, pos=pos)
-        for i in range(cfg.n_layer):
-            layernorm.layernorm_forward(x, w["ln1w"][i], w["ln1b"][i], ln, mean, rstd,
-                                        backend=be)
-            matmul.linear_forward(ln, w["qkvw"][i], w["qkvb"][i], v["qkv"], backend=be)
-            kvcache.cache_keys_values(v["heads"], g["cache"][i], pos, backend=be)
-            kvcache.cached_attention(v["heads"], g["cache"][i], v["att"], pos, cfg.n_head,
-                                     backend=be)
-            matmul.linear_forward(v["att"], w["attprojw"][i], w["attprojb"][i], x2,
-                                  residual=x, backend=be)
-            layernorm.layernorm_forward(x2, w["ln2w"][i], w["ln2b"][i], ln, mean, rstd,
-                                        backend=be)
-            matmul.linear_forward(ln, w["fcw"][i], w["fcb"][i], v["fch"], pre=v["pre"],
+        for lw, cache in zip(g["layers"], g["cache"], strict=True):
+            layernorm.layernorm_forward(x, lw["ln1w"], lw["ln1b"], ln, mean, rstd, backend=be)
+            matmul.linear_forward(ln, lw["qkvw"], lw["qkvb"], v["qkv"], backend=be)
+            kvcache.cache_keys_values(v["heads"], cache, pos, backend=be)
+            kvcache.cached_attention(v["heads"], cache, v["att"], pos, cfg.n_head, backend=be)
+            matmul.linear_forward(v["att"], lw["attprojw"], lw["attprojb"], x2, residual=x,
                                   backend=be)
-            matmul.linear_forward(v["fch"], w["fcprojw"][i], w["fcprojb"][i], x,
-                                  residual=x2, backend=be)
+            layernorm.layernorm_forward(x2, lw["ln2w"], lw["ln2b"], ln, mean, rstd, backend=be)
+            matmul.linear_forward(ln, lw["fcw"], lw["fcb"], v["fch"], pre=v["pre"], backend=be)
+            matmul.linear_forward(v["fch"], lw["fcprojw"], lw["fcprojb"], x, residual=x2,
+                                  backend=be)
         if Tn > 1:
             kvcache.last_rows(x.reshape(B, Tn, C), g["last"], backend=be)
         layernorm.layernorm_forward(v["last"], w["lnfw"], w["lnfb"], g["lnl"], g["lmean"],
