@@ -154,7 +154,7 @@ def cached_attention(qkv, cache, out, pos, n_head: int, backend: str | None = No
 
 
 def next_token(logits, tok, hist, pos, Tn: int, backend: str | None = None,
-               BLOCK: int = 1024) -> None:
+               BLOCK: int = 4096, num_warps: int = 8) -> None:
     """Greedy choice on the device: each row's likeliest token of ``logits`` (B, V), the
     first of equals as ``np.argmax`` takes it, into ``tok`` (B,) and into ``hist`` (B, L)
     at column ``pos[0] + Tn``, the position the token will stand at after a step of
@@ -164,8 +164,9 @@ def next_token(logits, tok, hist, pos, Tn: int, backend: str | None = None,
     expect("pos", pos, (1,))
     if len(hist.shape) != 2 or hist.shape[0] != B:
         raise tc.LaunchError(f"hist must have shape ({B}, L), got {tuple(hist.shape)}")
+    # one program a row, so wide blocks: few dependent loads in its loop over the row
     next_token_kernel[(B,)](logits, tok, hist, pos, Tn, V, hist.shape[1],
-                            BLOCK=min(BLOCK, pow2(V)), backend=backend)
+                            BLOCK=min(BLOCK, pow2(V)), backend=backend, num_warps=num_warps)
 
 
 def advance(pos, n: int, backend: str | None = None) -> None:
