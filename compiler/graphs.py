@@ -18,10 +18,11 @@ kernels in the graph that write them: a decoding step's position and token.
 Inside a capture only launches are captured. What would happen once, now, where the program
 means it to happen on each replay is a ``LaunchError``: copying into or out of an array
 (``a[...] = value``, ``tc.to_numpy``), ``tc.synchronize``, autotuning, launches with
-``debug=True`` or ``verify=True``, a launch on another backend, and on ptx and wgsl a launch
-with NumPy arrays (copied in and out around it); so are a capture inside another and a
-replay inside one. Allocating (``tc.empty``, ``tc.zeros``, ``tc.asarray``) happens at
-capture, and the arrays stay.
+``verify=True``, a launch on another backend, and on ptx and wgsl launches with
+``debug=True`` (a buffer read back) or NumPy arrays (copied in and out around it); so are a
+capture inside another and a replay inside one. (numpy's arrays are NumPy's own, so copies
+into them are not seen; its debug launches check as they run, at each replay.) Allocating
+(``tc.empty``, ``tc.zeros``, ``tc.asarray``) happens at capture, and the arrays stay.
 """
 
 from __future__ import annotations
