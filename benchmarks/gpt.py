@@ -13,7 +13,8 @@ forward and backward, over the causal half. "f32" is full float32 (PyTorch's mat
 precision "highest", as tilec's dots); "tf32" lets PyTorch's matmuls use TF32 (PyTorch
 only).
 Generation: greedy tokens/s from a one-token prompt, ``--new`` tokens at each of
-``--decode-batches`` (eager, and ``torch.compile(mode="reduce-overhead")``: CUDA graphs).
+``--decode-batches`` (PyTorch eager, and ``torch.compile(mode="reduce-overhead")``: CUDA
+graphs; tilec on ptx replays its decoding step as a ``tc.graph``, a CUDA graph too).
 ``--curve STEPS``: the loss per step of tilec and PyTorch eager (no clipping on either)
 from the same weights on the same batches (random windows of ``--data``'s bytes as
 tokens), as JSON and, with matplotlib, a PNG (both into ``--out``; printed otherwise).

@@ -19,6 +19,7 @@ from compiler.errors import (
     VerificationError,
 )
 from compiler.export import export
+from compiler.graphs import graph
 from compiler.jit import (
     CompiledKernel,
     KernelFunction,
@@ -68,6 +69,6 @@ __all__ = [
     "DeviceAssertionError", "InternalCompilerError", "KernelFunction", "LaunchError",
     "OutOfBoundsError", "TileFunction", "TilecError", "UnsupportedError",
     "VerificationError", "asarray", "autotune", "backends", "cdiv", "compile", "empty",
-    "export", "func", "heuristics", "kernel", "set_backend", "synchronize", "testing",
+    "export", "func", "graph", "heuristics", "kernel", "set_backend", "synchronize", "testing",
     "to_numpy", "wgsl_array", "wgsl_device", "zeros",
 ]

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from compiler import cache, progress, testing
+from compiler import cache, graphs, progress, testing
 from compiler.device_views import DeviceView
 from compiler.errors import (
     CompileError,
@@ -246,6 +246,10 @@ class Autotuner(_Wrapper):
         return self.configs[index]
 
     def tune(self, grid, args, kwargs: dict) -> Config:
+        if graphs.capturing() is not None:
+            raise LaunchError(f"autotuning {self.__name__} times launches, which a tc.graph "
+                              "capture cannot: launch it once before the capture (it keeps "
+                              "its choice)")
         start = time.perf_counter()
         named = self.named(args, kwargs)
         saved = [_snapshot(named[n]) for n in self.restore_value]

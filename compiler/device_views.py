@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 import compiler.language as tl
+from compiler import graphs
 from compiler.errors import LaunchError
 from compiler.fp8 import numpy_dtype
 
@@ -72,8 +73,18 @@ class DeviceView:
     def _at(self, offset: int, shape: tuple[int, ...]) -> Any:
         raise NotImplementedError
 
+    def arg_spec(self) -> tuple[str, str, bool]:
+        """What the array specializes a kernel by (``compiler.specialize.arg_spec``):
+        pointer, dtype, and whether its address is a multiple of 16 (at hand here, cheaper
+        than the array interfaces a launch would otherwise ask)."""
+        return ("ptr", self.dtype.short, True)
+
     def numpy(self) -> np.ndarray:
-        """A host copy of the contents."""
+        """A host copy of the contents (after the work queued before it)."""
+        graphs.refuse("reading an array")
+        return self._read()
+
+    def _read(self) -> np.ndarray:
         raise NotImplementedError
 
     def _write(self, host: np.ndarray) -> None:
@@ -83,6 +94,7 @@ class DeviceView:
     def __setitem__(self, key: Any, value: Any) -> None:
         """``a[key] = value``: copy host values (an array or a number, broadcast as NumPy
         does) into the view ``a[key]``; ``a[...] = value`` fills all of ``a``."""
+        graphs.refuse("copying into an array")
         view = self[key]
         host = np.asarray(value, host_dtype(self.dtype))
         try:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import compiler.language as tl
-from compiler import cache, descriptors, launch_hints, progress
+from compiler import cache, descriptors, graphs, launch_hints, progress
 from compiler import debug as debug_output
 from compiler.backend_choice import (  # noqa: F401 - the launch API's names
     BACKEND_NAMES,
@@ -171,6 +171,10 @@ class CompiledKernel:
 
     def launch(self, grid: tuple[int, int, int], args: list, verify: bool = False) -> None:
         records = self.metadata.extra.get("debug")
+        if (records or verify) and graphs.capturing() is not None:
+            raise LaunchError(f"a launch with {'debug=True' if records else 'verify=True'} "
+                              "reads results back after it runs, which a tc.graph capture "
+                              "cannot: capture launches without it")
         if records and verify:  # the reference would run without the debug records
             raise LaunchError("verify=True and debug=True cannot be combined on the GPU "
                               "backends: launch with one of them")

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 import compiler.language as tl
+from compiler import graphs
 from compiler.device_arrays import host_view
 from compiler.device_views import DTYPE_NAMES, DeviceView, as_dtype, as_shape
 from compiler.errors import LaunchError, describe_value
@@ -60,6 +61,7 @@ def to_numpy(a: Any) -> np.ndarray:
     """A host copy of ``a``: an array of any backend (a NumPy scalar too: what indexing
     every axis gives on numpy), or a CPU array with ``__dlpack__``. Waits for the work
     queued on it."""
+    graphs.refuse("tc.to_numpy")
     if isinstance(a, np.ndarray | np.generic):
         return np.array(a)
     if isinstance(a, DeviceView):
@@ -74,6 +76,7 @@ def to_numpy(a: Any) -> np.ndarray:
 def synchronize(backend: str | None = None) -> None:
     """Wait until the work queued on ``backend``'s device is done (nothing on numpy, where
     a launch returns when it has run)."""
+    graphs.refuse("tc.synchronize")
     _backend_module(backend).synchronize()
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 import compiler.language as tl
 from compiler import descriptors, device_arrays
+from compiler.device_views import DeviceView
 from compiler.errors import (
     ArgumentError,
     LaunchError,
@@ -66,6 +67,8 @@ def _numpy_scalar_dtype(v: np.generic) -> tl.dtype:
 
 def arg_spec(v: Any) -> tuple[str, str, bool]:
     """(kind, dtype, divisible-by-16) of one runtime argument."""
+    if isinstance(v, DeviceView):  # tc.empty's arrays, on ptx and wgsl
+        return v.arg_spec()
     if isinstance(v, np.ndarray):  # any strides: the backends take the memory they span
         if any(s < 0 for s in v.strides):
             raise negative_strides(v)
@@ -151,6 +154,8 @@ def _spec_for(t: type) -> Callable[[Any], Any]:
         return lambda v: (t, v.dtype, v.data_ptr() % 16 == 0)
     if t.__name__ == "TensorDescriptor":
         return descriptor_key
+    if issubclass(t, DeviceView):
+        return lambda v: (t, v.arg_spec())
     return lambda v: (t, arg_spec(v))
 
 

@@ -14,7 +14,7 @@ import pytest
 
 import compiler as tc
 from compiler.jit import KernelFunction, availability
-from examples.gpt import attention, embedding, layernorm, loss, matmul, optimizer
+from examples.gpt import attention, embedding, kvcache, layernorm, loss, matmul, optimizer
 from examples.gpt import reference as ref
 from examples.gpt.config import GPTConfig, init_params
 from examples.gpt.step import forward_backward
@@ -90,6 +90,37 @@ def test_embedding_forward_and_backward(target, rng):
     want_dwpe[:T] += dout.sum(axis=0)
     embedding.embedding_backward(idx, dout, dwte, dwpe, backend=target.backend)
     target.close((out, wte[idx] + wpe[:T]), (dwte, want_dwte), (dwpe, want_dwpe))
+
+
+def test_generation_reads_the_position_on_the_device(target, rng):
+    """The embedding of tokens at positions pos[0] on, and their keys and values into the
+    cache there, rows past its end dropped."""
+    B, T, C, _, V = target.shape
+    idx = rng.integers(0, V, (B, 3)).astype(np.int32)
+    wte, wpe = f32(rng, V, C), f32(rng, T + 3, C)
+    out = np.full((B, 3, C), np.nan, np.float32)
+    embedding.embedding_forward(idx, wte, wpe, out, backend=target.backend,
+                                pos=np.array([T], np.int32))
+    qkv, cache = f32(rng, B, 3, 3 * C), np.zeros((B, 8, 2 * C), np.float32)
+    kvcache.cache_keys_values(qkv, cache, np.array([6], np.int32), backend=target.backend)
+    want = np.zeros_like(cache)
+    want[:, 6:] = qkv[:, :2, C:]
+    target.close((out, wte[idx] + wpe[T:T + 3]), (cache, want))
+
+
+def test_next_token_is_the_first_likeliest_and_advance_moves_the_position(target, rng):
+    B, T, _, _, V = target.shape
+    logits = f32(rng, B, V)
+    logits[0, [3, V - 1]] = 9.0  # equals in two blocks (BLOCK 16) and lanes: the first
+    logits[1, [20, 36]] = 9.0  # in one lane of two blocks
+    tok, hist = np.full(B, -1, np.int32), np.full((B, T), -1, np.int32)
+    pos = np.array([2], np.int32)
+    kvcache.next_token(logits, tok, hist, pos, 3, backend=target.backend, BLOCK=16)
+    kvcache.advance(pos, 3, backend=target.backend)
+    want = np.full((B, T), -1)
+    want[:, 5] = logits.argmax(axis=1)
+    assert list(want[:2, 5]) == [3, 20]
+    target.close((tok, want[:, 5]), (hist, want), (pos, [5]))
 
 
 @pytest.mark.parametrize("accumulate", [False, True])

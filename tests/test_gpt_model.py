@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from compiler.jit import KernelFunction, availability
-from examples.gpt import data
+from examples.gpt import data, embedding, kvcache
 from examples.gpt import reference as ref
 from examples.gpt.config import ConfigError, GPTConfig, init_params
 from examples.gpt.model import GPT, ModelError, check_config, pick
@@ -142,6 +142,42 @@ def test_greedy_generation_matches_the_reference(backend):
     _, cache = ref.forward(_f64(params), prompt, prompt, TINY)
     np.testing.assert_allclose(model.forward(prompt), cache["lnf"][:, -1] @ params["wte"].T,
                                rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_generation_replaying_a_graph_of_the_decoding_step_equals_launching_it(backend,
+                                                                              dtype):
+    """Greedy and seeded draws, through the block size: the decoding step launched, and
+    captured once in a tc.graph (a CUDA graph on ptx) and replayed, then replayed again
+    by the next call."""
+    if dtype == "bfloat16" and backend == "wgsl":
+        pytest.skip("WGSL has no bfloat16")
+    params, prompt = _params(0.1), _tokens((2, 58))
+    model = _model(backend, params, dtype)
+    launched = model.generate(prompt, 9, temperature=0, graph=False)
+    assert model._gen["graph"] is None
+    np.testing.assert_array_equal(model.generate(prompt, 9, temperature=0, graph=True),
+                                  launched)
+    graph = model._gen["graph"]
+    assert graph is not None and len(graph.launches) > 2 * TINY.n_layer
+    if dtype == "float32":
+        np.testing.assert_array_equal(launched, _reference_greedy(params, prompt, 9))
+    drawn = model.generate(prompt[:, :3], 5, temperature=1.0, seed=3, graph=False)
+    np.testing.assert_array_equal(
+        model.generate(prompt[:, :3], 5, temperature=1.0, seed=3, graph=True), drawn)
+    assert model._gen["graph"] is graph
+
+
+def test_decoding_steps_launch_alike_at_every_position():
+    """The position is read on the device, not passed: the kernels a decoding step
+    launches compile once, whatever the position."""
+    model = _model("numpy", _params(0.1))
+    kernels = [k for k in vars(kvcache).values() if isinstance(k, KernelFunction)]
+    kernels.append(embedding.embedding_forward_kernel)
+    model.generate(_tokens((1, 1)), 2, temperature=0)
+    compiled = {k.__name__: len(k._cache) for k in kernels}
+    model.generate(_tokens((1, 1)), 20, temperature=0)
+    assert {k.__name__: len(k._cache) for k in kernels} == compiled
 
 
 def test_sampling_is_seeded_and_top_k_keeps_the_likeliest():

@@ -30,6 +30,7 @@ from compiler.errors import (
     describe_value,
     negative_strides,
 )
+from compiler.graphs import ACTIVE as _CAPTURES
 from compiler.kinfo import GRID_LIMITS, MAX_GRID, KernelInfo, Param
 from compiler.language import dtype_from_str
 from compiler.specialize import cai_dtype
@@ -236,10 +237,11 @@ class DeviceLauncher:
     CUDA graphs: a launch with torch or CuPy arrays goes on that library's current stream
     (the capturing one inside ``torch.cuda.graph``) and neither copies, allocates nor
     waits, and the driver copies the parameter values into the graph node, so it
-    captures and replays; loading the module is made capture-safe below. A launch with
-    NumPy arrays (copied through device buffers, then waited for), with no arrays
-    (the legacy default stream) or with ``debug=True`` (a buffer read back) cannot be
-    captured.
+    captures and replays; loading the module is made capture-safe below. Inside a
+    ``tc.graph`` every launch goes on its capture stream (``graphs.capture_stream``). A
+    launch with NumPy arrays (copied through device buffers, then waited for) or with
+    ``debug=True`` (a buffer read back) cannot be captured, nor, in ``torch.cuda.graph``,
+    one with no torch arrays (the legacy default stream).
     """
 
     def __init__(self, artifact: bytes, info: KernelInfo, ordinal: int | None = None):
@@ -306,6 +308,9 @@ class DeviceLauncher:
                 elif source is None:
                     source = kind
             stream = 0 if source is None else source(self._ordinal)
+            if _CAPTURES:  # a tc.graph captures, on this thread or another
+                from backends.ptx.graphs import capture_stream
+                stream = capture_stream(self, dims, args, stream, staged)
             if staged:
                 self._launch_staged(dims, stream, [
                     (i, _span(p, a)) for i, (p, a) in enumerate(zip(self.info.params, args))
@@ -396,9 +401,14 @@ def _check_grid(grid: tuple) -> tuple[int, int, int]:
 
 
 def _current_stream(source: str | None, ordinal: int) -> int:
-    """The stream to launch on: the current one of the library whose arrays were passed
-    (``"torch"`` or ``"cupy"``), else the legacy default stream, ordered with every
-    blocking stream."""
+    """The stream to launch on: the capture's while this thread captures a ``tc.graph``,
+    else the current one of the library whose arrays were passed (``"torch"`` or
+    ``"cupy"``), else the legacy default stream, ordered with every blocking stream."""
+    if _CAPTURES:
+        from backends.ptx.graphs import current_capture_stream
+        captured = current_capture_stream()
+        if captured is not None:
+            return captured
     if source == "torch":
         return _torch_stream(sys.modules["torch"])(ordinal)
     if source == "cupy":

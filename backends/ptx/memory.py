@@ -21,7 +21,7 @@ import numpy as np
 
 import compiler.language as tl
 from backends.ptx import Device, _check, _driver
-from compiler import dlpack
+from compiler import dlpack, graphs
 from compiler.device_arrays import CUDA
 from compiler.device_views import DeviceView, host_dtype, itemsize
 from compiler.dtypes import ML_DTYPES
@@ -60,8 +60,21 @@ class _Memory:
 
 
 def _free(device: Device, ptr: int) -> None:
+    if any(g.backend == "ptx" for g in list(graphs.ACTIVE.values())):
+        _DEFERRED.append((device, ptr))  # a free waits for the device: after the capture
+        return
     with _current(device) as driver:
         driver.cuMemFree(ptr)
+
+
+_DEFERRED: list[tuple[Device, int]] = []
+"""Memory dropped while a ``tc.graph`` captured on ptx, freed when no capture is left."""
+
+
+def free_deferred() -> None:
+    """Free what ``_free`` put off, once no ptx capture is left."""
+    while _DEFERRED and not any(g.backend == "ptx" for g in list(graphs.ACTIVE.values())):
+        _free(*_DEFERRED.pop())
 
 
 class DeviceArray(DeviceView):
@@ -81,6 +94,9 @@ class DeviceArray(DeviceView):
     def ptr(self) -> int:
         """The device address of the first element."""
         return self.memory.ptr + self.offset
+
+    def arg_spec(self) -> tuple[str, str, bool]:
+        return ("ptr", self.dtype.short, (self.memory.ptr + self.offset) % 16 == 0)
 
     @property
     def device_id(self) -> int:
@@ -116,8 +132,7 @@ class DeviceArray(DeviceView):
     def __dlpack_device__(self) -> tuple[int, int]:
         return (CUDA, self.device_id)
 
-    def numpy(self) -> np.ndarray:
-        """A host copy of the contents (after the work queued before it)."""
+    def _read(self) -> np.ndarray:
         out = np.empty(self.shape, host_dtype(self.dtype))
         if self.nbytes:
             with _current(self.memory.device) as driver:

@@ -18,6 +18,8 @@ from collections.abc import MutableMapping
 
 import numpy as np
 
+from compiler.graphs import ACTIVE as _CAPTURES
+from compiler.graphs import record
 from compiler.kinfo import KernelInfo
 
 _HEADER = "// tilec-wgsl-facts: "
@@ -108,4 +110,6 @@ class Launcher:
         self.kernel = Kernel(*unpack_artifact(artifact), info)
 
     def __call__(self, grid: tuple[int, int, int], args: list) -> None:
+        if _CAPTURES and record(self, grid, args, "wgsl"):  # a tc.graph takes it
+            return
         self.kernel(grid, args)

@@ -33,8 +33,7 @@ class WgslArray(DeviceView):
     def _at(self, offset: int, shape: tuple[int, ...]) -> WgslArray:
         return dataclasses.replace(self, offset=offset, shape=shape)
 
-    def numpy(self) -> np.ndarray:
-        """A host copy of the contents (after the work queued on the buffer)."""
+    def _read(self) -> np.ndarray:
         out = np.empty(self.shape, host_dtype(self.dtype))
         if self.nbytes:
             skip = self.offset % 4

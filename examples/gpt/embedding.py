@@ -16,15 +16,18 @@ from examples.gpt.shapes import expect, pow2
 
 
 @tc.kernel
-def embedding_forward_kernel(idx, wte, wpe, out, n_rows, T, C, BR: tl.constexpr,
-                             BC: tl.constexpr):
+def embedding_forward_kernel(idx, wte, wpe, pos, out, n_rows, T, C, BR: tl.constexpr,
+                             BC: tl.constexpr, AT_POS: tl.constexpr):
     r = tl.program_id(0) * BR + tl.arange(0, BR)
     c = tl.program_id(1) * BC + tl.arange(0, BC)
     live = r < n_rows
     mask = live[:, None] & (c[None, :] < C)
     token = tl.load(idx + r, mask=live, other=0)
+    t = r % T  # the position, from pos[0] on with AT_POS
+    if AT_POS:
+        t += tl.load(pos)
     e = tl.load(wte + token[:, None] * C + c[None, :], mask=mask, other=0.0).to(tl.float32) \
-        + tl.load(wpe + (r % T)[:, None] * C + c[None, :], mask=mask, other=0.0).to(tl.float32)
+        + tl.load(wpe + t[:, None] * C + c[None, :], mask=mask, other=0.0).to(tl.float32)
     tl.store(out + r[:, None] * C + c[None, :], e.to(out.dtype), mask=mask)
 
 
@@ -55,8 +58,10 @@ def _blocks(n_rows: int, C: int) -> tuple[int, int]:
     return min(16, pow2(n_rows)), min(128, pow2(C))
 
 
-def embedding_forward(idx, wte, wpe, out, backend: str | None = None) -> None:
-    """``out`` (B, T, C) from int32 ``idx`` (B, T)."""
+def embedding_forward(idx, wte, wpe, out, backend: str | None = None, pos=None) -> None:
+    """``out`` (B, T, C) from int32 ``idx`` (B, T) at positions 0 .. T, or with ``pos``
+    (an int32 array of one element, read on the device) at ``pos[0] ..``, which must
+    leave them inside ``wpe``."""
     B, T = idx.shape
     C = wte.shape[1]
     if wpe.shape[1] != C or T > wpe.shape[0]:
@@ -64,7 +69,8 @@ def embedding_forward(idx, wte, wpe, out, backend: str | None = None) -> None:
     expect("out", out, (B * T, C))
     BR, BC = _blocks(B * T, C)
     embedding_forward_kernel[(tc.cdiv(B * T, BR), tc.cdiv(C, BC))](
-        idx, wte, wpe, out, B * T, T, C, BR=BR, BC=BC, backend=backend)
+        idx, wte, wpe, idx if pos is None else pos, out, B * T, T, C, BR=BR, BC=BC,
+        AT_POS=pos is not None, backend=backend)
 
 
 def embedding_backward(idx, dout, dwte, dwpe, backend: str | None = None) -> None:

@@ -22,6 +22,7 @@ statistics, the logits and the loss stay float32.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -46,6 +47,9 @@ DTYPES = {"float32": tl.float32, "bfloat16": tl.bfloat16}
 PER_LAYER = frozenset({"ln1", "ln1_mean", "ln1_rstd", "qkv", "att", "lse", "res2", "ln2",
                        "ln2_mean", "ln2_rstd", "pre", "fch", "res3"})
 """``step.activation_shapes``' arrays with a leading layer axis."""
+LAYER_PARAMS = ("ln1w", "ln1b", "qkvw", "qkvb", "attprojw", "attprojb", "ln2w", "ln2b", "fcw",
+                "fcb", "fcprojw", "fcprojb")
+"""The parameters stacked by layer (``config.param_shapes``)."""
 LOW_PRECISION = frozenset({"ln1", "qkv", "att", "ln2", "fch", "lnf", "dlogits", "dres", "dC",
                            "d3C", "d4C", "ln", "cache", "lnl"})
 """The activations (a training step's and generation's) held in bfloat16 in that mode."""
@@ -162,7 +166,9 @@ class GPT:
         the logits (B, V) of the token after each row of ``idx`` (a NumPy array)."""
         idx = tokens(idx, self.cfg, "idx", self.cfg.block_size)
         if targets is None:
-            return self._run(self._generation(idx.shape[0]), idx, 0)
+            g = self._generation(idx.shape[0])
+            self._prefill(g, idx)
+            return tc.to_numpy(g["logits"])
         targets = tokens(targets, self.cfg, "targets")
         if targets.shape != idx.shape:
             raise ModelError(f"targets must have idx's shape {idx.shape}, got {targets.shape}")
@@ -220,36 +226,58 @@ class GPT:
     # ------------------------------------------------------------ generation
 
     def generate(self, idx, max_new_tokens: int, temperature: float = 1.0,
-                 top_k: int | None = None, seed: int | None = None) -> np.ndarray:
+                 top_k: int | None = None, seed: int | None = None,
+                 graph: bool | None = None) -> np.ndarray:
         """``idx`` (int (B, T)) followed by ``max_new_tokens`` tokens drawn one at a time
         (``pick``; ``seed`` seeds the draws), as int32 (B, T + max_new_tokens). The prompt
         runs once and each new token alone against the key/value cache; past the block
         size the model sees the last ``block_size`` tokens, which have all moved one
-        position, so each such step runs them anew."""
+        position, so each such step runs them anew. ``graph``: replay one ``tc.graph`` of
+        the decoding step, captured per batch size, instead of launching its kernels
+        (None: on ptx, where that saves the host about a hundred launches a token)."""
         idx = tokens(idx, self.cfg, "idx")
         if max_new_tokens < 0 or temperature < 0:
             raise ModelError(f"generate needs max_new_tokens >= 0 and temperature >= 0, got "
                              f"{max_new_tokens} and {temperature}")
         if top_k is not None and not 1 <= top_k <= self.cfg.vocab_size:
             raise ModelError(f"top_k must be in 1..{self.cfg.vocab_size} or None, got {top_k}")
-        rng, block = np.random.default_rng(seed), self.cfg.block_size
-        out = [idx]
+        draw = None if temperature == 0 else \
+            functools.partial(pick, temperature=temperature, top_k=top_k,
+                              rng=np.random.default_rng(seed))
         g = self._generation(idx.shape[0])
-        pos = min(idx.shape[1], block)
-        logits = self._run(g, idx[:, -block:], 0) if max_new_tokens else None
-        for i in range(max_new_tokens):
-            out.append(pick(logits, temperature, top_k, rng)[:, None])
-            if i + 1 == max_new_tokens:
-                break
-            if pos < block:
-                logits, pos = self._run(g, out[-1], pos), pos + 1
-            else:
-                logits = self._run(g, np.concatenate(out, axis=1)[:, -block:], 0)
+        use_graph = self.backend == "ptx" if graph is None else graph
+        out, block, left = [idx], self.cfg.block_size, max_new_tokens
+        while left:
+            window = np.concatenate(out, axis=1)[:, -block:]
+            out.append(self._continue(g, window, min(left, block + 1 - window.shape[1]),
+                                      draw, use_graph))
+            left -= out[-1].shape[1]
         return np.concatenate(out, axis=1)
 
+    def _continue(self, g: dict, window: np.ndarray, n: int, draw, use_graph: bool):
+        """``n`` tokens after ``window`` (B, T), T + n - 1 at most the block size: the
+        window's prefill, then a decoding step per token but the last. Greedy choices
+        stay on the device until all ``n`` are made (``kvcache.next_token``); ``draw``
+        (a partial ``pick``) draws each from logits brought back."""
+        B, T = window.shape
+        self._prefill(g, window)
+        drawn = []
+        for i in range(n):
+            if draw is not None:
+                drawn.append(draw(tc.to_numpy(g["logits"])))
+                g["tok"][:B] = drawn[-1]
+            if i + 1 < n:
+                self._decode(g, B, use_graph)
+        if draw is not None:
+            return np.stack(drawn, axis=1)
+        return tc.to_numpy(g["hist"])[:, T:T + n]
+
     def _generation(self, B: int) -> dict:
-        """Generation's buffers for B sequences of up to ``block_size`` positions, and a
-        (B, block_size, 2C) key/value cache a layer."""
+        """Generation's buffers for B sequences of up to ``block_size`` positions, a
+        (B, block_size, 2C) key/value cache a layer, the position of a step's first token
+        (``pos``) and the greedy tokens by position (``hist``); each layer's weights as
+        views, made once; and the views of a step and the decoding step's graph, made
+        when first needed."""
         if self._gen is not None and self._gen["last"].shape[0] == B:
             return self._gen
         self._gen = None
@@ -261,41 +289,80 @@ class GPT:
                   "lrstd": (B,), "logits": (B, cfg.vocab_size)}
         g = {name: self._activation(name, shape) for name, shape in shapes.items()}
         g["tok"] = self._zeros(n, tl.int32)
+        g["pos"] = self._zeros(1, tl.int32)
+        g["hist"] = self._zeros((B, cfg.block_size + 1), tl.int32)
         g["cache"] = [self._activation("cache", (B, cfg.block_size, 2 * C))
                       for _ in range(cfg.n_layer)]
+        g["layers"] = [{k: self._weights[k][i] for k in LAYER_PARAMS}
+                       for i in range(cfg.n_layer)]
+        g["views"], g["graph"], g["warm"] = {}, None, False
         self._gen = g
         return g
 
-    def _run(self, g: dict, toks: np.ndarray, t0: int) -> np.ndarray:
-        """The model on ``toks`` (B, Tn) at positions ``t0 ..``, their keys and values
-        added to the cache: the logits (B, V) of the token after each row's last."""
-        cfg, w, be = self.cfg, self._weights, self.backend
-        (B, Tn), C = toks.shape, cfg.n_embd
-        n = B * Tn
-        tok = g["tok"][:n].reshape(B, Tn)
-        tok[...] = toks
-        x, x2, ln, mean, rstd = (g[k][:n] for k in ("x", "x2", "ln", "mean", "rstd"))
-        qkv, att, pre, fch = (g[k][:n] for k in ("qkv", "att", "pre", "fch"))
-        embedding.embedding_forward(tok, w["wte"], w["wpe"][t0:t0 + Tn], x, backend=be)
-        for i in range(cfg.n_layer):
-            layernorm.layernorm_forward(x, w["ln1w"][i], w["ln1b"][i], ln, mean, rstd,
-                                        backend=be)
-            matmul.linear_forward(ln, w["qkvw"][i], w["qkvb"][i], qkv, backend=be)
-            heads = qkv.reshape(B, Tn, 3 * C)
-            kvcache.cache_keys_values(heads, g["cache"][i], t0, backend=be)
-            kvcache.cached_attention(heads, g["cache"][i], att, t0, cfg.n_head, backend=be)
-            matmul.linear_forward(att, w["attprojw"][i], w["attprojb"][i], x2, residual=x,
+    def _prefill(self, g: dict, toks: np.ndarray) -> None:
+        """A step on ``toks`` (B, Tn) from position 0."""
+        B, Tn = toks.shape
+        self._views(g, B, Tn)["tok"][...] = toks
+        g["pos"][...] = 0
+        self._step(g, B, Tn)
+
+    def _decode(self, g: dict, B: int, use_graph: bool) -> None:
+        """A step on the token of each row in ``g["tok"]``: launched, or with
+        ``use_graph`` a replay of the step captured once (after a launched one, which
+        compiled its kernels)."""
+        if use_graph and g["graph"] is None and g["warm"]:
+            with tc.graph(self.backend) as captured:
+                self._step(g, B, 1)
+            g["graph"] = captured
+        if use_graph and g["graph"] is not None:
+            g["graph"].replay()
+            return
+        self._step(g, B, 1)
+        g["warm"] = True
+
+    def _views(self, g: dict, B: int, Tn: int) -> dict:
+        """The arrays of a step on (B, Tn) tokens, views of generation's buffers, made
+        once for each Tn."""
+        v = g["views"].get(Tn)
+        if v is None:
+            n, C = B * Tn, self.cfg.n_embd
+            v = {k: g[k][:n] for k in ("x", "x2", "ln", "mean", "rstd", "att", "pre", "fch")}
+            v["tok"] = g["tok"][:n].reshape(B, Tn)
+            v["heads"] = g["qkv"][:n].reshape(B, Tn, 3 * C)
+            v["qkv"] = g["qkv"][:n]
+            v["next"] = g["tok"][:B]  # the next step's tokens, one a row
+            v["last"] = v["x"] if Tn == 1 else g["last"]
+            g["views"][Tn] = v
+        return v
+
+    def _step(self, g: dict, B: int, Tn: int) -> None:
+        """The model on the (B, Tn) tokens in ``g["tok"]`` at positions ``g["pos"]`` on,
+        their keys and values added to the cache: the logits (B, V) of the token after each
+        row's last, the likeliest such token into ``g["tok"]`` (the next step's input) and
+        ``g["hist"]``, and ``g["pos"]`` moved on by Tn. All on the device, from arrays
+        whose addresses stay, so a decoding step is the same launches every time."""
+        cfg, w, be, pos = self.cfg, self._weights, self.backend, g["pos"]
+        v, C = self._views(g, B, Tn), cfg.n_embd
+        x, x2, ln, mean, rstd = (v[k] for k in ("x", "x2", "ln", "mean", "rstd"))
+        embedding.embedding_forward(v["tok"], w["wte"], w["wpe"], x, backend=be, pos=pos)
+        for lw, cache in zip(g["layers"], g["cache"], strict=True):
+            layernorm.layernorm_forward(x, lw["ln1w"], lw["ln1b"], ln, mean, rstd, backend=be)
+            matmul.linear_forward(ln, lw["qkvw"], lw["qkvb"], v["qkv"], backend=be)
+            kvcache.cache_keys_values(v["heads"], cache, pos, backend=be)
+            kvcache.cached_attention(v["heads"], cache, v["att"], pos, cfg.n_head, backend=be)
+            matmul.linear_forward(v["att"], lw["attprojw"], lw["attprojb"], x2, residual=x,
                                   backend=be)
-            layernorm.layernorm_forward(x2, w["ln2w"][i], w["ln2b"][i], ln, mean, rstd,
-                                        backend=be)
-            matmul.linear_forward(ln, w["fcw"][i], w["fcb"][i], fch, pre=pre, backend=be)
-            matmul.linear_forward(fch, w["fcprojw"][i], w["fcprojb"][i], x, residual=x2,
+            layernorm.layernorm_forward(x2, lw["ln2w"], lw["ln2b"], ln, mean, rstd, backend=be)
+            matmul.linear_forward(ln, lw["fcw"], lw["fcb"], v["fch"], pre=v["pre"], backend=be)
+            matmul.linear_forward(v["fch"], lw["fcprojw"], lw["fcprojb"], x, residual=x2,
                                   backend=be)
-        kvcache.last_rows(x.reshape(B, Tn, C), g["last"], backend=be)
-        layernorm.layernorm_forward(g["last"], w["lnfw"], w["lnfb"], g["lnl"], g["lmean"],
+        if Tn > 1:
+            kvcache.last_rows(x.reshape(B, Tn, C), g["last"], backend=be)
+        layernorm.layernorm_forward(v["last"], w["lnfw"], w["lnfb"], g["lnl"], g["lmean"],
                                     g["lrstd"], backend=be)
         matmul.linear_forward(g["lnl"], w["wte"], None, g["logits"], backend=be)
-        return tc.to_numpy(g["logits"])
+        kvcache.next_token(g["logits"], v["next"], g["hist"], pos, Tn, backend=be)
+        kvcache.advance(pos, Tn, backend=be)
 
     # ------------------------------------------------------------ checkpoints
 
