@@ -33,7 +33,7 @@ from typing import Any, Self
 
 import numpy as np
 
-from compiler.backend_choice import resolve_backend
+from compiler.backend_choice import backend_module, resolve_backend
 from compiler.errors import LaunchError
 
 ACTIVE: dict[int, Graph] = {}
@@ -89,9 +89,8 @@ class Graph:
         if self._state != "new":
             raise LaunchError("this tc.graph has been captured already; capture again into "
                               "a new tc.graph()")
-        if self.backend == "ptx":
-            from backends.ptx.graphs import CudaGraph
-            self._cuda = CudaGraph()
+        if self.backend == "ptx":  # the backend's own capture (a CUDA graph)
+            self._cuda = backend_module("ptx").new_graph()
         self._state = "capturing"
         ACTIVE[threading.get_ident()] = self
         return self

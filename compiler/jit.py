@@ -241,9 +241,8 @@ def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int 
         with timing.compilation(f"{fn.__name__} on {backend}{warps}"):
             with timing.phase("frontend"):
                 module, params = frontend.generate(fn.kernel_source(), specs, language)
-                num_warps = num_warps or _default_warps(module)
-                num_stages = num_stages or _default_stages(module, backend, arch)
-                estimates = {} if backend == "ptx" else _estimates(module, num_warps)
+                num_warps, num_stages, estimates = _chosen(module, backend, arch, num_warps,
+                                                           num_stages)
             # No stage is kept: a third of a compilation went to printing or copying them,
             # for the few callers that read them (``ck.stages`` compiles again).
             compiled = pipeline.run(module, backend, num_warps, dump=dump, debug=debug,
@@ -267,28 +266,14 @@ def _compile_locked(fn: TileFunction, specs: list, backend: str, num_warps: int 
     return ck
 
 
-def _default_warps(module) -> int:
-    """The warps of a kernel whose launch leaves them to the compiler (cuTile's)."""
-    from compiler.passes.tile_budget import default_warps
-    return default_warps(module)
-
-
-def _default_stages(module, backend: str, arch: str | None) -> int:
-    """The stages of a kernel whose launch leaves them to the compiler (cuTile's): fitted
-    to the target's shared memory on ptx, else the default."""
-    if backend != "ptx":
-        return DEFAULT_STAGES
+def _chosen(module, backend: str, arch: str | None, num_warps: int | None,
+            num_stages: int | None) -> tuple[int, int, dict[str, int]]:
+    """Warps and stages a launch left to the compiler (cuTile's), and the register and
+    shared-memory figures no GPU compiler gives (``compiler.passes.tile_budget``)."""
     from compiler import pipeline
-    from compiler.passes.tile_budget import default_stages
-    return default_stages(module, arch or pipeline.DEFAULT_ARCH, DEFAULT_STAGES)
-
-
-def _estimates(module, num_warps: int) -> dict[str, int]:
-    """``registers`` and ``shared`` where no GPU compiler counts them: numpy (both) and
-    wgsl (registers: its own count of workgroup memory wins)."""
-    from compiler.passes.tile_budget import estimated_registers, estimated_shared
-    return {"registers": estimated_registers(module, num_warps),
-            "shared": estimated_shared(module, num_warps)}
+    from compiler.passes import tile_budget
+    return tile_budget.chosen(module, backend, arch or pipeline.DEFAULT_ARCH, num_warps,
+                              num_stages, DEFAULT_STAGES)
 
 
 @contextlib.contextmanager
@@ -313,8 +298,7 @@ def _stages(fn: TileFunction, specs: list, backend: str, num_warps: int | None, 
     from compiler import frontend, pipeline
     with _COMPILING, collector_paused():
         module, _ = frontend.generate(fn.kernel_source(), specs, language)
-        num_warps = num_warps or _default_warps(module)
-        num_stages = num_stages or _default_stages(module, backend, arch)
+        num_warps, num_stages, _ = _chosen(module, backend, arch, num_warps, num_stages)
         compiled = pipeline.run(module, backend, num_warps, debug=debug, num_stages=num_stages,
                                 arch=arch or pipeline.DEFAULT_ARCH, eager_stages=True)
     return list(compiled.stages)

@@ -113,6 +113,12 @@ class Device:
 
 
 @functools.cache
+def new_graph():
+    """A ``tc.graph``'s CUDA graph, capturing from now on (``backends.ptx.graphs``)."""
+    from backends.ptx.graphs import CudaGraph
+    return CudaGraph()
+
+
 def availability() -> tuple[bool, str]:
     """Whether a CUDA device that runs tilec's PTX (sm_80 or newer) is present, and why."""
     try:

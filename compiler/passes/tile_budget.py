@@ -46,6 +46,21 @@ SHARED_PER_BLOCK = {80: 163 * 1024, 87: 163 * 1024}  # else Hopper's from sm_90,
 POINTER_BITS = 32  # a tile of pointers is a base and an offset an element, as ptx keeps it
 
 
+def chosen(module: ModuleOp, backend: str, arch: str, num_warps: int | None,
+           num_stages: int | None, least_stages: int) -> tuple[int, int, dict[str, int]]:
+    """``num_warps`` and ``num_stages`` where given, else chosen (stages fitted to the
+    shared memory of ``arch`` on ptx, else ``least_stages``); and off ptx the estimated
+    ``registers`` and ``shared`` (wgsl's own count of workgroup memory wins over it)."""
+    warps = num_warps or default_warps(module)
+    if not num_stages:
+        num_stages = default_stages(module, arch, least_stages) if backend == "ptx" else \
+            least_stages
+    estimates = {} if backend == "ptx" else {
+        "registers": estimated_registers(module, warps),
+        "shared": estimated_shared(module, warps)}
+    return warps, num_stages, estimates
+
+
 def default_warps(module: ModuleOp) -> int:
     """The warps for ``module``'s kernel, from its largest accumulator or tile."""
     held: dict[Block | None, int] = {}  # accumulator elements live together, per block
