@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import compiler as tc
-from compiler.jit import KernelFunction, availability
+from compiler.jit import DEFAULT_STAGES, KernelFunction, availability
 from examples.gpt import attention, embedding, layernorm, loss, matmul, optimizer
 from examples.gpt import reference as ref
 from examples.gpt.config import GPTConfig, init_params
@@ -45,8 +45,9 @@ def _compile_only(compiled: list):
     """A ``KernelFunction.__getitem__`` whose launches compile for ptx (sm_90 without a
     GPU) and assemble, and run nothing."""
     def getitem(kernel, grid):
-        def launch(*args, backend=None, num_warps=4, **kwargs):
-            ck = kernel.compile_for(kernel.bind(args, kwargs), "ptx", num_warps)
+        def launch(*args, backend=None, num_warps=4, num_stages=DEFAULT_STAGES, **kwargs):
+            ck = kernel.compile_for(kernel.bind(args, kwargs), "ptx", num_warps,
+                                    num_stages=num_stages)
             compiled.append((kernel.__name__, ck))
         return launch
     return getitem
@@ -131,8 +132,9 @@ def test_linear_forward_and_backward(target, rng, kind):
     want_dx, want_dw, want_db = ref.linear_backward(dy.astype(np.float64),
                                                     x.astype(np.float64), w)
     want_dw, want_db = want_dw + dw, want_db + db  # parameter gradients accumulate
+    # dw's rows summed in 3 splits, added atomically
     matmul.linear_backward(dy, x, w, dx, dw, db if gelu else None,
-                           pre=prex if gelu else None, backend=target.backend, **tiles)
+                           pre=prex if gelu else None, backend=target.backend, split=3, **tiles)
     if gelu:
         target.close((pre, z), (out, ref.gelu(z)), (db, want_db),
                      (dx, want_dx * ref.gelu_grad(prex.astype(np.float64))), (dw, want_dw))
@@ -249,15 +251,49 @@ def test_tensor_core_inputs_accumulate_in_float32(target, rng, kind):
                                  np.zeros_like(lse), dqkv, BM=16, BN=16, **opts)
     want_dqkv = ref.attention_backward(dout.astype(np.float64), exact.astype(np.float64),
                                        probs, H)
-    if not target.runs:
-        assert len(target.compiled) == 6 and all(
-            "mma" in ck.asm["ptx"] for _, ck in target.compiled), "no tensor cores"
+    if not target.runs:  # every product; db is a column sum
+        products = [ck for name, ck in target.compiled if name != "bias_backward_kernel"]
+        assert len(products) == 6 and all("mma" in ck.asm["ptx"] for ck in products), \
+            "no tensor cores"
     # errors of a few units of the inputs' rounding, relative to each result's scale:
     # bf16 keeps 8 bits, tf32 11 (flash attention's backward rounds P and dS as well)
     unit = 2.0 ** -8 if kind == "bf16" else 2.0 ** -11
     for got, want in ((qkv, want_qkv), (dx, want_dx), (dw, want_dw), (db, want_db),
                       (out, want_out), (lse, want_lse), (dqkv, want_dqkv)):
         target.close((got.astype(np.float64), want), rtol=0, atol=8 * unit * np.abs(want).max())
+
+
+def test_gpt2_products_run_on_tensor_cores_by_tma(monkeypatch):
+    """At GPT-2 124M's shapes (B*T = 8192, bf16 as the model runs them) every product of
+    the linear layers, forward, dx and dw, compiles for sm_90 to wgmma reading stages that
+    TMA fills, with no register spilled (zero-strided arrays: nothing is allocated)."""
+    compiled: list = []
+    monkeypatch.setattr(KernelFunction, "__getitem__", _compile_only(compiled))
+    bf16, M = ml_dtypes.bfloat16, 8192
+
+    def zeros(*shape, dtype=bf16):
+        return np.broadcast_to(np.zeros(1, dtype), shape)
+
+    for N, K, epilogue in ((2304, 768, "bias"), (768, 768, "residual"), (3072, 768, "gelu"),
+                           (768, 3072, "residual"), (50304, 768, "")):
+        f32_out = epilogue in ("residual", "")  # the residual stream, the logits
+        matmul.linear_forward(
+            zeros(M, K), zeros(N, K), zeros(N) if epilogue else None,
+            zeros(M, N, dtype=np.float32 if f32_out else bf16),
+            pre=zeros(M, N, dtype=np.float32) if epilogue == "gelu" else None,
+            residual=zeros(M, N, dtype=np.float32) if epilogue == "residual" else None,
+            backend="ptx")
+        matmul.linear_backward(zeros(M, N), zeros(M, K), zeros(N, K), zeros(M, K),
+                               zeros(N, K, dtype=np.float32),
+                               zeros(N, dtype=np.float32) if epilogue else None,
+                               pre=zeros(M, K, dtype=np.float32) if K > N else None,
+                               backend="ptx")
+    products = [(name, ck) for name, ck in compiled if name != "bias_backward_kernel"]
+    assert len(products) == 15
+    for name, ck in products:
+        ptx = ck.asm["ptx"]
+        assert "wgmma.mma_async" in ptx and "cp.async.bulk.tensor" in ptx, name
+        assert ck.n_spills == 0, (name, ck.n_spills)
 
 
 def test_host_functions_name_a_misshapen_array():
@@ -323,7 +359,7 @@ def test_every_kernel_of_the_step_assembles_for_sm90(monkeypatch):
     params, idx, targets = _problem(TINY, 2, 16)
     forward_backward(params, idx, targets, TINY, "ptx")
     names = {name for name, _ in compiled}
-    assert len(names) == 15, sorted(names)
+    assert len(names) == 16, sorted(names)
     for name, ck in compiled:
         assert ck.asm["cubin"][:4] == b"\x7fELF", name
         assert ck.metadata.target == "sm_90" or availability("ptx")[0]
