@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 
 import compiler as tc
+from compiler.context import parse_module
 from compiler.jit import DEFAULT_STAGES, KernelFunction, availability
 from examples.gpt import attention, embedding, layernorm, loss, matmul, optimizer
 from examples.gpt import reference as ref
 from examples.gpt.config import GPTConfig, init_params
 from examples.gpt.step import forward_backward
+from tests.test_tma_views import TmaProgram
 
 # B, T, C, H, V: a regular shape, and one where no size is a multiple of a tile
 SHAPES = {"small": (2, 16, 32, 2, 64), "odd": (2, 37, 40, 2, 61)}
@@ -294,6 +296,56 @@ def test_gpt2_products_run_on_tensor_cores_by_tma(monkeypatch):
         ptx = ck.asm["ptx"]
         assert "wgmma.mma_async" in ptx and "cp.async.bulk.tensor" in ptx, name
         assert ck.n_spills == 0, (name, ck.n_spills)
+
+
+def _simulated(kernel, arrays: dict, sizes: dict, constants: dict, grid: tuple) -> str:
+    """``kernel`` compiled for sm_90 (8 warps, 4 stages) and run in the TMA and wgmma
+    simulator on ``arrays`` over ``grid``: its SIMT text."""
+    ck = tc.compile(kernel, backend="ptx", target="sm_90",
+                    args=(*arrays.values(), *sizes.values()),
+                    constants={"GROUP": 8, "PRECISION": "ieee", **constants}, num_warps=8,
+                    num_stages=4)
+    text = [ir for name, ir in ck.stages if name == "cse"][-1]
+    module = parse_module(text)
+    for pid in np.ndindex(*grid):
+        TmaProgram(module, {k: v.reshape(-1) for k, v in arrays.items()}, sizes, pid,
+                   grid).run()
+    return text
+
+
+def test_products_by_tma_and_wgmma_simulated(rng):
+    """The three products as Hopper runs them (f16 here: the simulator's 16-bit type),
+    edges in M and N: the forward with bias and GELU (the pre-activation stored by TMA),
+    dx times GELU's derivative, and dw in one and in three splits (sequential in the
+    simulator, so the plain read-add-write adds up as the atomics do)."""
+    M, N, K = 200, 192, 128
+    sizes = {"M": M, "N": N, "K": K}
+    x, w, b = (rng.standard_normal(s).astype(np.float16) for s in ((M, K), (N, K), (N,)))
+    pre, out = np.full((M, N), np.nan, np.float32), np.full((M, N), np.nan, np.float16)
+    text = _simulated(matmul.linear_forward_kernel,
+                      {"x": x, "w": w, "b": b, "res": x, "pre": pre, "out": out}, sizes,
+                      {"BM": 128, "BN": 128, "BK": 64, "BIAS": True, "GELU": True,
+                       "RESIDUAL": False}, (2 * 2,))
+    assert "nvgpu.tma_load" in text and "nvgpu.tma_store" in text
+    z = x.astype(np.float64) @ w.T.astype(np.float64) + b
+    dy = rng.standard_normal((M, N)).astype(np.float16)
+    prex, dx = f32(rng, M, K), np.full((M, K), np.nan, np.float16)
+    _simulated(matmul.linear_backward_x_kernel, {"dy": dy, "w": w, "pre": prex, "dx": dx},
+               sizes, {"BM": 128, "BK": 128, "BN": 64, "GELU": True}, (2,))
+    want_dx, want_dw, _ = ref.linear_backward(dy.astype(np.float64), x.astype(np.float64), w)
+    for split in (1, 3):
+        dw = f32(rng, N, K)
+        want = dw + want_dw
+        text = _simulated(matmul.linear_backward_w_kernel, {"dy": dy, "x": x, "dw": dw}, sizes,
+                          {"BN": 128, "BK": 128, "BM": 64, "ATOMIC": False}, (2, split))
+        assert "nvgpu.tma_load" in text and "simt.ldmatrix" in text
+        np.testing.assert_allclose(dw, want, rtol=0, atol=1e-6 * np.abs(want).max())
+    np.testing.assert_allclose(pre, z, rtol=0, atol=1e-6 * np.abs(z).max())
+    np.testing.assert_allclose(out.astype(np.float64), ref.gelu(z), rtol=0,
+                               atol=2.0**-10 * np.abs(z).max())
+    want_dx = want_dx * ref.gelu_grad(prex.astype(np.float64))
+    np.testing.assert_allclose(dx.astype(np.float64), want_dx, rtol=0,
+                               atol=2.0**-10 * np.abs(want_dx).max())
 
 
 def test_host_functions_name_a_misshapen_array():

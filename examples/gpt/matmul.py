@@ -200,21 +200,39 @@ def linear_backward(dy, x, w, dx, dw, db=None, pre=None, backend: str | None = N
     """``dx = dy @ w`` (times ``gelu_grad(pre)`` when ``pre``, the pre-activation whose
     GELU was ``x``, is given), ``dw += dy.T @ x``, ``db += dy`` summed over rows (no bias
     when ``db`` is None); ``dx`` None skips it (the first layer's input needs none).
-    ``tiles`` (BM, BN, BK, num_warps, num_stages, split) replace the configs' for both
-    products."""
+    ``tiles`` (BM, BN, BK, num_warps, num_stages, split) replace the configs' for every
+    product."""
     N, K = w.shape
+    expect("dy", dy, (rows(x, K), N))
+    expect("dw", dw, (N, K))
+    if dx is not None:
+        linear_backward_x(dy, w, dx, pre, backend, precision, **tiles)
+    linear_backward_w(dy, x, dw, db, backend, precision, **tiles)
+
+
+def linear_backward_x(dy, w, dx, pre=None, backend: str | None = None,
+                      precision: str = "ieee", **tiles) -> None:
+    """``dx = dy @ w``, times ``gelu_grad(pre)`` when ``pre`` is given."""
+    N, K = w.shape
+    M = rows(dx, K)
+    expect("dy", dy, (M, N))
+    if pre is not None:
+        expect("pre", pre, (M, K))
+    c = backward_x_config(M, N, K, dy, backend, pre is not None, **tiles)
+    linear_backward_x_kernel[(tc.cdiv(M, c.BM) * tc.cdiv(K, c.BK),)](
+        dy, w, dx if pre is None else pre, dx, M, N, K, BM=c.BM, BK=c.BK, BN=c.BN, GROUP=8,
+        GELU=pre is not None, PRECISION=precision, backend=backend, num_warps=c.num_warps,
+        num_stages=c.num_stages)
+
+
+def linear_backward_w(dy, x, dw, db=None, backend: str | None = None,
+                      precision: str = "ieee", **tiles) -> None:
+    """``dw += dy.T @ x`` and ``db += dy`` summed over rows (no bias when ``db`` is None)."""
+    N, K = dw.shape
     M = rows(x, K)
     expect("dy", dy, (M, N))
-    expect("dw", dw, (N, K))
-    for name, a, shape in (("dx", dx, (M, K)), ("db", db, (N,)), ("pre", pre, (M, K))):
-        if a is not None:
-            expect(name, a, shape)
-    if dx is not None:
-        c = backward_x_config(M, N, K, dy, backend, pre is not None, **tiles)
-        linear_backward_x_kernel[(tc.cdiv(M, c.BM) * tc.cdiv(K, c.BK),)](
-            dy, w, dx if pre is None else pre, dx, M, N, K, BM=c.BM, BK=c.BK, BN=c.BN,
-            GROUP=8, GELU=pre is not None, PRECISION=precision, backend=backend,
-            num_warps=c.num_warps, num_stages=c.num_stages)
+    if db is not None:
+        expect("db", db, (N,))
     c = backward_w_config(M, N, K, dy, backend, **tiles)
     linear_backward_w_kernel[(tc.cdiv(N, c.BN) * tc.cdiv(K, c.BK), c.split)](
         dy, x, dw, M, N, K, BN=c.BN, BK=c.BK, BM=c.BM, GROUP=8, ATOMIC=c.split > 1,
