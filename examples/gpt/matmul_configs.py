@@ -46,12 +46,14 @@ PORTABLE = Tiles(64, 64, 32)
 DEEP = 64  # the k of a Hopper tile: one 128-byte swizzle atom of 16-bit elements
 
 
-def wgmma_tiles(backend: str | None, operand) -> bool:
+def wgmma_tiles(backend: str | None, operand, *widths: int) -> bool:
     """Whether the Hopper tiles apply: ptx (also asked for by name where it cannot run, to
-    compile), 16-bit operands."""
+    compile), 16-bit operands, rows of the arrays (``widths`` elements) that TMA can
+    describe: multiples of 16 elements, as the kernel's specialization sees them (else the
+    tiles would stage through registers, and spill)."""
     name = backend or default_backend()
     return (resolve_backend(name) if name == "auto" else name) == "ptx" \
-        and operand.itemsize == 2
+        and operand.itemsize == 2 and all(w % 16 == 0 for w in widths)
 
 
 def _waves(programs: int) -> int:
@@ -76,7 +78,7 @@ def _split(tiles: int, blocks: int) -> int:
 
 def forward_config(M: int, N: int, K: int, x, backend: str | None, **tiles) -> Tiles:
     """``out = x @ w.T``'s tiles: BM rows by BN columns of ``out``, BK deep."""
-    if not wgmma_tiles(backend, x):
+    if not wgmma_tiles(backend, x, N, K):
         return replace(PORTABLE, **tiles)
     return replace(Tiles(128, 256 if _wide(M, N) else 128, DEEP, 8, 4), **tiles)
 
@@ -84,7 +86,7 @@ def forward_config(M: int, N: int, K: int, x, backend: str | None, **tiles) -> T
 def backward_x_config(M: int, N: int, K: int, dy, backend: str | None, gelu: bool,
                       **tiles) -> Tiles:
     """``dx = dy @ w``'s tiles: BM rows by BK columns of ``dx``, BN deep."""
-    if not wgmma_tiles(backend, dy):
+    if not wgmma_tiles(backend, dy, N, K):
         return replace(PORTABLE, **tiles)
     wide = _wide(M, K) and not gelu
     return replace(Tiles(128, DEEP, 256 if wide else 128, 8, 4), **tiles)
@@ -93,7 +95,7 @@ def backward_x_config(M: int, N: int, K: int, dy, backend: str | None, gelu: boo
 def backward_w_config(M: int, N: int, K: int, dy, backend: str | None, **tiles) -> Tiles:
     """``dw += dy.T @ x``'s tiles: BN rows by BK columns of ``dw``, BM deep, ``split``
     programs a tile."""
-    if not wgmma_tiles(backend, dy):
+    if not wgmma_tiles(backend, dy, N, K):
         return replace(PORTABLE, **tiles)
     split = _split(-(-N // 128) * -(-K // 128), -(-M // DEEP))
     return replace(Tiles(DEEP, 128, 128, 8, 4, split), **tiles)
@@ -103,7 +105,7 @@ def bias_config(M: int, N: int, dy, backend: str | None, split: int | None = Non
     """``db += dy.sum(0)``'s: BN columns a program, BM rows a step, split along M into
     about two programs a SM on ptx (``split`` if given; elsewhere one, since the NumPy
     backend runs programs that add atomically one at a time)."""
-    if not wgmma_tiles(backend, dy):
+    if not wgmma_tiles(backend, dy, N):
         return Tiles(32, 64, 1, 4, 1, split or 1)
     BM, BN = 32, 256
     fill = max(1, min(2 * SMS // -(-N // BN), -(-M // BM)))
