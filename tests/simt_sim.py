@@ -215,11 +215,19 @@ class Program:
         "arith.sitofp": lambda self, op, a: a,
         "arith.bitcast": lambda self, op, a: np.ascontiguousarray(a).view(np_type(op.result.type)),
         "arith.negf": lambda self, op, a: -a,
+        "math.exp2": lambda self, op, a: _quiet(np.exp2, a),
+        "math.log2": lambda self, op, a: _quiet(np.log2, a),
         "simt.load": _load, "simt.store": _store, "simt.shared_alloc": _alloc,
         "simt.shared_store": _shared_store, "simt.shared_load": _shared_load,
         "simt.barrier": _barrier, "scf.for": _for, "scf.if": _if, "simt.shuffle_xor": _shuffle_threads,
         "simt.shuffle_up": _shuffle_threads, "simt.shuffle_down": _shuffle_threads,
     }
+
+
+def _quiet(fn, a):
+    """``fn(a)`` with IEEE results (inf, -inf) and no warning, as the GPU gives them."""
+    with np.errstate(over="ignore", divide="ignore"):
+        return fn(a)
 
 
 def _scatter(mem: np.ndarray, index, value, mask) -> None:

@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 
 import compiler as tc
-from compiler.jit import KernelFunction, availability
+from compiler.context import parse_module
+from compiler.jit import DEFAULT_STAGES, KernelFunction, availability
 from examples.gpt import attention, embedding, kvcache, layernorm, loss, matmul, optimizer
 from examples.gpt import reference as ref
 from examples.gpt.config import GPTConfig, init_params
 from examples.gpt.step import forward_backward
+from tests.test_tma_views import TmaProgram
 
 # B, T, C, H, V: a regular shape, and one where no size is a multiple of a tile
 SHAPES = {"small": (2, 16, 32, 2, 64), "odd": (2, 37, 40, 2, 61)}
@@ -45,8 +47,9 @@ def _compile_only(compiled: list):
     """A ``KernelFunction.__getitem__`` whose launches compile for ptx (sm_90 without a
     GPU) and assemble, and run nothing."""
     def getitem(kernel, grid):
-        def launch(*args, backend=None, num_warps=4, **kwargs):
-            ck = kernel.compile_for(kernel.bind(args, kwargs), "ptx", num_warps)
+        def launch(*args, backend=None, num_warps=4, num_stages=DEFAULT_STAGES, **kwargs):
+            ck = kernel.compile_for(kernel.bind(args, kwargs), "ptx", num_warps,
+                                    num_stages=num_stages)
             compiled.append((kernel.__name__, ck))
         return launch
     return getitem
@@ -162,8 +165,9 @@ def test_linear_forward_and_backward(target, rng, kind):
     want_dx, want_dw, want_db = ref.linear_backward(dy.astype(np.float64),
                                                     x.astype(np.float64), w)
     want_dw, want_db = want_dw + dw, want_db + db  # parameter gradients accumulate
+    # dw's rows summed in 3 splits, added atomically
     matmul.linear_backward(dy, x, w, dx, dw, db if gelu else None,
-                           pre=prex if gelu else None, backend=target.backend, **tiles)
+                           pre=prex if gelu else None, backend=target.backend, split=3, **tiles)
     if gelu:
         target.close((pre, z), (out, ref.gelu(z)), (db, want_db),
                      (dx, want_dx * ref.gelu_grad(prex.astype(np.float64))), (dw, want_dw))
@@ -280,15 +284,99 @@ def test_tensor_core_inputs_accumulate_in_float32(target, rng, kind):
                                  np.zeros_like(lse), dqkv, BM=16, BN=16, **opts)
     want_dqkv = ref.attention_backward(dout.astype(np.float64), exact.astype(np.float64),
                                        probs, H)
-    if not target.runs:
-        assert len(target.compiled) == 6 and all(
-            "mma" in ck.asm["ptx"] for _, ck in target.compiled), "no tensor cores"
+    if not target.runs:  # every product; db is a column sum
+        products = [ck for name, ck in target.compiled if name != "bias_backward_kernel"]
+        assert len(products) == 6 and all("mma" in ck.asm["ptx"] for ck in products), \
+            "no tensor cores"
     # errors of a few units of the inputs' rounding, relative to each result's scale:
     # bf16 keeps 8 bits, tf32 11 (flash attention's backward rounds P and dS as well)
     unit = 2.0 ** -8 if kind == "bf16" else 2.0 ** -11
     for got, want in ((qkv, want_qkv), (dx, want_dx), (dw, want_dw), (db, want_db),
                       (out, want_out), (lse, want_lse), (dqkv, want_dqkv)):
         target.close((got.astype(np.float64), want), rtol=0, atol=8 * unit * np.abs(want).max())
+
+
+def test_gpt2_products_run_on_tensor_cores_by_tma(monkeypatch):
+    """At GPT-2 124M's shapes (B*T = 8192, bf16 as the model runs them) every product of
+    the linear layers, forward, dx and dw, compiles for sm_90 to wgmma reading stages that
+    TMA fills, with no register spilled (zero-strided arrays: nothing is allocated)."""
+    compiled: list = []
+    monkeypatch.setattr(KernelFunction, "__getitem__", _compile_only(compiled))
+    bf16, M = ml_dtypes.bfloat16, 8192
+
+    def zeros(*shape, dtype=bf16):
+        return np.broadcast_to(np.zeros(1, dtype), shape)
+
+    for N, K, epilogue in ((2304, 768, "bias"), (768, 768, "residual"), (3072, 768, "gelu"),
+                           (768, 3072, "residual"), (50304, 768, "")):
+        f32_out = epilogue in ("residual", "")  # the residual stream, the logits
+        matmul.linear_forward(
+            zeros(M, K), zeros(N, K), zeros(N) if epilogue else None,
+            zeros(M, N, dtype=np.float32 if f32_out else bf16),
+            pre=zeros(M, N, dtype=np.float32) if epilogue == "gelu" else None,
+            residual=zeros(M, N, dtype=np.float32) if epilogue == "residual" else None,
+            backend="ptx")
+        matmul.linear_backward(zeros(M, N), zeros(M, K), zeros(N, K), zeros(M, K),
+                               zeros(N, K, dtype=np.float32),
+                               zeros(N, dtype=np.float32) if epilogue else None,
+                               pre=zeros(M, K, dtype=np.float32) if K > N else None,
+                               backend="ptx")
+    products = [(name, ck) for name, ck in compiled if name != "bias_backward_kernel"]
+    assert len(products) == 15
+    for name, ck in products:
+        ptx = ck.asm["ptx"]
+        assert "wgmma.mma_async" in ptx and "cp.async.bulk.tensor" in ptx, name
+        assert ck.n_spills == 0, (name, ck.n_spills)
+
+
+def _simulated(kernel, arrays: dict, sizes: dict, constants: dict, grid: tuple) -> str:
+    """``kernel`` compiled for sm_90 (8 warps, 4 stages) and run in the TMA and wgmma
+    simulator on ``arrays`` over ``grid``: its SIMT text."""
+    ck = tc.compile(kernel, backend="ptx", target="sm_90",
+                    args=(*arrays.values(), *sizes.values()),
+                    constants={"GROUP": 8, "PRECISION": "ieee", **constants}, num_warps=8,
+                    num_stages=4)
+    text = [ir for name, ir in ck.stages if name == "cse"][-1]
+    module = parse_module(text)
+    for pid in np.ndindex(*grid):
+        TmaProgram(module, {k: v.reshape(-1) for k, v in arrays.items()}, sizes, pid,
+                   grid).run()
+    return text
+
+
+def test_products_by_tma_and_wgmma_simulated(rng):
+    """The three products as Hopper runs them (f16 here: the simulator's 16-bit type),
+    edges in M and N: the forward with bias and GELU (the pre-activation stored by TMA),
+    dx times GELU's derivative, and dw in one and in three splits (sequential in the
+    simulator, so the plain read-add-write adds up as the atomics do)."""
+    M, N, K = 200, 192, 128
+    sizes = {"M": M, "N": N, "K": K}
+    x, w, b = (rng.standard_normal(s).astype(np.float16) for s in ((M, K), (N, K), (N,)))
+    pre, out = np.full((M, N), np.nan, np.float32), np.full((M, N), np.nan, np.float16)
+    text = _simulated(matmul.linear_forward_kernel,
+                      {"x": x, "w": w, "b": b, "res": x, "pre": pre, "out": out}, sizes,
+                      {"BM": 128, "BN": 128, "BK": 64, "BIAS": True, "GELU": True,
+                       "RESIDUAL": False}, (2 * 2,))
+    assert "nvgpu.tma_load" in text and "nvgpu.tma_store" in text
+    z = x.astype(np.float64) @ w.T.astype(np.float64) + b
+    dy = rng.standard_normal((M, N)).astype(np.float16)
+    prex, dx = f32(rng, M, K), np.full((M, K), np.nan, np.float16)
+    _simulated(matmul.linear_backward_x_kernel, {"dy": dy, "w": w, "pre": prex, "dx": dx},
+               sizes, {"BM": 128, "BK": 128, "BN": 64, "GELU": True}, (2,))
+    want_dx, want_dw, _ = ref.linear_backward(dy.astype(np.float64), x.astype(np.float64), w)
+    for split in (1, 3):
+        dw = f32(rng, N, K)
+        want = dw + want_dw
+        text = _simulated(matmul.linear_backward_w_kernel, {"dy": dy, "x": x, "dw": dw}, sizes,
+                          {"BN": 128, "BK": 128, "BM": 64, "ATOMIC": False}, (2, split))
+        assert "nvgpu.tma_load" in text and "simt.ldmatrix" in text
+        np.testing.assert_allclose(dw, want, rtol=0, atol=1e-6 * np.abs(want).max())
+    np.testing.assert_allclose(pre, z, rtol=0, atol=1e-6 * np.abs(z).max())
+    np.testing.assert_allclose(out.astype(np.float64), ref.gelu(z), rtol=0,
+                               atol=2.0**-10 * np.abs(z).max())
+    want_dx = want_dx * ref.gelu_grad(prex.astype(np.float64))
+    np.testing.assert_allclose(dx.astype(np.float64), want_dx, rtol=0,
+                               atol=2.0**-10 * np.abs(want_dx).max())
 
 
 def test_host_functions_name_a_misshapen_array():
@@ -354,7 +442,7 @@ def test_every_kernel_of_the_step_assembles_for_sm90(monkeypatch):
     params, idx, targets = _problem(TINY, 2, 16)
     forward_backward(params, idx, targets, TINY, "ptx")
     names = {name for name, _ in compiled}
-    assert len(names) == 15, sorted(names)
+    assert len(names) == 16, sorted(names)
     for name, ck in compiled:
         assert ck.asm["cubin"][:4] == b"\x7fELF", name
         assert ck.metadata.target == "sm_90" or availability("ptx")[0]

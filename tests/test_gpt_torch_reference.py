@@ -1,8 +1,8 @@
 """The GPT in PyTorch (``examples.gpt.reference_torch``) against the NumPy oracle
 (``examples.gpt.reference``) in float64 on the CPU: the loss, every gradient, AdamW steps
 with and without clipping, and greedy generation; sampling's seed and top-k; bfloat16
-autocast; and benchmarks/gpt.py's CPU code paths. Needs PyTorch and is skipped without
-it."""
+autocast; and the CPU code paths of benchmarks/gpt.py and benchmarks/gpt_matmuls.py.
+Needs PyTorch and is skipped without it."""
 
 import json
 import os
@@ -161,3 +161,18 @@ def test_the_benchmark_runs_its_cpu_paths(tmp_path):
     curve = json.loads((tmp_path / "gpt_loss_curve.json").read_text())
     assert len(curve["losses"]["torch"]) == 3
     assert curve["losses"]["torch"][0] > curve["losses"]["torch"][-1]
+
+
+def test_the_matmul_benchmark_runs_its_cpu_paths():
+    """benchmarks/gpt_matmuls.py at tiny shapes on the CPU (numpy, PyTorch): a row per
+    layer and product, and tilec's results close to PyTorch's."""
+    done = subprocess.run(
+        [sys.executable, "benchmarks/gpt_matmuls.py", "--device", "cpu", "--small",
+         "--only", "attproj,fc", "--warmup", "1", "--repeat", "1"],
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": repo_pythonpath()})
+    assert done.returncode == 0, done.stderr
+    rows = [line.split(" | ") for line in done.stdout.splitlines()
+            if line.startswith(("| attproj", "| fc"))]
+    assert [r[1] for r in rows] == ["forward", "dx", "dw+db"] * 2
+    assert all(float(r[-1].rstrip(" |")) < 1e-2 for r in rows)  # bf16 outputs: 2^-8

@@ -192,15 +192,15 @@ def _wgmma_operands(op: tile.DotOp) -> bool:
     from registers (then stored into a swizzled buffer, within the staging budget)."""
     in_registers = 0
     for v in (op.a, op.b):
-        read = v.owner
-        if isinstance(read, tile.TransOp) and v is op.b:  # read K-major from its source
-            read = read.src.owner
+        read, direct = v.owner, True
+        if isinstance(read, tile.TransOp):  # read from its source: B K-major, A transposed
+            read, direct = read.src.owner, False
         if not isinstance(read, tile.SharedReadOp):
             in_registers += prod(v.type.get_shape()) * 2  # pyright: ignore
             continue
         stages = read.buffer.owner
         assert isinstance(stages, tile.SharedAllocOp)
-        if stages.swizzle is None or v is op.a and stages.warps is None:
+        if stages.swizzle is None or v is op.a and direct and stages.warps is None:
             return False  # staged for ldmatrix: padded, or A's rows not permuted for wgmma
     return in_registers <= WGMMA_STAGING_BYTES
 

@@ -86,10 +86,10 @@ def _read(value: SSAValue) -> list[Use]:
 
 def _dot_operand_in_loop(op: Operation) -> bool:
     """``op`` is a view load whose one use is a dot's ``a`` or ``b`` in the same loop body
-    (``b`` through a transpose too), not counting unused ops."""
+    (or through a transpose), not counting unused ops."""
     uses = _read(op.results[0]) if isinstance(op, tile.ViewLoadOp) else []
     if len(uses) == 1 and isinstance(uses[0].operation, tile.TransOp):
-        uses = [u for u in _read(uses[0].operation.result) if u.index == 1]
+        uses = _read(uses[0].operation.result)
     return (len(uses) == 1 and isinstance(uses[0].operation, tile.DotOp) and uses[0].index < 2
             and uses[0].operation.parent is op.parent
             and isinstance(op.parent_op(), scf.ForOp))

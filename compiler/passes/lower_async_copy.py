@@ -11,7 +11,7 @@ layouts, from ``pipeline-loads``) -> SIMT IR.
 - ``tile.async_commit`` / ``tile.async_wait`` -> ``simt.cp_async_commit`` /
   ``simt.cp_async_wait`` and ``simt.barrier`` (after a ``simt.fence_proxy_async`` where
   swizzled stages are read by ``wgmma``, through the async proxy);
-- ``tile.shared_read`` feeding only tensor-core dots (directly, or a warpgroup dot's B
+- ``tile.shared_read`` feeding only tensor-core dots (directly, or a warpgroup dot
   through a transpose) is left to them (``lower_mma_dot`` reads the stage with
   ``ldmatrix``: ``Lowering.views``); anywhere else each thread reads
   its elements with ``simt.shared_load``.
@@ -27,7 +27,7 @@ from xdsl.rewriter import Rewriter
 from compiler.passes.axis_info import bits_of
 from compiler.passes.layouts import element_ids, ilog2
 from compiler.passes.lower_dot import shared_vec
-from compiler.passes.lower_shapes import _index, wgmma_b
+from compiler.passes.lower_shapes import _index, wgmma_operand
 from compiler.passes.simt_lowering import Lowering, lowers
 from dialects import simt, tile
 from dialects.tile import MmaLayoutAttr, like
@@ -164,11 +164,11 @@ def _wait(lo: Lowering, op: tile.AsyncWaitOp) -> None:
 
 
 def _to_tensor_cores(op: tile.SharedReadOp) -> bool:
-    """Whether only tensor-core dots read the stage: as an operand, or as B through a
-    transpose (``lower_shapes.wgmma_b``: the dot reads the stage K-major)."""
+    """Whether only tensor-core dots read the stage: as an operand, or through a
+    transpose (``lower_shapes.wgmma_operand``: a warpgroup dot reads the stage as it is)."""
     return all((isinstance(u.operation, tile.DotOp) and u.index < 2
                 and isinstance(u.operation.result.type.encoding, MmaLayoutAttr))
-               or (isinstance(u.operation, tile.TransOp) and wgmma_b(u.operation))
+               or (isinstance(u.operation, tile.TransOp) and wgmma_operand(u.operation))
                for u in op.result.uses)
 
 

@@ -85,9 +85,9 @@ def weights(op: ShapeOp, src: TensorType) -> tuple[list[int], list[int]]:
         tile.ConvertLayoutOp)
 def lower_shape(lo: Lowering, op: ShapeOp) -> None:
     """Replace ``op`` by its data movement (registered with tile-to-simt); a transpose
-    read only as B by warpgroup dots moves nothing (``Lowering.transposed``)."""
+    read only by warpgroup dots moves nothing (``Lowering.transposed``)."""
     src_t, dst_t = lo.operand_types[op][0], op.result.type
-    if isinstance(op, tile.TransOp) and wgmma_b(op):
+    if isinstance(op, tile.TransOp) and wgmma_operand(op):
         lo.transposed[op.result] = (op.src, src_t)
         lo.dead.append(op)
         return
@@ -102,12 +102,13 @@ def lower_shape(lo: Lowering, op: ShapeOp) -> None:
     lo.replace(op, _move(lo, op, op.src, (src_t, src_w), (dst_t, dst_w)))
 
 
-def wgmma_b(op: tile.TransOp) -> bool:
-    """Whether every use of the 2-D transpose ``op`` is B of a warpgroup (``#tile.mma``
-    version 3) dot: it stages B from registers anyway, and stores the source K-major."""
+def wgmma_operand(op: tile.TransOp) -> bool:
+    """Whether every use of the 2-D transpose ``op`` is A or B of a warpgroup
+    (``#tile.mma`` version 3) dot: those read the source where it is staged, or store it
+    as it is, B K-major and A transposed into registers by ``ldmatrix``."""
     uses = list(op.result.uses)
     return len(op.result.type.get_shape()) == 2 and bool(uses) and all(
-        isinstance(u.operation, tile.DotOp) and u.index == 1
+        isinstance(u.operation, tile.DotOp) and u.index < 2
         and isinstance(layout := u.operation.result.type.encoding, MmaLayoutAttr)
         and layout.version.data == 3 for u in uses)
 

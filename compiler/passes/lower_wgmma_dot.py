@@ -19,7 +19,11 @@ gives each of its warps exactly those rows: C and D of that wgmma are the warp's
 steps of 16: the K-major A moves 32 bytes within its 128-byte atom (the next atom after 64
 columns), the N-major B 16 rows. A B that is the transpose of a tile in registers (K^T in
 attention, ``tl.trans(k)``) is not transposed: its source is stored as A is (K-major, n
-rows of k) and the wgmma reads it so (``b_k_major``).
+rows of k) and the wgmma reads it so (``b_k_major``). Nor is an A that is the transpose of
+a tile (``dy.T`` of a weight gradient): its source (k rows of m, M-major) stays in its
+stage, or is stored unpermuted, and ``ldmatrix.trans`` gives each warp its rows' register
+fragments (a permutation of whole 16-byte chunks of the source's rows: free, where TMA
+could only move them whole).
 Every wgmma of the dot is one group. It is waited for at once, so the accumulator is ready
 and the stages are no longer read when the dot's value is used, unless the dot only adds
 into a loop's accumulator (``running_dots.loop_accumulator``) and ``pipeline-loads``
@@ -65,17 +69,23 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
     atom = SWIZZLE_BYTES // 2  # 16-bit elements per atom row
     at = At(InsertPoint.before(op), op.location)
     loop = op.parent_op()
-    fragments = (_fragments_of(a_t, layout) and op.a not in lo.views
+    a_trans = op.a in lo.transposed  # A's source (k rows of m) read by ldmatrix.trans
+    fragments = (not a_trans and _fragments_of(a_t, layout) and op.a not in lo.views
                  and (not isinstance(loop, scf.ForOp) or _inside(op.a, loop)))
     k_major = op.b in lo.transposed  # B stored from its source, as A is: n rows of k
     (a_buf, a_start), (b_buf, b_start) = _operands(lo, op, at, (a_t, b_t), g.wm, fragments)
-    if not fragments:
+    if not (fragments or a_trans):
         a_start = _plus_warpgroup(lo, op, at, a_start, g, 64 * atom)
     looping = (ASYNC_DOT_ATTR in op.attributes and loop_accumulator(op) is not None
                and not _stored_in_loop(lo, op, loop, fragments))
     if looping:
         _wait_before_scale(op)
-    a_of = _a_fragments(op, at, Geometry(m, k, k, 16, g.wm, 1)) if fragments else None
+    a_of = None
+    if fragments:
+        a_of = _a_fragments(op, at, Geometry(m, k, k, 16, g.wm, 1))
+    elif a_trans:
+        assert a_buf is not None and a_start is not None
+        a_of = _transposed_fragments(lo, op, at, g, a_buf, a_start)
     accs = []
     for t in range(g.rows):  # one chain over k per m16 tile of every warp
         d = _shuffle(at, op.acc, op.acc, [lane for c in range(g.cols) for lane in _lanes(g, t, c)])
@@ -104,9 +114,9 @@ def _stored_in_loop(lo: Lowering, op: tile.DotOp, loop: Operation | None,
     """Whether an operand of ``op`` is stored into its buffer in every iteration of
     ``loop`` (defined in it, neither a stage nor A's register fragments): a wgmma still
     reading it could not run on into the next iteration."""
-    b = lo.transposed[op.b][0] if op.b in lo.transposed else op.b
+    a, b = (lo.transposed[v][0] if v in lo.transposed else v for v in (op.a, op.b))
     known = {**lo.views, **lo.stored}
-    return any(v not in known and _inside(v, loop) for v in ((b,) if fragments else (op.a, b)))
+    return any(v not in known and _inside(v, loop) for v in ((b,) if fragments else (a, b)))
 
 
 def _wait_before_scale(op: tile.DotOp) -> None:
@@ -129,6 +139,41 @@ def _a_fragments(op: tile.DotOp, at: At, ga: Geometry):
         lane for c in (k0 // 8, k0 // 8 + 1) for lane in _lanes(ga, t, c)])
 
 
+def _transposed_fragments(lo: Lowering, op: tile.DotOp, at: At, g: Geometry,
+                          buf: SSAValue, start: SSAValue):
+    """``(t, k0) ->`` the A fragment of m16 tile ``t`` at ``k0`` from A's source (k rows
+    of m, in a swizzled stage or buffer from ``start``): one ``ldmatrix.x4.trans`` each,
+    all made here, before the first wgmma (an instruction between two wgmmas that writes
+    a register makes ptxas fence the warpgroup again). Warp ``w`` takes A's rows
+    ``8 w + 8 W (2 t + h) + r``, the accumulator's: the 8 columns ``8 q`` of the source,
+    ``q = w + W h + 2 W t``, in chunk ``q % 8`` of atom ``q / 8``; lane ``8 i + j`` addresses
+    source row ``k0 + 8 (i / 2) + j`` of matrix ``i``, ``h = i % 2``, whose chunk is XORed
+    with ``j`` (the row's place in its 8)."""
+    warps, rows, atom = g.wm, g.k, SWIZZLE_BYTES // 2
+
+    def do(cls, x: SSAValue, y: SSAValue | int) -> SSAValue:
+        if isinstance(y, int):
+            y = lo.prologue_op(arith.ConstantOp.from_int_and_width(y, 32), op)
+        return lo.prologue_op(cls(x, y), op)
+
+    def bit(shift: int) -> SSAValue:
+        return do(arith.AndIOp, do(arith.ShRUIOp, tid, shift), 1)
+
+    tid = lo.thread_id(op)
+    j = do(arith.AndIOp, tid, 7)
+    q = do(arith.AddiOp, do(arith.ShRUIOp, tid, 5), do(arith.MuliOp, bit(3), warps))
+    chunk = do(arith.ShLIOp, do(arith.XOrIOp, do(arith.AndIOp, q, 7), j), 3)
+    row = do(arith.AddiOp, do(arith.MuliOp, bit(4), 8), j)
+    base = do(arith.AddiOp, do(arith.AddiOp, do(arith.MuliOp, do(arith.ShRUIOp, q, 3),
+                                                rows * atom), do(arith.MuliOp, row, atom)),
+              chunk)
+    first = at(arith.AddiOp(start, base))
+    frags = {(t, k0): at(simt.LdMatrixOp(buf, _plus(at, first, (warps * t // 4 * rows + k0)
+                                                     * atom), 4, trans=True))
+             for t in range(g.rows) for k0 in range(0, g.k, 16)}
+    return lambda t, k0: frags[t, k0]
+
+
 def _fragments_of(a_t: TensorType, layout: MmaLayoutAttr) -> bool:
     """Whether A is in registers as the accumulator of a wgmma dot with this dot's warps
     (P in attention): each warp holds its rows as wgmma takes A from registers."""
@@ -144,15 +189,15 @@ def _operands(lo: Lowering, op: tile.DotOp, at: At, types: tuple[TensorType, Ten
     defined outside it (Q in attention; the dots of later loops read that copy), else
     before the dot; (None, None) for A taken from registers (``fragments``)."""
     kept = {op.a} if fragments else set()
-    b = op.b
-    if b in lo.transposed:  # read K-major: its source, as it stands (a stage, or stored)
-        b, b_t = lo.transposed[b]
-        types = (types[0], b_t)  # pyright: ignore[reportAssignmentType]
+    # a transposed operand is read from its source, as it stands (a stage, or stored)
+    a, b = (lo.transposed[v][0] if v in lo.transposed else v for v in (op.a, op.b))
+    types = tuple(lo.transposed[v][1] if v in lo.transposed else t  # pyright: ignore
+                  for v, t in zip((op.a, op.b), types, strict=True))
     known = {**lo.views, **lo.stored}
-    staged = [(v, t) for v, t in zip((op.a, b), types, strict=True)
+    staged = [(v, t) for v, t in zip((a, b), types, strict=True)
               if v not in known and v not in kept]
     if not staged:
-        return [(None, None) if fragments else known[op.a][:2], known[b][:2]]
+        return [(None, None) if fragments else known[a][:2], known[b][:2]]
     elem = types[0].element_type
     size = sum(prod(t.get_shape()) for _, t in staged)
     buf = lo.prologue_op(simt.SharedAllocOp(elem, size, SWIZZLED_ALIGN), op)
@@ -160,7 +205,7 @@ def _operands(lo: Lowering, op: tile.DotOp, at: At, types: tuple[TensorType, Ten
     before = (At(InsertPoint.before(loop), op.location)
               if isinstance(loop, scf.ForOp) else None)
     start, out, stores = 0, [], {}
-    for v, t in zip((op.a, b), types, strict=True):
+    for v, t in zip((a, b), types, strict=True):
         if v in known or v in kept:
             out.append(known[v][:2] if v in known else (None, None))
             continue

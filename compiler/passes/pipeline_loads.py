@@ -22,7 +22,7 @@ address.
 
 On a target that copies from global to shared memory asynchronously (``cp_async``: PTX
 ``cp.async``, sm_80 and up), loads that go straight into a tensor-core dot (on Hopper, also
-a wgmma dot's B through a transpose) as 2-D tiles of 16-bit elements, zero where masked
+into a wgmma dot through a transpose) as 2-D tiles of 16-bit elements, zero where masked
 off and read in runs of at least 4 bytes along their rows, skip the registers (Triton's
 multi-buffering): each gets a ``tile.shared_alloc`` of ``num_stages`` tiles (128-byte
 swizzled, or rows padded, as ``ldmatrix`` reads them), the prologue copies iterations
@@ -82,7 +82,7 @@ from compiler.passes.pipeliners import (
     TmaPipeliner,
     body_slice,
 )
-from compiler.passes.running_dots import b_source, may_run_on
+from compiler.passes.running_dots import may_run_on, source
 from dialects import tile
 from dialects.tile.async_copy import ASYNC_DOT_ATTR, SWIZZLE_BYTES
 
@@ -173,8 +173,8 @@ def _copyable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis,
               wgmma: bool) -> bool:
     """Whether ``load`` can go to shared memory by asynchronous copies: a 2-D tile of 16-bit
     elements (what ``ldmatrix`` reads as staged), zero where masked off, used only as an
-    operand of a dot that will run on tensor cores (or, for ``wgmma``, as its B through a
-    transpose: K in attention), and read in runs of at least 4 bytes along its rows
+    operand of a dot that will run on tensor cores (or, for ``wgmma``, through a
+    transpose: K as attention's B, dy as A of a linear layer's weight gradient), and read in runs of at least 4 bytes along its rows
     (``cp.async`` copies 4, 8 or 16 bytes: a tile contiguous down its columns would be
     copied element by element)."""
     t = load.result.type
@@ -237,25 +237,26 @@ def tma_describes(view: tile.MakeViewOp, bits: int, facts: AxisInfoAnalysis) -> 
 
 
 def _dot_of(load: tile.LoadOp | tile.ViewLoadOp) -> tile.DotOp | None:
-    """The dot ``load`` is read by as an operand, or as B through a transpose (which the
-    dot then reads K-major); None if anything else reads it."""
+    """The dot ``load`` is read by as an operand, or through a transpose (a warpgroup dot
+    then reads B K-major, A by transposing loads into registers); None if anything else
+    reads it."""
     uses = list(load.result.uses)
     if len(uses) != 1:
         return None
     user, index = uses[0].operation, uses[0].index
     if isinstance(user, tile.TransOp):
         uses = list(user.result.uses)
-        if len(uses) != 1 or uses[0].index != 1:
+        if len(uses) != 1:
             return None
-        user, index = uses[0].operation, 1
+        user, index = uses[0].operation, uses[0].index
     return user if isinstance(user, tile.DotOp) and index < 2 else None
 
 
 def _in_registers(dot: tile.DotOp, loads: list) -> int:
-    """The bytes of ``dot``'s operands that none of ``loads`` stages (B may be the
+    """The bytes of ``dot``'s operands that none of ``loads`` stages (A or B may be the
     transpose of one): wgmma reads them from a buffer every thread stores them to."""
     return sum(prod(v.type.get_shape()) * bits_of(v.type.element_type) // 8  # pyright: ignore
-               for v in (dot.a, b_source(dot)) if v.owner not in loads)
+               for v in (source(dot.a), source(dot.b)) if v.owner not in loads)
 
 
 def _by_tma(loads: list, num_warps: int, facts: AxisInfoAnalysis) -> bool:

@@ -17,14 +17,14 @@ def may_run_on(dot: tile.DotOp, loads: list) -> bool:
     """Whether ``dot`` adds into a loop's accumulator and reads nothing that is stored for
     it in the loop: its operands are staged, or A is taken as register fragments from
     another dot's result (attention's P)."""
-    return loop_accumulator(dot) is not None and b_source(dot).owner in loads and (
-        dot.a.owner in loads or _from_dot(dot.a, dot.parent))
+    return loop_accumulator(dot) is not None and source(dot.b).owner in loads and (
+        source(dot.a).owner in loads or _from_dot(dot.a, dot.parent))
 
 
-def b_source(dot: tile.DotOp) -> SSAValue:
-    """What a stage would hold for ``dot``'s B: B, or the tile it is the transpose of
-    (read K-major)."""
-    return dot.b.owner.src if isinstance(dot.b.owner, tile.TransOp) else dot.b
+def source(v: SSAValue) -> SSAValue:
+    """What a stage would hold for a dot's operand ``v``: ``v``, or the tile it is the
+    transpose of (B read K-major, A as transposed fragments)."""
+    return v.owner.src if isinstance(v.owner, tile.TransOp) else v
 
 
 def _from_dot(v: SSAValue, body: Block | None) -> bool:

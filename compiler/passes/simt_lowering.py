@@ -137,8 +137,9 @@ class Lowering:
         self.async_proxy = False
         # (array, sizes, strides, box) -> its nvgpu.tensor_map (lower_tma_copy)
         self.tensor_maps: dict[tuple, SSAValue] = {}
-        # a transposed tile warpgroup dots read as B -> its source and the source's type:
-        # they store the source K-major instead of moving it (lower_shapes)
+        # a transposed tile warpgroup dots read -> its source and the source's type: they
+        # read the source as it is (B K-major, A by ldmatrix.trans) instead of moving it
+        # (lower_shapes)
         self.transposed: dict[SSAValue, tuple[SSAValue, Attribute]] = {}
         # a tile from outside the loops of the wgmma dots reading it (Q in attention) ->
         # the buffer it was stored into, once, and its first element (lower_wgmma_dot)

@@ -1,0 +1,112 @@
+"""Tile shapes for ``examples.gpt.matmul``'s kernels, by problem shape and target.
+
+On ptx with 16-bit operands the products run on Hopper's wgmma from TMA-filled stages:
+tiles of 128 rows by 128 or 256 columns, 64 deep, 8 warps (two warpgroups), 4 stages
+(with 3 the copies keep only one iteration ahead, which a 48 KiB stage outlasts, and wgmma
+cannot run on into the next iteration). A program takes a whole SM (its stages), so the
+programs run in waves of 132 on an H100/H200, and a last wave partly empty costs what a
+full one does. The wider tile does twice the math per byte staged; it is taken unless
+the narrower one's fuller waves make up for that (``NARROW_RATE``), or a GELU epilogue
+would hold two 128-register tiles at once (it spills). ``dw``'s output is small and its
+sum long (768 x 768 from 8192 rows is 36 tiles), so each tile's rows are split over
+``split`` programs that add their shares atomically, as many as pay for that epilogue
+(``EPILOGUE_STEPS``); its tile stays 128 x 128 (a 256-wide one spills in the epilogue).
+Elsewhere (f32 operands, numpy, wgsl) the kernels take the small tiles they always had,
+which every backend compiles quickly.
+
+``benchmarks/gpt_matmuls.py --sweep`` times the alternatives at GPT-2's shapes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from compiler.backend_choice import default_backend, resolve_backend
+
+SMS = 132  # streaming multiprocessors of an H100 or H200
+NARROW_RATE = 0.9  # a 128 x 128 tile's speed, of a 128 x 256 one's (an estimate)
+EPILOGUE_STEPS = 8  # a split's atomic epilogue, in 64-deep steps of its loop (an estimate)
+MAX_SPLIT = 16
+
+
+@dataclass(frozen=True)
+class Tiles:
+    """A product's tile: ``BM``, ``BN``, ``BK`` as the kernel names them, warps and
+    stages, and ``split``: programs per output tile along the summed dimension."""
+
+    BM: int
+    BN: int
+    BK: int
+    num_warps: int = 4
+    num_stages: int = 2
+    split: int = 1
+
+
+PORTABLE = Tiles(64, 64, 32)
+DEEP = 64  # the k of a Hopper tile: one 128-byte swizzle atom of 16-bit elements
+
+
+def wgmma_tiles(backend: str | None, operand, *widths: int) -> bool:
+    """Whether the Hopper tiles apply: ptx (also asked for by name where it cannot run, to
+    compile), 16-bit operands, rows of the arrays (``widths`` elements) that TMA can
+    describe: multiples of 16 elements, as the kernel's specialization sees them (else the
+    tiles would stage through registers, and spill)."""
+    name = backend or default_backend()
+    return (resolve_backend(name) if name == "auto" else name) == "ptx" \
+        and operand.itemsize == 2 and all(w % 16 == 0 for w in widths)
+
+
+def _waves(programs: int) -> int:
+    return -(-programs // SMS)
+
+
+def _wide(rows: int, cols: int) -> bool:
+    """Whether 128 x 256 output tiles of a ``rows`` x ``cols`` result beat 128 x 128 ones,
+    counting whole waves."""
+    tiles = -(-rows // 128) * -(-cols // 128)
+    wide = -(-rows // 128) * -(-cols // 256)
+    return _waves(wide) * 2 <= _waves(tiles) / NARROW_RATE
+
+
+def _split(tiles: int, blocks: int) -> int:
+    """Programs per output tile summing ``blocks`` blocks of rows: the fewest of the
+    quickest, counting whole waves and each split's epilogue."""
+    def cost(s: int) -> int:
+        return _waves(tiles * s) * (-(-blocks // s) + (EPILOGUE_STEPS if s > 1 else 0))
+    return min(range(1, min(MAX_SPLIT, blocks) + 1), key=lambda s: (cost(s), s))
+
+
+def forward_config(M: int, N: int, K: int, x, backend: str | None, **tiles) -> Tiles:
+    """``out = x @ w.T``'s tiles: BM rows by BN columns of ``out``, BK deep."""
+    if not wgmma_tiles(backend, x, N, K):
+        return replace(PORTABLE, **tiles)
+    return replace(Tiles(128, 256 if _wide(M, N) else 128, DEEP, 8, 4), **tiles)
+
+
+def backward_x_config(M: int, N: int, K: int, dy, backend: str | None, gelu: bool,
+                      **tiles) -> Tiles:
+    """``dx = dy @ w``'s tiles: BM rows by BK columns of ``dx``, BN deep."""
+    if not wgmma_tiles(backend, dy, N, K):
+        return replace(PORTABLE, **tiles)
+    wide = _wide(M, K) and not gelu
+    return replace(Tiles(128, DEEP, 256 if wide else 128, 8, 4), **tiles)
+
+
+def backward_w_config(M: int, N: int, K: int, dy, backend: str | None, **tiles) -> Tiles:
+    """``dw += dy.T @ x``'s tiles: BN rows by BK columns of ``dw``, BM deep, ``split``
+    programs a tile."""
+    if not wgmma_tiles(backend, dy, N, K):
+        return replace(PORTABLE, **tiles)
+    split = _split(-(-N // 128) * -(-K // 128), -(-M // DEEP))
+    return replace(Tiles(DEEP, 128, 128, 8, 4, split), **tiles)
+
+
+def bias_config(M: int, N: int, dy, backend: str | None, split: int | None = None) -> Tiles:
+    """``db += dy.sum(0)``'s: BN columns a program, BM rows a step, split along M into
+    about two programs a SM on ptx (``split`` if given; elsewhere one, since the NumPy
+    backend runs programs that add atomically one at a time)."""
+    if not wgmma_tiles(backend, dy, N):
+        return Tiles(32, 64, 1, 4, 1, split or 1)
+    BM, BN = 32, 256
+    fill = max(1, min(2 * SMS // -(-N // BN), -(-M // BM)))
+    return Tiles(BM, BN, 1, 4, 1, split or fill)
