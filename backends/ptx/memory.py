@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import math
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -59,22 +59,35 @@ class _Memory:
         weakref.finalize(self, _free, device, self.ptr).atexit = False  # exit frees it all
 
 
-def _free(device: Device, ptr: int) -> None:
-    if any(g.backend == "ptx" for g in list(graphs.ACTIVE.values())):
-        _DEFERRED.append((device, ptr))  # a free waits for the device: after the capture
+def after_captures(device: Device, release: Callable[[Any], Any]) -> None:
+    """``release(driver)`` with ``device``'s context current: now, or once no ``tc.graph``
+    captures on ptx. A free waits for the device, and destroying a graph or freeing memory
+    in the middle of a capture broke the context for every later launch
+    (``CUDA_ERROR_CONTEXT_IS_DESTROYED``); the garbage collector may run such finalizers
+    anywhere, a capture included."""
+    if _capturing():
+        _DEFERRED.append((device, release))
         return
     with _current(device) as driver:
-        driver.cuMemFree(ptr)
+        release(driver)
 
 
-_DEFERRED: list[tuple[Device, int]] = []
-"""Memory dropped while a ``tc.graph`` captured on ptx, freed when no capture is left."""
+def _capturing() -> bool:
+    return any(g.backend == "ptx" for g in list(graphs.ACTIVE.values()))
+
+
+def _free(device: Device, ptr: int) -> None:
+    after_captures(device, lambda driver: driver.cuMemFree(ptr))
+
+
+_DEFERRED: list[tuple[Device, Callable[[Any], Any]]] = []
+"""Releases put off while a ``tc.graph`` captured on ptx, run when no capture is left."""
 
 
 def free_deferred() -> None:
-    """Free what ``_free`` put off, once no ptx capture is left."""
-    while _DEFERRED and not any(g.backend == "ptx" for g in list(graphs.ACTIVE.values())):
-        _free(*_DEFERRED.pop())
+    """Run what ``after_captures`` put off, once no ptx capture is left."""
+    while _DEFERRED and not _capturing():
+        after_captures(*_DEFERRED.pop())
 
 
 class DeviceArray(DeviceView):
