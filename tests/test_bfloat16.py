@@ -73,13 +73,23 @@ _EDGE_BITS = [0x3F808000, 0x3F818000, 0x3F808001, 0x3F817FFF, 0x7F7FFFFF, 0x7F7F
 overflow to infinity, subnormals, infinities, NaNs with payloads and signs, zeros."""
 
 
+def _assert_bits(got: np.ndarray, want: np.ndarray, backend: str) -> None:
+    """Bit for bit, but a NaN only as a NaN on ptx: PTX's conversions and arithmetic give
+    the canonical 0x7FFF, NumPy's and WGSL's ml_dtypes a NaN keeping the sign."""
+    if backend == "ptx":
+        nan = np.isnan(want.astype(np.float32))
+        np.testing.assert_array_equal(np.isnan(got.astype(np.float32)), nan)
+        got, want = got[~nan], want[~nan]
+    np.testing.assert_array_equal(bits(got), bits(want))
+
+
 def test_float32_rounds_to_nearest_even(backend):
     x = np.concatenate([np.array(_EDGE_BITS, np.uint32).view(np.float32),
                         np.random.default_rng(2).standard_normal(46).astype(np.float32)])
     out = np.full(x.size, SENTINEL)
     if launch(convert, (1,), x, out, x.size, backend=backend, BLOCK=64):
         with np.errstate(invalid="ignore"):
-            np.testing.assert_array_equal(bits(out), bits(x.astype(BF16)))
+            _assert_bits(out, x.astype(BF16), backend)
 
 
 @pytest.mark.parametrize("dst", [np.float32, np.float16, np.int32, np.uint8])
@@ -175,4 +185,4 @@ def test_bitcasts_both_ways(backend):
     if launch(bits_round_trip, (1,), x, as_bits, back, backend=backend, BLOCK=16):
         np.testing.assert_array_equal(as_bits, x.view(np.int16))
         with np.errstate(over="ignore", invalid="ignore"):
-            np.testing.assert_array_equal(bits(back), bits(x * BF16(2)))
+            _assert_bits(back, x * BF16(2), backend)
