@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import statistics
 import sys
 import time
 import traceback
@@ -24,25 +23,9 @@ os.environ.setdefault("TILEC_BACKEND", "ptx")
 
 import torch
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.peers import print_table, time_ms
 from compiler.tile import install_as_cutile
-
-_FLUSH: list = []
-
-
-def time_ms(fn, reps: int) -> float:
-    """Median milliseconds of ``fn()``, one call per CUDA-event pair, L2 flushed between."""
-    if not _FLUSH:
-        _FLUSH.append(torch.empty(256 << 20, dtype=torch.int8, device="cuda"))
-    times = []
-    for _ in range(reps):
-        _FLUSH[0].zero_()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def _rand(*shape, dtype=torch.float32):
@@ -145,12 +128,6 @@ def _measure(sample, workload, reps: int) -> dict:
             **{side: min(v) for side, v in ms.items()}}
 
 
-def _rate(row: dict, ms: float) -> str:
-    if row["flops"]:
-        return f"{row['flops'] / ms / 1e9:.0f} TFLOP/s"
-    return f"{row['bytes'] / ms / 1e6:.0f} GB/s"
-
-
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--samples", type=Path, required=True)
@@ -170,15 +147,7 @@ def main() -> int:
             except Exception:  # noqa: BLE001 - one sample's failure is reported, not fatal
                 traceback.print_exc(limit=4)
                 rows.append({"what": f"{name} {workload.__name__}: failed"})
-    print(f"\n{torch.cuda.get_device_name()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-    print("| sample kernel | tilec | torch | tilec of torch |\n|---|---|---|---|")
-    for r in rows:
-        if "tilec" not in r:
-            print(f"| {r['what']} | | | |")
-            continue
-        print(f"| {r['what']} | {r['tilec'] * 1e3:.1f} us, {_rate(r, r['tilec'])} | "
-              f"{r['torch'] * 1e3:.1f} us, {_rate(r, r['torch'])} | "
-              f"{100 * r['torch'] / r['tilec']:.1f}% |")
+    print_table(rows, "sample kernel", "torch")
     return 0
 
 

@@ -21,7 +21,6 @@ import contextlib
 import importlib.util
 import math
 import os
-import statistics
 import sys
 import time
 import traceback
@@ -30,6 +29,9 @@ from pathlib import Path
 os.environ.setdefault("TILEC_BACKEND", "ptx")
 
 import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.peers import print_table, time_ms
 
 _KEEP = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign,
          ast.Try)
@@ -82,26 +84,6 @@ class Sides:
             yield
         finally:
             self.entries[side] = _triton_entries()
-
-
-_FLUSH = None
-
-
-def time_ms(fn, reps: int) -> float:
-    """Median milliseconds of ``fn()``, one call per CUDA-event pair, L2 flushed between."""
-    global _FLUSH
-    if _FLUSH is None:
-        _FLUSH = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
-    times = []
-    for _ in range(reps):
-        _FLUSH.zero_()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def _rand(*shape, dtype=torch.float32):
@@ -234,12 +216,6 @@ def _measure(sides: Sides, path: Path, workload, reps: int) -> dict:
             **{side: min(v) for side, v in ms.items()}}
 
 
-def _rate(row: dict, ms: float) -> str:
-    if row["flops"]:
-        return f"{row['flops'] / ms / 1e9:.0f} TFLOP/s"
-    return f"{row['bytes'] / ms / 1e6:.0f} GB/s"
-
-
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tutorials", type=Path, required=True)
@@ -262,15 +238,7 @@ def main() -> int:
             except Exception:  # noqa: BLE001 - one tutorial's failure is reported, not fatal
                 traceback.print_exc(limit=4)
                 rows.append({"what": f"{path.stem} {workload.__name__}: failed"})
-    print(f"\n{torch.cuda.get_device_name()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-    print("| tutorial kernel | tilec | Triton | tilec of Triton |\n|---|---|---|---|")
-    for r in rows:
-        if "tilec" not in r:
-            print(f"| {r['what']} | | | |")
-            continue
-        print(f"| {r['what']} | {r['tilec'] * 1e3:.1f} us, {_rate(r, r['tilec'])} | "
-              f"{r['triton'] * 1e3:.1f} us, {_rate(r, r['triton'])} | "
-              f"{100 * r['triton'] / r['tilec']:.1f}% |")
+    print_table(rows, "tutorial kernel", "triton")
     return 0
 
 
