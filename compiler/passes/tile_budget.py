@@ -1,6 +1,7 @@
-"""What a kernel's tiles ask of a GPU thread, read on the tile dialect before layouts are
-assigned (nothing is rewritten): the warps a kernel gets when its language leaves the
-choice to the compiler, and the registers a thread would use where no GPU compiler says.
+"""What a kernel's tiles ask of a GPU, read on the tile dialect before layouts are assigned
+(nothing is rewritten): the warps and pipeline stages a kernel gets when its language
+leaves the choice to the compiler, and the registers and shared memory it would use where
+no GPU compiler says (``chosen`` gives all four to ``compiler.jit``).
 
 ``default_warps``: cuTile's kernels name tile shapes, never threads.
 
