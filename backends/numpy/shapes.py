@@ -1,6 +1,6 @@
 """The NumPy meaning of the shape ops ``tile.expand_dims``, ``broadcast``, ``reshape``,
-``trans``, ``convert_layout``, ``flip``, ``join``, ``split`` and ``gather`` (registered into
-``kernel.BUILDERS``).
+``trans``, ``convert_layout``, ``flip``, ``extract``, ``join``, ``split`` and ``gather``
+(registered into ``kernel.BUILDERS``).
 
 Values carry the program axis first (see ``kernel.py``), so tile dimension ``d`` is
 array axis ``d + 1``. Pointer tiles rearrange their offsets the same way. A layout is
@@ -46,6 +46,12 @@ def _flip(op: tile.FlipOp) -> Rearrange:
     return lambda a: np.flip(a, axis)
 
 
+def _extract(op: tile.ExtractOp) -> Rearrange:
+    window = (slice(None), *(slice(o, o + n) for o, n in
+                             zip(op.start, shape(op.result.type), strict=True)))
+    return lambda a: a[window]
+
+
 def _same(_op: Operation) -> Rearrange:
     return lambda a: a
 
@@ -83,7 +89,8 @@ def _gather(op: tile.GatherOp) -> Impl:
 
 
 BUILDERS.update({
-    "tile.flip": _builder(_flip), "tile.join": _join, "tile.split": _split,
+    "tile.flip": _builder(_flip), "tile.extract": _builder(_extract),
+    "tile.join": _join, "tile.split": _split,
     "tile.gather": _gather,
     "tile.expand_dims": _builder(_expand_dims), "tile.broadcast": _builder(_broadcast),
     "tile.reshape": _builder(_reshape), "tile.trans": _builder(_trans),

@@ -13,7 +13,9 @@ they form groups. A group takes its layout from where its tiles go or come from:
 1. an operand of ``tile.expand_dims`` takes the ``#tile.slice`` along the new axis of the
    result's layout, an operand of ``tile.broadcast`` the result's layout (so
    ``offs_m[:, None]`` and ``offs_n[None, :]`` become slices of one 2-D layout);
-2. a result of ``tile.reduce`` along ``axis`` is the ``#tile.slice`` of its operand's;
+2. a result of ``tile.reduce`` along ``axis`` is the ``#tile.slice`` of its operand's, a
+   result of ``tile.extract`` its operand's layout (so a window of a dot's result is
+   register selection);
 3. the result of ``tile.dot`` and its accumulator (one group) take a dot's layout, before
    any other rule (the operands keep their own layouts: the lowering stages them through
    shared memory). With ``mma`` set (a target with tensor cores) and a dot they can do
@@ -309,7 +311,7 @@ class _Rule:
 
 
 _OWN_RULES = (tile.ExpandDimsOp, tile.BroadcastOp, tile.ReshapeOp, tile.TransOp,
-              tile.ConvertLayoutOp, tile.ReduceOp, tile.DotOp)
+              tile.ConvertLayoutOp, tile.ReduceOp, tile.DotOp, tile.ExtractOp)
 
 
 class _Groups:
@@ -361,6 +363,8 @@ class _Groups:
             self._rule(op.src, _Rule(op.result, None))
         elif isinstance(op, tile.ReduceOp) and _is_tile(op.outs[0]):
             self._rule(op.outs[0], _Rule(op.srcs[0], op.axis.value.data, forward=True))
+        elif isinstance(op, tile.ExtractOp):
+            self._rule(op.result, _Rule(op.src, None, forward=True))
         elif isinstance(op, tile.DotOp):
             self.dots[self.find(op.result)] = op
         elif isinstance(op, tile.ScanOp) and _along_last_dim(op):

@@ -1,14 +1,16 @@
-"""Part of tile-to-simt: ``tile.join``/``split``/``flip``/``gather`` (tile IR with layouts)
--> SIMT IR.
+"""Part of tile-to-simt: ``tile.join``/``split``/``flip``/``extract``/``gather`` (tile IR
+with layouts) -> SIMT IR.
 
 ``join``, ``split`` and ``flip`` are data movements like those of ``lower_shapes``: every
 element gets a number, ``sum(coord[d] * weight[d]) + offset``, equal on the side that
 holds it and the side that wants it. ``join(a, b)`` numbers ``a``'s elements ``2e`` and
 ``b``'s ``2e + 1`` (``e`` row-major in the operands' shape), which is row-major in the
 result's; ``split`` numbers the other way round; ``flip`` numbers the flipped dimension
-backwards (weight ``-stride``, offset ``(n - 1) * stride``). Where each thread holds the
-numbers it needs, the op is one ``vector.shuffle`` of its operands' registers; otherwise the
-operands go to shared memory by their numbers and the results come back by theirs, as in
+backwards (weight ``-stride``, offset ``(n - 1) * stride``); ``extract`` numbers its
+window by the operand's strides, offset by the window's first element. Where each thread
+holds the numbers it needs, the op is one ``vector.shuffle`` of its operands' registers
+(the column halves of a dot's result, which keep its layout, are); otherwise the operands
+go to shared memory by their numbers and the results come back by theirs, as in
 ``lower_shapes`` (several trips for large tiles).
 
 ``gather`` stores its source the same way and then loads, per result lane, the number its
@@ -151,6 +153,16 @@ def lower_flip(lo: Lowering, op: tile.FlipOp) -> None:
     back = [-s if k == d else s for k, s in enumerate(w)]
     (out,) = exchange(lo, op, [(op.src, (src_t, w, 0))],
                       [(op.result.type, back, (shape[d] - 1) * w[d])])
+    lo.replace(op, out)
+
+
+@lowers(tile.ExtractOp)
+def lower_extract(lo: Lowering, op: tile.ExtractOp) -> None:
+    (src_t,) = lo.operand_types[op]
+    _refuse_pointers(op, src_t)
+    w = _row_major(src_t)
+    start = sum(o * s for o, s in zip(op.start, w, strict=True))
+    (out,) = exchange(lo, op, [(op.src, (src_t, w, 0))], [(op.result.type, w, start)])
     lo.replace(op, out)
 
 

@@ -1,5 +1,5 @@
 """Shape ops: tiles in, tiles out, the same elements rearranged (``gather`` picks them by
-an index tile)."""
+an index tile, ``extract`` a window of them)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i32,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     BaseAttr,
     IRDLOperation,
@@ -26,12 +26,12 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import (
-    Pure,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from dialects.tile.types import (
+    PtrType,
     SliceLayoutAttr,
     layout_of,
 )
@@ -179,6 +179,35 @@ class JoinOp(IRDLOperation):
                                   "dimension of 2")
 
 
+class _HalvesOfColumns(RewritePattern):
+    """``split(permute(reshape(x, (M, 2, N / 2)), (0, 2, 1)))`` -> ``x[:, :N / 2]``,
+    ``x[:, N / 2:]`` (the epilogue subtiling of Triton's persistent matmul): two windows
+    of ``x`` instead of two rearrangements and a split, so where each thread holds its
+    halves' columns (a dot's layouts) the lowering picks registers, with no trip through
+    shared memory. Rooted at the split; the reshape and permute may have other uses."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, SplitOp) or not isinstance(trans := op.src.owner, TransOp):
+            return
+        reshape = trans.src.owner
+        if not isinstance(reshape, ReshapeOp) or trans.permutation != (0, 2, 1):
+            return
+        x = reshape.src
+        shape = x.type.get_shape()
+        if (len(shape) != 2 or reshape.result.type.get_shape() != (shape[0], 2, shape[1] // 2)
+                or isinstance(x.type.element_type, PtrType)):
+            return
+        half = op.lhs.type
+        lhs, rhs = ExtractOp(x, [0, 0], half), ExtractOp(x, [0, shape[1] // 2], half)
+        rewriter.replace(op, [lhs, rhs], [lhs.result, rhs.result])
+
+
+class _SplitCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (_HalvesOfColumns(),)
+
+
 @irdl_op_definition
 class SplitOp(IRDLOperation):
     """The two halves of ``src`` along its last dimension, which must be 2."""
@@ -188,7 +217,7 @@ class SplitOp(IRDLOperation):
     src = operand_def(TensorType)
     lhs = result_def(T)
     rhs = result_def(T)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), _SplitCanonicalization())
     assembly_format = "$src attr-dict `:` type($src) `->` type($lhs)"
 
     def __init__(self, src: SSAValue):
@@ -203,6 +232,31 @@ class SplitOp(IRDLOperation):
         if r.element_type != t.element_type or r.get_shape() != t.get_shape()[:-1]:
             raise VerifyException("tile.split results must be the operand type without "
                                   "its last dimension")
+
+
+@irdl_op_definition
+class ExtractOp(_ShapeOp):
+    """The window of ``src`` at ``offsets``, of the result's shape (inside ``src``)."""
+
+    name = "tile.extract"
+    offsets = prop_def(DenseArrayBase.constr(I32))
+    assembly_format = "$src `,` $offsets attr-dict `:` type($src) `->` type($result)"
+
+    def __init__(self, src: SSAValue, offsets: Sequence[int], result_type: Attribute):
+        super().__init__(operands=[src], result_types=[result_type],
+                         properties={"offsets": DenseArrayBase.from_list(i32, list(offsets))})
+
+    @property
+    def start(self) -> tuple[int, ...]:
+        return tuple(self.offsets.get_values())
+
+    def verify_(self) -> None:
+        shape, want = self.src.type.get_shape(), self.result.type.get_shape()
+        if len(self.start) != len(shape) or len(want) != len(shape) or any(
+                o < 0 or o + w > n for o, w, n in zip(self.start, want, shape, strict=True)):
+            raise VerifyException("tile.extract window must lie inside the operand, one "
+                                  "offset per dimension")
+        self._check(want)
 
 
 @irdl_op_definition

@@ -86,3 +86,11 @@ func.func @convert_shape(%x: tensor<4x8xf32>) {
   %c = tile.convert_layout %x : tensor<4x8xf32> -> tensor<8x4xf32>
   func.return
 }
+
+// -----
+
+// CHECK: {{^}}tile.extract window must lie inside the operand, one offset per dimension{{$}}
+func.func @extract_outside(%x: tensor<4x8xf32>) {
+  %e = tile.extract %x, [0, 6] : tensor<4x8xf32> -> tensor<4x4xf32>
+  func.return
+}
