@@ -9,7 +9,9 @@ import pytest
 
 import compiler as tc
 import compiler.language as tl
+from compiler.context import parse_module
 from tests.conftest import launch
+from tests.test_tma_views import TmaProgram
 
 
 @tc.kernel
@@ -84,3 +86,22 @@ def test_subtiled_epilogue_picks_registers_on_sm90():
     assert "wgmma" in split.asm["ptx"]
     assert split.asm["ptx"].count("st.shared") == whole.asm["ptx"].count("st.shared")
     assert split.n_spills <= whole.n_spills
+
+
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_subtiled_wgmma_epilogue_in_the_simulator(num_warps):
+    """The sm_90 kernel itself (TMA, wgmma, the halves picked from the accumulator's
+    registers) run by the SIMT simulator: the stores give a @ b.T."""
+    M, N, K = 128, 256, 128
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((N, K)).astype(np.float16)
+    c = np.full((M, N), np.nan, np.float16)
+    ck = tc.compile(subtiled_matmul, backend="ptx", target="sm_90", args=(a, b, c, M, N, K),
+                    constants={"BM": 128, "BN": 256, "BK": 64, "SUB": True},
+                    num_warps=num_warps, num_stages=2)
+    module = parse_module([ir for name, ir in ck.stages if name == "cse"][-1])
+    TmaProgram(module, {"a": a.ravel(), "b": b.ravel(), "c": c.ravel()},
+               {"M": M, "N": N, "K": K}, (0, 0), (1, 1)).run()
+    want = a.astype(np.float32) @ b.astype(np.float32).T
+    np.testing.assert_allclose(c.astype(np.float32), want, rtol=1e-2, atol=1e-2)
