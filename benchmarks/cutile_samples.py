@@ -6,7 +6,8 @@ part of this repository). ``cuda.tile`` is tilec's ``compiler.tile`` (the alias 
 run --as-cutile``) and each sample is imported as a module, so its own host function runs
 (``cutile_matmul``, ``bmm``, ...), at a larger shape than its demonstration's. Each side is
 timed with CUDA events around one call at a time after an L2 flush, after two untimed
-calls (compilation), medians, in turn twice. Needs a CUDA GPU and torch.
+calls (compilation), in turn twice: the lower of each side's two medians. Needs a CUDA
+GPU and torch.
 """
 
 from __future__ import annotations

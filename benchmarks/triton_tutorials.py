@@ -9,8 +9,8 @@ being Triton and once with it being tilec (``compiler.triton``, the alias of ``t
 entries are switched to the side whose function runs, so either library's lazy imports
 find its own modules. Each workload is one shape from the tutorial's own benchmark; its
 first calls (compilation, autotuning) are left out of the timing, then each side is timed
-with CUDA events around one call at a time after flushing L2 (as ``do_bench``), medians,
-alternating Triton and tilec twice. Needs a CUDA GPU, torch and Triton.
+with CUDA events around one call at a time after flushing L2 (as ``do_bench``),
+alternating Triton and tilec twice: the lower of each side's two medians. Needs a CUDA GPU, torch and Triton.
 """
 
 from __future__ import annotations
