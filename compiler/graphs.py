@@ -8,9 +8,7 @@ and a replay is one ``cuGraphLaunch`` on the legacy default stream, where tilec'
 goes: it is ordered after the launches and copies before it and before those after it,
 and returns before the graph has run (``tc.synchronize()`` waits). On numpy and wgsl the
 launches are recorded and a replay launches them again, so one program runs on every
-backend. On ptx it is experimental: on an H200 a second capture in one process failed at
-its first launch (``CUDA_ERROR_CONTEXT_IS_DESTROYED``; the cause is not found yet), while
-one capture replayed correctly.
+backend.
 
 What a replay sees: every argument as it was at capture, scalars by value and arrays by
 their memory (the graph keeps those arrays alive). A program keeps its arrays and puts what

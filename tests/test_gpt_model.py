@@ -23,7 +23,6 @@ from examples.gpt.model import GPT, ModelError, check_config, pick
 from examples.gpt.train import learning_rate
 from tests.conftest import ROOT, repo_pythonpath
 from tests.test_gpt_kernels import _compile_only
-from tests.test_graphs import PTX_FAULT
 
 TINY = GPTConfig(vocab_size=256, block_size=64, n_layer=2, n_head=2, n_embd=64)
 
@@ -147,14 +146,12 @@ def test_greedy_generation_matches_the_reference(backend):
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 def test_generation_replaying_a_graph_of_the_decoding_step_equals_launching_it(
-        backend, dtype, request):
+        backend, dtype):
     """Greedy and seeded draws, through the block size: the decoding step launched, and
     captured once in a tc.graph (a CUDA graph on ptx) and replayed, then replayed again
     by the next call."""
     if dtype == "bfloat16" and backend == "wgsl":
         pytest.skip("WGSL has no bfloat16")
-    if backend == "ptx":
-        request.applymarker(pytest.mark.xfail(reason=PTX_FAULT, strict=False))
     params, prompt = _params(0.1), _tokens((2, 58))
     model = _model(backend, params, dtype)
     launched = model.generate(prompt, 9, temperature=0, graph=False)

@@ -112,7 +112,6 @@ class Device:
                           "cuDeviceGetAttribute"))
 
 
-@functools.cache
 def new_graph():
     """A ``tc.graph``'s CUDA graph, capturing from now on (``backends.ptx.graphs``)."""
     from backends.ptx.graphs import CudaGraph

@@ -61,9 +61,8 @@ class _Memory:
 
 def after_captures(device: Device, release: Callable[[Any], Any]) -> None:
     """``release(driver)`` with ``device``'s context current: now, or once no ``tc.graph``
-    captures on ptx. A free waits for the device, and destroying a graph or freeing memory
-    in the middle of a capture broke the context for every later launch
-    (``CUDA_ERROR_CONTEXT_IS_DESTROYED``); the garbage collector may run such finalizers
+    captures on ptx. A free waits for the device, which a capture cannot, and the graph
+    being captured may use the memory; the garbage collector may run such finalizers
     anywhere, a capture included."""
     if _capturing():
         _DEFERRED.append((device, release))

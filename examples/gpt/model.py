@@ -227,15 +227,14 @@ class GPT:
 
     def generate(self, idx, max_new_tokens: int, temperature: float = 1.0,
                  top_k: int | None = None, seed: int | None = None,
-                 graph: bool = False) -> np.ndarray:
+                 graph: bool | None = None) -> np.ndarray:
         """``idx`` (int (B, T)) followed by ``max_new_tokens`` tokens drawn one at a time
         (``pick``; ``seed`` seeds the draws), as int32 (B, T + max_new_tokens). The prompt
         runs once and each new token alone against the key/value cache; past the block
         size the model sees the last ``block_size`` tokens, which have all moved one
         position, so each such step runs them anew. ``graph``: replay one ``tc.graph`` of
         the decoding step, captured per batch size, instead of launching its kernels
-        (it saves the host about a hundred launches a token on ptx; off by default: on an
-        H200 a second capture in one process failed, ``tc.graph``'s open fault on ptx)."""
+        (None: on ptx, where that saves the host about a hundred launches a token)."""
         idx = tokens(idx, self.cfg, "idx")
         if max_new_tokens < 0 or temperature < 0:
             raise ModelError(f"generate needs max_new_tokens >= 0 and temperature >= 0, got "
@@ -246,7 +245,7 @@ class GPT:
             functools.partial(pick, temperature=temperature, top_k=top_k,
                               rng=np.random.default_rng(seed))
         g = self._generation(idx.shape[0])
-        use_graph = bool(graph)
+        use_graph = self.backend == "ptx" if graph is None else graph
         out, block, left = [idx], self.cfg.block_size, max_new_tokens
         while left:
             window = np.concatenate(out, axis=1)[:, -block:]
