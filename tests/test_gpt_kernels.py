@@ -18,6 +18,7 @@ from compiler.jit import DEFAULT_STAGES, KernelFunction, availability
 from examples.gpt import attention, embedding, kvcache, layernorm, loss, matmul, optimizer
 from examples.gpt import reference as ref
 from examples.gpt.config import GPTConfig, init_params
+from examples.gpt.shapes import padded_width
 from examples.gpt.step import forward_backward
 from tests.test_tma_views import TmaProgram
 
@@ -308,15 +309,16 @@ def test_gpt2_products_run_on_tensor_cores_by_tma(monkeypatch):
         return np.broadcast_to(np.zeros(1, dtype), shape)
 
     for N, K, epilogue in ((2304, 768, "bias"), (768, 768, "residual"), (3072, 768, "gelu"),
-                           (768, 3072, "residual"), (50304, 768, "")):
+                           (768, 3072, "residual"), (50257, 768, "")):
         f32_out = epilogue in ("residual", "")  # the residual stream, the logits
+        width = padded_width(N)  # GPT-2's vocabulary: the logits' rows padded to 50304
         matmul.linear_forward(
             zeros(M, K), zeros(N, K), zeros(N) if epilogue else None,
-            zeros(M, N, dtype=np.float32 if f32_out else bf16),
+            zeros(M, width, dtype=np.float32 if f32_out else bf16),
             pre=zeros(M, N, dtype=np.float32) if epilogue == "gelu" else None,
             residual=zeros(M, N, dtype=np.float32) if epilogue == "residual" else None,
             backend="ptx")
-        matmul.linear_backward(zeros(M, N), zeros(M, K), zeros(N, K), zeros(M, K),
+        matmul.linear_backward(zeros(M, width), zeros(M, K), zeros(N, K), zeros(M, K),
                                zeros(N, K, dtype=np.float32),
                                zeros(N, dtype=np.float32) if epilogue else None,
                                pre=zeros(M, K, dtype=np.float32) if K > N else None,
@@ -348,32 +350,38 @@ def test_products_by_tma_and_wgmma_simulated(rng):
     """The three products as Hopper runs them (f16 here: the simulator's 16-bit type),
     edges in M and N: the forward with bias and GELU (the pre-activation stored by TMA),
     dx times GELU's derivative, and dw in one and in three splits (sequential in the
-    simulator, so the plain read-add-write adds up as the atomics do)."""
-    M, N, K = 200, 192, 128
+    simulator, so the plain read-add-write adds up as the atomics do). ``out`` and ``dy``
+    store their rows padded (256 long for 192 columns), as the logits are: the padding is
+    neither written nor read (NaN there would show)."""
+    M, N, K, P = 200, 192, 128, 256
     sizes = {"M": M, "N": N, "K": K}
     x, w, b = (rng.standard_normal(s).astype(np.float16) for s in ((M, K), (N, K), (N,)))
-    pre, out = np.full((M, N), np.nan, np.float32), np.full((M, N), np.nan, np.float16)
+    pre, out = np.full((M, N), np.nan, np.float32), np.full((M, P), np.nan, np.float16)
     text = _simulated(matmul.linear_forward_kernel,
-                      {"x": x, "w": w, "b": b, "res": x, "pre": pre, "out": out}, sizes,
+                      {"x": x, "w": w, "b": b, "res": x, "pre": pre, "out": out}, sizes | {"LDO": P},
                       {"BM": 128, "BN": 128, "BK": 64, "BIAS": True, "GELU": True,
                        "RESIDUAL": False}, (2 * 2,))
     assert "nvgpu.tma_load" in text and "nvgpu.tma_store" in text
     z = x.astype(np.float64) @ w.T.astype(np.float64) + b
-    dy = rng.standard_normal((M, N)).astype(np.float16)
+    dy = np.full((M, P), np.nan, np.float16)
+    dy[:, :N] = rng.standard_normal((M, N))
     prex, dx = f32(rng, M, K), np.full((M, K), np.nan, np.float16)
     _simulated(matmul.linear_backward_x_kernel, {"dy": dy, "w": w, "pre": prex, "dx": dx},
-               sizes, {"BM": 128, "BK": 128, "BN": 64, "GELU": True}, (2,))
-    want_dx, want_dw, _ = ref.linear_backward(dy.astype(np.float64), x.astype(np.float64), w)
+               sizes | {"LDY": P}, {"BM": 128, "BK": 128, "BN": 64, "GELU": True}, (2,))
+    want_dx, want_dw, _ = ref.linear_backward(dy[:, :N].astype(np.float64),
+                                              x.astype(np.float64), w)
     for split in (1, 3):
         dw = f32(rng, N, K)
         want = dw + want_dw
-        text = _simulated(matmul.linear_backward_w_kernel, {"dy": dy, "x": x, "dw": dw}, sizes,
+        text = _simulated(matmul.linear_backward_w_kernel, {"dy": dy, "x": x, "dw": dw},
+                          sizes | {"LDY": P},
                           {"BN": 128, "BK": 128, "BM": 64, "ATOMIC": False}, (2, split))
         assert "nvgpu.tma_load" in text and "simt.ldmatrix" in text
         np.testing.assert_allclose(dw, want, rtol=0, atol=1e-6 * np.abs(want).max())
     np.testing.assert_allclose(pre, z, rtol=0, atol=1e-6 * np.abs(z).max())
-    np.testing.assert_allclose(out.astype(np.float64), ref.gelu(z), rtol=0,
+    np.testing.assert_allclose(out[:, :N].astype(np.float64), ref.gelu(z), rtol=0,
                                atol=2.0**-10 * np.abs(z).max())
+    assert np.isnan(out[:, N:]).all()
     want_dx = want_dx * ref.gelu_grad(prex.astype(np.float64))
     np.testing.assert_allclose(dx.astype(np.float64), want_dx, rtol=0,
                                atol=2.0**-10 * np.abs(want_dx).max())

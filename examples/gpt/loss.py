@@ -2,7 +2,8 @@
 program a position reads its row of logits twice, once for the log-sum-exp (a running max
 and sum over blocks of the vocabulary, so any vocabulary size fits) and once to write
 d loss / d logits = (softmax - onehot(target)) * ``dscale``, which may overwrite the logits
-in place. The mean loss is ``examples.gpt.optimizer.mean``'s sum of the per-position
+in place. Rows may be stored ``shapes.padded_width(V)`` long, as the output head writes
+them; the columns past V are neither read nor written. The mean loss is ``examples.gpt.optimizer.mean``'s sum of the per-position
 losses.
 """
 
@@ -10,13 +11,14 @@ from __future__ import annotations
 
 import compiler as tc
 import compiler.language as tl
-from examples.gpt.shapes import expect, pow2, rows, size
+from examples.gpt.shapes import padded_width, pow2, row_length, rows, size
 
 
 @tc.kernel
-def crossentropy_kernel(logits, targets, losses, dlogits, V, dscale, BLOCK: tl.constexpr):
+def crossentropy_kernel(logits, targets, losses, dlogits, V, LD, dscale,
+                        BLOCK: tl.constexpr):
     row = tl.program_id(0)
-    base = row * V
+    base = row * LD
     cols = tl.arange(0, BLOCK)
     # every block holds a real logit, so the running max is finite after the first
     top = -float("inf")
@@ -38,18 +40,26 @@ def crossentropy_kernel(logits, targets, losses, dlogits, V, dscale, BLOCK: tl.c
 
 
 def crossentropy(logits, targets, losses, dlogits, dscale: float | None = None,
-                 backend: str | None = None, BLOCK: int = 1024, num_warps: int = 4) -> None:
+                 backend: str | None = None, V: int | None = None, BLOCK: int = 1024,
+                 num_warps: int = 4) -> None:
     """``losses`` (B, T) of int32 ``targets`` (B, T) under ``logits`` (B, T, V), and
     ``dlogits`` (may be ``logits``) = d (``dscale`` * sum of losses) / d logits;
-    ``dscale`` defaults to 1 / (B*T), the mean's."""
-    V = logits.shape[-1]
-    n = rows(logits, V)
+    ``dscale`` defaults to 1 / (B*T), the mean's. ``V`` is the vocabulary, when the rows
+    of both are stored ``padded_width(V)`` long (default: their length)."""
+    V = V or logits.shape[-1]
+    ld = logits.shape[-1]
+    n = rows(logits)
     for name, a in (("targets", targets), ("losses", losses)):
         if size(a) != n:
             raise tc.LaunchError(f"{name} must hold one element a row of logits ({n}), got "
                                  f"shape {tuple(a.shape)}")
-    expect("dlogits", dlogits, (n, V))
-    crossentropy_kernel[(n,)](logits, targets, losses, dlogits, V,
+    if ld not in (V, padded_width(V)):
+        raise tc.LaunchError(f"logits must have rows of {V} (or {padded_width(V)}, padded) "
+                             f"elements, got shape {tuple(logits.shape)}")
+    if row_length("dlogits", dlogits, (n, V)) != ld:
+        raise tc.LaunchError(f"dlogits must be laid out as logits {tuple(logits.shape)}, got "
+                             f"shape {tuple(dlogits.shape)}")
+    crossentropy_kernel[(n,)](logits, targets, losses, dlogits, V, ld,
                               1.0 / n if dscale is None else dscale,
                               BLOCK=min(BLOCK, pow2(V)), backend=backend,
                               num_warps=num_warps)

@@ -3,7 +3,9 @@ pre-activation; a residual added), and their backward: ``dx = dy @ w`` (optional
 GELU's derivative at the layer input's pre-activation), ``dw += dy.T @ x`` and
 ``db += dy`` summed over rows.
 
-``x`` is (M, K) row-major, ``w`` (N, K) as PyTorch and llm.c keep it. Products go through
+``x`` is (M, K) row-major, ``w`` (N, K) as PyTorch and llm.c keep it; ``out``, and ``dy``
+in the backward, may store their rows ``shapes.padded_width(N)`` long (the output head's,
+whose vocabulary of 50257 would leave rows unaligned for TMA). Products go through
 ``tl.dot`` (tensor cores on ptx for bf16, f16 and, with ``precision="tf32"``, f32 inputs)
 accumulating in f32; inputs may be float32 or bfloat16, outputs take their array's dtype.
 Tiles are ordered in groups (``examples.matmul.tile_of``) so neighbouring programs share
@@ -31,7 +33,7 @@ from examples.gpt.matmul_configs import (
     bias_config,
     forward_config,
 )
-from examples.gpt.shapes import expect, rows
+from examples.gpt.shapes import expect, row_length, rows
 from examples.matmul import tile_of
 
 GELU_SCALE = 0.7978845608028654  # sqrt(2 / pi)
@@ -63,18 +65,19 @@ def gelu_grad(x):
 
 
 @tc.func
-def matrix(a, R, C, BR: tl.constexpr, BC: tl.constexpr):
-    """The row-major (R, C) matrix at ``a`` as a descriptor of (BR, BC) tiles."""
-    return tl.make_tensor_descriptor(a, shape=[R, C], strides=[C, 1], block_shape=[BR, BC])
+def matrix(a, R, C, LD, BR: tl.constexpr, BC: tl.constexpr):
+    """The row-major (R, C) matrix at ``a``, its rows LD apart, as a descriptor of (BR, BC)
+    tiles."""
+    return tl.make_tensor_descriptor(a, shape=[R, C], strides=[LD, 1], block_shape=[BR, BC])
 
 
 @tc.kernel
-def linear_forward_kernel(x, w, b, res, pre, out, M, N, K, BM: tl.constexpr,
+def linear_forward_kernel(x, w, b, res, pre, out, M, N, K, LDO, BM: tl.constexpr,
                           BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr,
                           BIAS: tl.constexpr, GELU: tl.constexpr, RESIDUAL: tl.constexpr,
                           PRECISION: tl.constexpr):
     pm, pn = tile_of(tl.program_id(0), M, N, BM, BN, GROUP)
-    xs, ws = matrix(x, M, K, BM, BK), matrix(w, N, K, BN, BK)
+    xs, ws = matrix(x, M, K, K, BM, BK), matrix(w, N, K, K, BN, BK)
     acc = tl.zeros((BM, BN), tl.float32)
     for k0 in range(0, K, BK):
         # w.T's (BK, BN) tile: w's rows, which wgmma reads K-major where TMA put them
@@ -87,20 +90,21 @@ def linear_forward_kernel(x, w, b, res, pre, out, M, N, K, BM: tl.constexpr,
     at = rm[:, None] * N + rn[None, :]
     mask = (rm[:, None] < M) & (rn[None, :] < N)
     if GELU:  # the last store goes by TMA: the pre-activation, f32 in the model
-        tl.store(out + at, gelu(acc).to(out.dtype), mask=mask)
-        matrix(pre, M, N, BM, BN).store([pm * BM, pn * BN], acc.to(pre.dtype))
+        tl.store(out + rm[:, None] * LDO + rn[None, :], gelu(acc).to(out.dtype), mask=mask)
+        matrix(pre, M, N, N, BM, BN).store([pm * BM, pn * BN], acc.to(pre.dtype))
     else:
         if RESIDUAL:
             acc += tl.load(res + at, mask=mask, other=0.0).to(tl.float32)
-        matrix(out, M, N, BM, BN).store([pm * BM, pn * BN], acc.to(out.dtype))
+        matrix(out, M, N, LDO, BM, BN).store([pm * BM, pn * BN], acc.to(out.dtype))
 
 
 @tc.kernel
-def linear_backward_x_kernel(dy, w, pre, dx, M, N, K, BM: tl.constexpr, BK: tl.constexpr,
+def linear_backward_x_kernel(dy, w, pre, dx, M, N, K, LDY, BM: tl.constexpr,
+                             BK: tl.constexpr,
                              BN: tl.constexpr, GROUP: tl.constexpr, GELU: tl.constexpr,
                              PRECISION: tl.constexpr):
     pm, pk = tile_of(tl.program_id(0), M, K, BM, BK, GROUP)
-    gs, ws = matrix(dy, M, N, BM, BN), matrix(w, N, K, BN, BK)
+    gs, ws = matrix(dy, M, N, LDY, BM, BN), matrix(w, N, K, K, BN, BK)
     acc = tl.zeros((BM, BK), tl.float32)
     for n0 in range(0, N, BN):
         acc = tl.dot(gs.load([pm * BM, n0]), ws.load([n0, pk * BK]), acc,
@@ -111,7 +115,7 @@ def linear_backward_x_kernel(dy, w, pre, dx, M, N, K, BM: tl.constexpr, BK: tl.c
         at = rm[:, None] * K + rk[None, :]
         mask = (rm[:, None] < M) & (rk[None, :] < K)
         acc *= gelu_grad(tl.load(pre + at, mask=mask, other=0.0).to(tl.float32))
-    matrix(dx, M, K, BM, BK).store([pm * BM, pk * BK], acc.to(dx.dtype))
+    matrix(dx, M, K, K, BM, BK).store([pm * BM, pk * BK], acc.to(dx.dtype))
 
 
 @tc.func
@@ -125,11 +129,11 @@ def split_rows(M, BM: tl.constexpr):
 
 
 @tc.kernel
-def linear_backward_w_kernel(dy, x, dw, M, N, K, BN: tl.constexpr, BK: tl.constexpr,
+def linear_backward_w_kernel(dy, x, dw, M, N, K, LDY, BN: tl.constexpr, BK: tl.constexpr,
                              BM: tl.constexpr, GROUP: tl.constexpr, ATOMIC: tl.constexpr,
                              PRECISION: tl.constexpr):
     pn, pk = tile_of(tl.program_id(0), N, K, BN, BK, GROUP)
-    gs, xs = matrix(dy, M, N, BM, BN), matrix(x, M, K, BM, BK)
+    gs, xs = matrix(dy, M, N, LDY, BM, BN), matrix(x, M, K, K, BM, BK)
     first, share = split_rows(M, BM)
     acc = tl.zeros((BN, BK), tl.float32)
     for m0 in range(0, share, BM):
@@ -148,14 +152,14 @@ def linear_backward_w_kernel(dy, x, dw, M, N, K, BN: tl.constexpr, BK: tl.conste
 
 
 @tc.kernel
-def bias_backward_kernel(dy, db, M, N, BM: tl.constexpr, BN: tl.constexpr,
+def bias_backward_kernel(dy, db, M, N, LDY, BM: tl.constexpr, BN: tl.constexpr,
                          ATOMIC: tl.constexpr):
     rn = tl.program_id(0) * BN + tl.arange(0, BN)
     first, share = split_rows(M, BM)
     acc = tl.zeros((BN,), tl.float32)
     for m0 in range(0, share, BM):
         rm = first + m0 + tl.arange(0, BM)
-        g = tl.load(dy + rm[:, None] * N + rn[None, :],
+        g = tl.load(dy + rm[:, None] * LDY + rn[None, :],
                     mask=(rm[:, None] < M) & (rn[None, :] < N), other=0.0)
         acc += tl.sum(g.to(tl.float32), axis=0)
     if ATOMIC:
@@ -181,15 +185,15 @@ def linear_forward(x, w, b, out, pre=None, residual=None, backend: str | None = 
     ``tiles`` (BM, BN, BK, num_warps, num_stages) replace ``forward_config``'s."""
     N, K = w.shape
     M = rows(x, K)
-    expect("out", out, (M, N))
+    ldo = row_length("out", out, (M, N))
     for name, a, shape in (("b", b, (N,)), ("pre", pre, (M, N)),
                            ("residual", residual, (M, N))):
         if a is not None:
             expect(name, a, shape)
-    c = forward_config(M, N, K, x, backend, **tiles)
+    c = forward_config(M, N, K, x, backend, ldo, **tiles)
     linear_forward_kernel[(tc.cdiv(M, c.BM) * tc.cdiv(N, c.BN),)](
         x, w, x if b is None else b, x if residual is None else residual,
-        out if pre is None else pre, out, M, N, K, BM=c.BM, BN=c.BN, BK=c.BK, GROUP=8,
+        out if pre is None else pre, out, M, N, K, ldo, BM=c.BM, BN=c.BN, BK=c.BK, GROUP=8,
         BIAS=b is not None, GELU=pre is not None, RESIDUAL=residual is not None,
         PRECISION=precision, backend=backend, num_warps=c.num_warps,
         num_stages=c.num_stages)
@@ -203,7 +207,7 @@ def linear_backward(dy, x, w, dx, dw, db=None, pre=None, backend: str | None = N
     ``tiles`` (BM, BN, BK, num_warps, num_stages, split) replace the configs' for every
     product."""
     N, K = w.shape
-    expect("dy", dy, (rows(x, K), N))
+    row_length("dy", dy, (rows(x, K), N))
     expect("dw", dw, (N, K))
     if dx is not None:
         linear_backward_x(dy, w, dx, pre, backend, precision, **tiles)
@@ -215,12 +219,13 @@ def linear_backward_x(dy, w, dx, pre=None, backend: str | None = None,
     """``dx = dy @ w``, times ``gelu_grad(pre)`` when ``pre`` is given."""
     N, K = w.shape
     M = rows(dx, K)
-    expect("dy", dy, (M, N))
+    ldy = row_length("dy", dy, (M, N))
     if pre is not None:
         expect("pre", pre, (M, K))
-    c = backward_x_config(M, N, K, dy, backend, pre is not None, **tiles)
+    c = backward_x_config(M, N, K, dy, backend, pre is not None, ldy, **tiles)
     linear_backward_x_kernel[(tc.cdiv(M, c.BM) * tc.cdiv(K, c.BK),)](
-        dy, w, dx if pre is None else pre, dx, M, N, K, BM=c.BM, BK=c.BK, BN=c.BN, GROUP=8,
+        dy, w, dx if pre is None else pre, dx, M, N, K, ldy, BM=c.BM, BK=c.BK, BN=c.BN,
+        GROUP=8,
         GELU=pre is not None, PRECISION=precision, backend=backend, num_warps=c.num_warps,
         num_stages=c.num_stages)
 
@@ -230,18 +235,18 @@ def linear_backward_w(dy, x, dw, db=None, backend: str | None = None,
     """``dw += dy.T @ x`` and ``db += dy`` summed over rows (no bias when ``db`` is None)."""
     N, K = dw.shape
     M = rows(x, K)
-    expect("dy", dy, (M, N))
+    ldy = row_length("dy", dy, (M, N))
     if db is not None:
         expect("db", db, (N,))
-    c = backward_w_config(M, N, K, dy, backend, **tiles)
+    c = backward_w_config(M, N, K, dy, backend, ldy, **tiles)
     linear_backward_w_kernel[(tc.cdiv(N, c.BN) * tc.cdiv(K, c.BK), c.split)](
-        dy, x, dw, M, N, K, BN=c.BN, BK=c.BK, BM=c.BM, GROUP=8, ATOMIC=c.split > 1,
+        dy, x, dw, M, N, K, ldy, BN=c.BN, BK=c.BK, BM=c.BM, GROUP=8, ATOMIC=c.split > 1,
         PRECISION=precision, backend=backend, num_warps=c.num_warps,
         num_stages=c.num_stages)
     if db is not None:
-        c = bias_config(M, N, dy, backend, tiles.get("split"))
+        c = bias_config(M, ldy, dy, backend, tiles.get("split"))
         bias_backward_kernel[(tc.cdiv(N, c.BN), c.split)](
-            dy, db, M, N, BM=c.BM, BN=c.BN, ATOMIC=c.split > 1, backend=backend,
+            dy, db, M, N, ldy, BM=c.BM, BN=c.BN, ATOMIC=c.split > 1, backend=backend,
             num_warps=c.num_warps)
 
 

@@ -76,26 +76,30 @@ def _split(tiles: int, blocks: int) -> int:
     return min(range(1, min(MAX_SPLIT, blocks) + 1), key=lambda s: (cost(s), s))
 
 
-def forward_config(M: int, N: int, K: int, x, backend: str | None, **tiles) -> Tiles:
-    """``out = x @ w.T``'s tiles: BM rows by BN columns of ``out``, BK deep."""
-    if not wgmma_tiles(backend, x, N, K):
+def forward_config(M: int, N: int, K: int, x, backend: str | None, ld: int | None = None,
+                   **tiles) -> Tiles:
+    """``out = x @ w.T``'s tiles: BM rows by BN columns of ``out`` (its rows ``ld`` long,
+    N unless padded), BK deep."""
+    if not wgmma_tiles(backend, x, ld or N, K):
         return replace(PORTABLE, **tiles)
     return replace(Tiles(128, 256 if _wide(M, N) else 128, DEEP, 8, 4), **tiles)
 
 
 def backward_x_config(M: int, N: int, K: int, dy, backend: str | None, gelu: bool,
-                      **tiles) -> Tiles:
-    """``dx = dy @ w``'s tiles: BM rows by BK columns of ``dx``, BN deep."""
-    if not wgmma_tiles(backend, dy, N, K):
+                      ld: int | None = None, **tiles) -> Tiles:
+    """``dx = dy @ w``'s tiles: BM rows by BK columns of ``dx``, BN deep (``dy``'s rows
+    ``ld`` long, N unless padded)."""
+    if not wgmma_tiles(backend, dy, ld or N, K):
         return replace(PORTABLE, **tiles)
     wide = _wide(M, K) and not gelu
     return replace(Tiles(128, DEEP, 256 if wide else 128, 8, 4), **tiles)
 
 
-def backward_w_config(M: int, N: int, K: int, dy, backend: str | None, **tiles) -> Tiles:
+def backward_w_config(M: int, N: int, K: int, dy, backend: str | None,
+                      ld: int | None = None, **tiles) -> Tiles:
     """``dw += dy.T @ x``'s tiles: BN rows by BK columns of ``dw``, BM deep, ``split``
-    programs a tile."""
-    if not wgmma_tiles(backend, dy, N, K):
+    programs a tile (``dy``'s rows ``ld`` long, N unless padded)."""
+    if not wgmma_tiles(backend, dy, ld or N, K):
         return replace(PORTABLE, **tiles)
     split = _split(-(-N // 128) * -(-K // 128), -(-M // DEEP))
     return replace(Tiles(DEEP, 128, 128, 8, 4, split), **tiles)

@@ -26,6 +26,25 @@ def expect(name: str, a, shape: tuple[int, ...]) -> None:
                           f"got {got}")
 
 
+def padded_width(n: int) -> int:
+    """``n`` rounded up to a multiple of 128: the row length that an (M, n) matrix may be
+    stored with (llm.c pads GPT-2's vocabulary of 50257 so, to 50304), so that each row
+    starts 16-byte aligned where TMA and the tensor cores' tiles can reach it."""
+    return -(-n // 128) * 128
+
+
+def row_length(name: str, a, shape: tuple[int, ...]) -> int:
+    """``expect(name, a, shape)``, where ``a``'s last axis may also be
+    ``padded_width(shape[-1])`` long (the columns past ``shape[-1]`` neither read nor
+    written); the row length of ``a``."""
+    width = shape[-1]
+    stored = tuple(a.shape)[-1] if tuple(a.shape) else width
+    if stored == padded_width(width) != width:
+        shape = (*shape[:-1], stored)
+    expect(name, a, shape)
+    return stored
+
+
 def size(a) -> int:
     return math.prod(tuple(a.shape))
 

@@ -12,17 +12,20 @@ import numpy as np
 
 from examples.gpt import attention, embedding, layernorm, loss, matmul, optimizer
 from examples.gpt.config import GPTConfig, flatten, param_offsets, views
+from examples.gpt.shapes import padded_width
 
 
 def activation_shapes(cfg: GPTConfig, B: int, T: int) -> dict[str, tuple[int, ...]]:
     """The float32 arrays a step of (B, T) tokens needs: the forward's activations (kept
-    for the backward, layers stacked first) and the backward's buffers."""
+    for the backward, layers stacked first) and the backward's buffers. The logits' rows
+    are ``padded_width(V)`` long, as llm.c pads them, so that the output head's products
+    run on TMA and the tensor cores whatever the vocabulary."""
     L, H, C, V, N = cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.vocab_size, B * T
     return {"encoded": (N, C), "ln1": (L, N, C), "ln1_mean": (L, N), "ln1_rstd": (L, N),
             "qkv": (L, N, 3 * C), "att": (L, N, C), "lse": (L, B, H, T), "res2": (L, N, C),
             "ln2": (L, N, C), "ln2_mean": (L, N), "ln2_rstd": (L, N), "pre": (L, N, 4 * C),
             "fch": (L, N, 4 * C), "res3": (L, N, C), "lnf": (N, C), "lnf_mean": (N,),
-            "lnf_rstd": (N,), "logits": (N, V), "losses": (N,), "loss": (1,),
+            "lnf_rstd": (N,), "logits": (N, padded_width(V)), "losses": (N,), "loss": (1,),
             "dres": (N, C), "dC": (N, C), "d3C": (N, 3 * C), "d4C": (N, 4 * C),
             "delta": (B, H, T),
             "scratch": (max(layernorm.backward_scratch(N, C), optimizer.sum_scratch(N)),)}
@@ -55,7 +58,7 @@ def forward(p: dict, a: dict, idx, targets, cfg: GPTConfig, backend: str | None 
                                 a["lnf_rstd"], backend=backend)
     matmul.linear_forward(a["lnf"], p["wte"], None, a["logits"], backend=backend)
     loss.crossentropy(a["logits"], targets, a["losses"], a.get("dlogits", a["logits"]),
-                      backend=backend)
+                      backend=backend, V=cfg.vocab_size)
     optimizer.mean(a["losses"], a["loss"], a["scratch"], backend=backend)
 
 
