@@ -184,7 +184,7 @@ def test_gelu_backward(target, rng):
     target.close((dpre, dout * ref.gelu_grad(pre.astype(np.float64))))
 
 
-@pytest.mark.parametrize("blocks", [(16, 16), (32, 16)])
+@pytest.mark.parametrize("blocks", [(16, 16), (32, 16), (16, 32)])
 def test_attention_forward_and_backward(target, rng, blocks):
     B, T, C, H, _ = target.shape
     BM, BN = blocks
