@@ -185,20 +185,24 @@ class Tiles:
     num_stages: int = 1
 
 
-FORWARD = Tiles(64, 64)
-DQ = Tiles(64, 64)
-DKV = Tiles(64, 64)
+# the quickest of a sweep at GPT-2's shape (T 1024, D 64, bf16) on an H200
+# (benchmarks/RESULTS.md, 2026-11-28): 181 -> 81 us forward, 511 -> 317 us backward
+FORWARD = Tiles(128, 64, 4, 3)
+DQ = Tiles(128, 64, 8, 2)
+DKV = Tiles(64, 128, 8, 2)
 
 
 def _launch(kernel, tiles: Tiles, T: int, by_keys: bool, args: tuple, D: int,
             precision: str, backend: str | None) -> None:
     """``kernel`` over blocks of queries (of keys when ``by_keys``) and heads, with
-    ``tiles`` no taller than the sequence needs (at least 16, what ``tl.dot`` takes)."""
+    ``tiles`` no taller than the sequence needs (at least 16, what ``tl.dot`` takes) and
+    no more warps than tiles so cut share out on tensor cores (4 for 64 x 64 and less)."""
     BM, BN = (max(16, min(b, pow2(T))) for b in (tiles.BM, tiles.BN))
     heads = args[-1]
     kernel[(tc.cdiv(T, BN if by_keys else BM), heads)](
         *args[:-1], BM=BM, BN=BN, DB=max(16, pow2(D)), PRECISION=precision,
-        STAGES=tiles.num_stages, backend=backend, num_warps=tiles.num_warps)
+        STAGES=tiles.num_stages, backend=backend,
+        num_warps=min(tiles.num_warps, max(4, BM * BN // 1024)))
 
 
 def attention_forward(qkv, out, lse, backend: str | None = None, precision: str = "ieee",
