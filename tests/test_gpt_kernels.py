@@ -331,6 +331,33 @@ def test_gpt2_products_run_on_tensor_cores_by_tma(monkeypatch):
         assert ck.n_spills == 0, (name, ck.n_spills)
 
 
+@pytest.mark.parametrize("M", [1, 16])
+def test_decoding_products_compile_to_tensor_cores(monkeypatch, M):
+    """A decoding step's products (a row or a few a sequence) at GPT-2 124M's shapes and
+    epilogues, bf16, compile for sm_90 with ``decode_config``'s tiles, on tensor cores,
+    none spilling."""
+    compiled: list = []
+    monkeypatch.setattr(KernelFunction, "__getitem__", _compile_only(compiled))
+    bf16 = ml_dtypes.bfloat16
+
+    def zeros(*shape, dtype=bf16):
+        return np.broadcast_to(np.zeros(1, dtype), shape)
+
+    shapes = ((2304, 768, "bias"), (768, 768, "residual"), (3072, 768, "gelu"),
+              (768, 3072, "residual"), (50257, 768, ""))
+    for N, K, epilogue in shapes:
+        f32 = np.float32
+        matmul.linear_forward(
+            zeros(M, K), zeros(N, K), zeros(N) if epilogue else None,
+            zeros(M, N, dtype=bf16 if epilogue in ("bias", "gelu") else f32),
+            pre=zeros(M, N, dtype=f32) if epilogue == "gelu" else None,
+            residual=zeros(M, N, dtype=f32) if epilogue == "residual" else None,
+            backend="ptx")
+    for (_, ck), (N, _, _) in zip(compiled, shapes, strict=True):
+        assert ck.n_spills == 0, N
+        assert ("wgmma.mma_async" if N > 8192 else "mma.sync") in ck.asm["ptx"], N
+
+
 def _simulated(kernel, arrays: dict, sizes: dict, constants: dict, grid: tuple) -> str:
     """``kernel`` compiled for sm_90 (8 warps, 4 stages) and run in the TMA and wgmma
     simulator on ``arrays`` over ``grid``: its SIMT text."""

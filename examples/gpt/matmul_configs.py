@@ -27,6 +27,7 @@ SMS = 132  # streaming multiprocessors of an H100 or H200
 NARROW_RATE = 0.9  # a 128 x 128 tile's speed, of a 128 x 256 one's (an estimate)
 EPILOGUE_STEPS = 8  # a split's atomic epilogue, in 64-deep steps of its loop (an estimate)
 MAX_SPLIT = 16
+DECODE_ROWS = 16  # products of this many rows or fewer take ``decode_config``'s tiles
 
 
 @dataclass(frozen=True)
@@ -79,10 +80,23 @@ def _split(tiles: int, blocks: int) -> int:
 def forward_config(M: int, N: int, K: int, x, backend: str | None, ld: int | None = None,
                    **tiles) -> Tiles:
     """``out = x @ w.T``'s tiles: BM rows by BN columns of ``out`` (its rows ``ld`` long,
-    N unless padded), BK deep."""
+    N unless padded), BK deep. A few rows (decoding: a row a sequence) take tiles
+    ``decode_config`` picks."""
+    if M <= DECODE_ROWS and wgmma_tiles(backend, x, K):
+        return replace(decode_config(N), **tiles)
     if not wgmma_tiles(backend, x, ld or N, K):
         return replace(PORTABLE, **tiles)
     return replace(Tiles(128, 256 if _wide(M, N) else 128, DEEP, 8, 4), **tiles)
+
+
+def decode_config(N: int) -> Tiles:
+    """Tiles for products of at most ``DECODE_ROWS`` rows on ptx, which read each weight
+    once and are short of programs rather than of math: narrow ones (16 x 32, 128 deep)
+    spread a layer's 768 to 3072 columns over more SMs; the output head's tens of
+    thousands of columns fill the SMs anyway and go quicker 64 x 64 on wgmma. Each was the
+    quickest of five at GPT-2's shapes on an H200 (1 and 16 rows; 2026-11-28): 10-25 us
+    a layer's product where 128 x 128 tiles took 16-44, 34 us the head's for 71."""
+    return Tiles(64, 64, 64, 4, 4) if N > 8192 else Tiles(16, 32, 128, 4, 3)
 
 
 def backward_x_config(M: int, N: int, K: int, dy, backend: str | None, gelu: bool,
