@@ -15,7 +15,7 @@ only).
 Generation: greedy tokens/s from a one-token prompt, ``--new`` tokens at each of
 ``--decode-batches`` (PyTorch eager, and ``torch.compile(mode="reduce-overhead")``: CUDA
 graphs; tilec on ptx replays its decoding step as a ``tc.graph``, a CUDA graph too).
-``--curve STEPS``: the loss per step of tilec and PyTorch eager (no clipping on either)
+``--curve STEPS``: the loss per step of tilec and PyTorch eager (both clipping at 1)
 from the same weights on the same batches (random windows of ``--data``'s bytes as
 tokens), as JSON and, with matplotlib, a PNG (both into ``--out``; printed otherwise).
 
@@ -76,7 +76,7 @@ def torch_runner(cfg, params, precision, compiled, device, grad_clip=1.0) -> Run
                   model.tokens)
 
 
-def tilec_runner(cfg, params, precision, backend) -> Runner:
+def tilec_runner(cfg, params, precision, backend, grad_clip=1.0) -> Runner:
     from examples.gpt.model import GPT
 
     if precision not in TILEC_DTYPE:
@@ -88,7 +88,7 @@ def tilec_runner(cfg, params, precision, backend) -> Runner:
         loss = model.forward(idx, targets)
         model.zero_grad()
         model.backward()
-        model.step(lr)
+        model.step(lr, grad_clip=grad_clip)
         return loss
 
     return Runner(step, lambda idx, n: model.generate(idx, n, temperature=0.0),
@@ -212,7 +212,7 @@ def loss_curves(cfg, params, args) -> dict[str, list[float]]:
     for name, factory in (
             ("tilec", lambda: tilec_runner(cfg, params, args.curve_precision, backend)),
             ("torch", lambda: torch_runner(cfg, params, args.curve_precision, False,
-                                           args.device, grad_clip=None))):
+                                           args.device))):
         if name == "tilec" and missing:
             continue
         try:
