@@ -20,6 +20,7 @@ import wgpu
 
 from backends.wgsl import set_runtime_dir
 from backends.wgsl.arrays import WgslArray, buffer_device
+from backends.wgsl.recorder import flush, recorder
 from compiler.device_arrays import INDEX_REACH, check_reach, host_view, span_view
 from compiler.errors import (
     ArgumentError,
@@ -52,6 +53,9 @@ _BUILDING = threading.Lock()
 build it once."""
 _FENCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 """Per device: the small buffer ``drain`` reads back."""
+_OWN: weakref.WeakSet = weakref.WeakSet()
+"""The buffers of tilec's arrays (``new_buffer``): a launch binding only these is
+recorded (``recorder``), since tilec sees every host access to them."""
 
 
 @functools.cache
@@ -116,6 +120,8 @@ class Kernel:
         self.wide = list(info.extra.get("wide_offsets", ()))  # see ``check_reach``
 
     def __call__(self, grid: tuple[int, int, int], args: list) -> None:
+        """Launch on ``args``: recorded, and submitted later, where every array is one
+        of tilec's (``recorder``); submitted now otherwise."""
         grid = self.check_grid(grid)
         if len(args) != len(self.info.params):
             raise LaunchError(f"{self.info.name} takes {len(self.info.params)} arguments, "
@@ -145,11 +151,12 @@ class Kernel:
                     readback[id(arg)] = arr
                 bound.append(whole(uploads[id(arg)]))
         promoted = promotions(bound, self.facts["params"])
+        now = any(b.buffer not in _OWN for b in bound)  # the caller may read it through wgpu
         dispatcher = self.pipelines.get(device, {}).get(promoted)
         if dispatcher is None:
             self.first_launch(device, promoted, (bound, words, dispatch, not uploads))
         else:
-            dispatcher.run(bound, words, dispatch, cache=not uploads)
+            dispatcher.run(bound, words, dispatch, not uploads, now)
         for key, arr in readback.items():
             download(device, uploads[key], arr)
 
@@ -269,7 +276,7 @@ class Kernel:
             with phase("driver: create pipeline"):
                 dispatcher = self.pipeline(device, promoted)
             with phase("driver: first dispatch, to completion"):
-                dispatcher.run(*launch)
+                dispatcher.run(*launch, submit=True)
                 drain(device)
 
     def pipeline(self, device: wgpu.GPUDevice, promoted: frozenset[int]) -> Dispatcher:
@@ -318,59 +325,46 @@ PASS_TIMESTAMPS = PassTimestamps()
 
 
 class Dispatcher:
-    """What the launches of one pipeline on one device reuse: its uniform buffer of
-    arguments, rewritten by each launch (``queue.write_buffer`` is ordered with the
-    submissions, so every dispatch reads its own), and the bind groups of the last few
-    sets of ``wgpu.GPUBuffer`` arguments. A new uniform buffer and bind group per launch
-    were half of a launch's 150-300 us on an H200's Vulkan driver.
-
-    A launch writes the uniform buffer and submits under ``lock``: launches from two
-    threads that both wrote before either submitted would both read the second's
-    arguments."""
+    """What the launches of one pipeline on one device reuse: the bind groups of the last
+    few sets of arrays, each binding the device's uniform arena (``recorder``) at a
+    dynamic offset. A new bind group per launch was a quarter of a launch's 150-300 us on
+    an H200's Vulkan driver."""
 
     GROUPS = 8  # bind groups kept (each holds its buffers alive on the device)
 
     def __init__(self, device: wgpu.GPUDevice, pipe, layout, uniform_size: int):
         self.device, self.pipe, self.layout = device, pipe, layout
-        self.uniform = device.create_buffer(
-            size=uniform_size, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST)
+        self.recorder = recorder(device)
+        self.uniform_size = uniform_size
         self.groups: dict[tuple[int, ...], tuple[list, object]] = {}
-        self.words: bytes | None = None  # what the uniform buffer holds (or will, in order)
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # over ``groups``
 
     def group(self, bound: list[Binding], cache: bool):
-        """The bind group of ``bound`` and the uniform buffer, reused where ``cache``."""
+        """The bind group of ``bound`` and the uniform arena, reused where ``cache``."""
         key = tuple((id(b.buffer), b.offset, b.size) for b in bound)
-        hit = self.groups.get(key)
+        with self.lock:
+            hit = self.groups.get(key)
         if hit is not None and all(r() is b.buffer
                                    for r, b in zip(hit[0], bound, strict=True)):
             return hit[1]
         entries = [{"binding": i, "resource": {"buffer": b.buffer, "offset": b.offset,
                                                "size": b.size}}
                    for i, b in enumerate(bound)]
-        entries.append({"binding": len(bound), "resource": {"buffer": self.uniform}})
+        entries.append({"binding": len(bound), "resource": {
+            "buffer": self.recorder.arena, "offset": 0, "size": self.uniform_size}})
         group = self.device.create_bind_group(layout=self.layout, entries=entries)
         if cache:  # ids are checked against weak references: a freed id may come back
-            if len(self.groups) >= self.GROUPS:
-                del self.groups[next(iter(self.groups))]
-            self.groups[key] = ([weakref.ref(b.buffer) for b in bound], group)
+            with self.lock:
+                if len(self.groups) >= self.GROUPS:
+                    del self.groups[next(iter(self.groups))]
+                self.groups[key] = ([weakref.ref(b.buffer) for b in bound], group)
         return group
 
-    def run(self, bound: list, words: np.ndarray, dispatch, cache: bool) -> None:
-        data = words.tobytes()
-        writes = PASS_TIMESTAMPS.next_pass()
-        with self.lock:
-            if data != self.words:  # a launch with the last one's arguments writes nothing
-                self.device.queue.write_buffer(self.uniform, 0, data)
-                self.words = data
-            encoder = self.device.create_command_encoder()
-            compute = (encoder.begin_compute_pass(timestamp_writes=writes) if writes
-                       else encoder.begin_compute_pass())
-            compute.set_pipeline(self.pipe)
-            compute.set_bind_group(0, self.group(bound, cache))
-            compute.dispatch_workgroups(*dispatch)
-            compute.end()
-            self.device.queue.submit([encoder.finish()])
+    def run(self, bound: list, words: np.ndarray, dispatch, cache: bool,
+            submit: bool) -> None:
+        """Record one launch; submit it, with those recorded before, where ``submit``."""
+        self.recorder.record(self.pipe, self.group(bound, cache), words, dispatch,
+                             PASS_TIMESTAMPS.next_pass(), submit)
 
 
 _NVIDIA = 0x10DE
@@ -419,7 +413,8 @@ def build_pipeline(device: wgpu.GPUDevice, source: str, facts: dict, promoted: f
                            f["binding"] in promoted else "read-only-storage"}}
                for f in facts["params"] if f["kind"] == "ptr"]
     entries.append({"binding": facts["uniform"]["binding"],
-                    "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": "uniform"}})
+                    "visibility": wgpu.ShaderStage.COMPUTE,
+                    "buffer": {"type": "uniform", "has_dynamic_offset": True}})
     group_layout = device.create_bind_group_layout(entries=entries)
     module = device.create_shader_module(label=facts["name"], code=source)
     pipe = device.create_compute_pipeline(
@@ -452,9 +447,10 @@ def check_device(device: wgpu.GPUDevice, facts: dict) -> None:
 
 
 def drain(device: wgpu.GPUDevice) -> None:
-    """Wait for all work submitted to ``device``: reading a buffer back copies it after
-    that work and waits for the copy (wgpu-py 0.32's ``on_submitted_work_done_sync`` is
-    broken)."""
+    """Submit the launches recorded on ``device`` and wait for all its work: reading a
+    buffer back copies it after that work and waits for the copy (wgpu-py 0.32's
+    ``on_submitted_work_done_sync`` is broken)."""
+    flush(device)
     fence = _FENCES.get(device)
     if fence is None:
         fence = _FENCES[device] = device.create_buffer(size=4,
@@ -501,7 +497,9 @@ def new_buffer(nbytes: int) -> wgpu.GPUBuffer:
     if _padded(nbytes) > most:
         raise LaunchError(f"an array of {nbytes:,} bytes is larger than this wgsl device's "
                           f"largest buffer ({most:,} bytes)")
-    return device.create_buffer(size=_padded(nbytes), usage=_USAGE)
+    buf = device.create_buffer(size=_padded(nbytes), usage=_USAGE)
+    _OWN.add(buf)
+    return buf
 
 
 def write_padded(device: wgpu.GPUDevice, buf: wgpu.GPUBuffer, arr: np.ndarray) -> None:
