@@ -2,6 +2,9 @@
 (``backends/wgsl/recorder.py``): what each launch computes, and the order of launches,
 host copies and reads, stay those of launches submitted one by one."""
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -12,6 +15,8 @@ import compiler.language as tl
 from compiler.errors import LaunchError
 from compiler.jit import availability
 from examples.vector_add import add
+
+from .conftest import repo_pythonpath
 
 N = 300  # not a multiple of the block: masked tails
 BLOCK = 128
@@ -293,3 +298,27 @@ def test_do_bench_times_recorded_launches():
     ms = do_bench(lambda: _axpy(x, y, x, 1.0), warmup=1, rep=2, backend="wgsl")
     assert ms > 0
     tc.to_numpy(x)
+
+
+def test_the_recording_is_submitted_at_exit():
+    """A program that ends with launches recorded has them submitted: the check, made an
+    exit handler before tilec is imported, runs after tilec's."""
+    script = """
+import atexit
+def check():
+    from backends.wgsl import recorder
+    print("recorded at exit:", sum(r.launches for r in recorder._RECORDERS.values()))
+atexit.register(check)
+import numpy as np
+import compiler as tc
+from examples.vector_add import add
+x = tc.asarray(np.ones(300, np.float32), "wgsl")
+for _ in range(3):
+    add[(3,)](x, x, x, 300, BLOCK=128, backend="wgsl")
+from backends.wgsl import recorder
+print("recorded:", sum(r.launches for r in recorder._RECORDERS.values()))
+"""
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": repo_pythonpath()},
+                       check=True)
+    assert r.stdout.split("\n")[:2] == ["recorded: 2", "recorded at exit: 0"], r.stdout

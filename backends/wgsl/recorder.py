@@ -23,12 +23,16 @@ Each recorded launch has its own slot of scalar arguments in the recording's uni
 arena, written with one ``queue.write_buffer`` at the submit and bound at a dynamic
 offset, so every launch reads its own arguments.
 
-Errors: argument and grid errors are raised on the host before a launch is recorded.
-wgpu validates a compute pass's commands when the encoder is finished; an error there
-(none that tilec's checks let through, short of a buffer destroyed while a launch on it
-is recorded) is raised by the call that submits, and the launches recorded with it are
-dropped. A fault inside a kernel (an access out of bounds) is no error on WebGPU, whose
-accesses are clamped, recorded or not: ``debug=True`` checks them.
+One compute pass holds the recording's launches: WebGPU makes each dispatch see what the
+dispatches before it wrote, in a pass as across passes.
+
+Errors: argument and grid errors are raised on the host, by the launch, before it is
+recorded. wgpu validates a pass's commands when its encoder is finished; an error there
+(none that tilec's checks let through) is raised by the call that submits, and the
+launches recorded with it are dropped. A buffer destroyed while a launch on it is
+recorded fails the submit (wgpu-native aborts the process there): synchronize first. A
+fault inside a kernel (an access out of bounds) is no error on WebGPU, whose accesses are
+clamped, recorded or not: ``debug=True`` checks them.
 """
 
 from __future__ import annotations
