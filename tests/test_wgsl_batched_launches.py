@@ -195,6 +195,32 @@ def test_reads_in_the_middle_of_a_chain():
                                rtol=1e-5, atol=1e-5)
 
 
+def test_arrays_freed_and_made_again_and_more_than_a_kernel_keeps():
+    """A launch on arrays seen before skips their checks and reuses their bind group
+    (``runtime.Plan``): a new array whose buffer has a freed one's id, views at other
+    places of one buffer, and more sets of arrays than a kernel keeps plans for each get
+    their own."""
+    from backends.wgsl.runtime import Kernel
+    hy = _host(30)
+    y, out = tc.asarray(hy, "wgsl"), tc.empty(N, tl.float32, "wgsl")
+    for seed in range(8):  # freed at once: CPython hands the same ids out again
+        hx = _host(31 + seed)
+        _add(tc.asarray(hx, "wgsl"), y, out)
+        np.testing.assert_array_equal(tc.to_numpy(out), hx + hy)
+    kept = [tc.asarray(_host(40 + i), "wgsl") for i in range(Kernel.PLANS + 4)]
+    outs = [tc.empty(N, tl.float32, "wgsl") for _ in kept]
+    for _ in range(2):  # the second round's first plans were dropped
+        for x, o in zip(kept, outs, strict=True):
+            _add(x, y, o)
+    for i, o in enumerate(outs):
+        np.testing.assert_array_equal(tc.to_numpy(o), _host(40 + i) + hy)
+    whole = tc.asarray(_host(50, 3 * 64), "wgsl")
+    for i in range(3):
+        view = whole[64 * i:64 * (i + 1)]
+        _add(view, view, out, 64)
+        np.testing.assert_array_equal(tc.to_numpy(out[:64]), 2 * _host(50, 3 * 64)[64 * i:][:64])
+
+
 def test_a_bad_launch_raises_at_once_and_the_pending_ones_still_run():
     hx, hy = _host(16), _host(17)
     x, y = tc.asarray(hx, "wgsl"), tc.asarray(hy, "wgsl")

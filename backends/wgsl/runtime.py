@@ -108,8 +108,21 @@ def fold(grid: tuple[int, int, int], most: int) -> tuple[tuple[int, int, int], i
     return (width, g1 * rows, g2), width, rows
 
 
+class Plan(NamedTuple):
+    """What a launch on the same arrays as an earlier launch of its kernel reuses: their
+    checks, the dispatcher, the bind group (making one, 18 us on lavapipe, costs several
+    times what recording the launch does) and whether it is submitted at once."""
+
+    buffers: list  # weak references to the arrays' buffers: a freed buffer's id may recur
+    dispatcher: Dispatcher
+    group: object
+    now: bool
+
+
 class Kernel:
     """One compiled kernel; ``__call__`` validates the arguments and runs one launch."""
+
+    PLANS = 64  # plans kept: a 12-layer GPT's step launches a kernel on up to 49 sets
 
     def __init__(self, source: str, facts: dict, info: KernelInfo):
         if len(facts["params"]) != len(info.params):
@@ -118,21 +131,38 @@ class Kernel:
         self.dtypes = [dtype_from_str(p.dtype).numpy for p in info.params]
         self.pipelines: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.wide = list(info.extra.get("wide_offsets", ()))  # see ``check_reach``
+        self.pointers = [i for i, f in enumerate(facts["params"]) if f["kind"] == "ptr"]
+        self.scalars = [(i, f, p) for i, (f, p) in enumerate(zip(facts["params"], info.params))
+                        if f["kind"] == "scalar"]
+        self.plans: dict[tuple, Plan] = {}  # by ``arrays_key``
+        self.lock = threading.Lock()  # over changes to ``plans``
 
     def __call__(self, grid: tuple[int, int, int], args: list) -> None:
         """Launch on ``args``: recorded, and submitted later, where every array is one
-        of tilec's (``recorder``); submitted now otherwise."""
+        of tilec's (``recorder``); submitted now otherwise. Arrays an earlier launch
+        bound are not checked again (``Plan``)."""
         grid = self.check_grid(grid)
         if len(args) != len(self.info.params):
             raise LaunchError(f"{self.info.name} takes {len(self.info.params)} arguments, "
                               f"got {len(args)}")
         for i in self.wide:
             self.check_reach(i, args[i])
+        key, buffers = self.arrays_key(args)
+        plan = self.plans.get(key) if key is not None else None
+        if plan is None or any(r() is not b for r, b in zip(plan.buffers, buffers)):
+            self.launch(grid, args, key, buffers)
+            return
+        words, dispatch = self.uniform(grid, plan.dispatcher.device)
+        for i, f, p in self.scalars:
+            self.pack(words, f, p, args[i])
+        plan.dispatcher.run(plan.group, words, dispatch, plan.now)
+
+    def launch(self, grid: tuple[int, int, int], args: list, key: tuple | None,
+               buffers: list) -> None:
+        """A launch on arrays new to this kernel, or on NumPy arrays (``key`` None):
+        checked, copied in and out, and its ``Plan`` kept."""
         device = self.device(args)
-        words = np.zeros(self.facts["uniform"]["size"] // 4, np.uint32)
-        dispatch, words[3], words[4] = fold(grid, device.limits[
-            "max-compute-workgroups-per-dimension"])
-        words[:3] = grid
+        words, dispatch = self.uniform(grid, device)
         bound: list[Binding] = []
         uploads: dict[int, wgpu.GPUBuffer] = {}
         readback: dict[int, np.ndarray] = {}
@@ -154,11 +184,50 @@ class Kernel:
         now = any(b.buffer not in _OWN for b in bound)  # the caller may read it through wgpu
         dispatcher = self.pipelines.get(device, {}).get(promoted)
         if dispatcher is None:
-            self.first_launch(device, promoted, (bound, words, dispatch, not uploads))
+            dispatcher, group = self.first_launch(device, promoted, bound, words, dispatch)
         else:
-            dispatcher.run(bound, words, dispatch, not uploads, now)
-        for key, arr in readback.items():
-            download(device, uploads[key], arr)
+            group = dispatcher.group(bound)
+            dispatcher.run(group, words, dispatch, now)
+        if key is not None:
+            self.remember(key, Plan([weakref.ref(b) for b in buffers], dispatcher, group, now))
+        for at, arr in readback.items():
+            download(device, uploads[at], arr)
+
+    def arrays_key(self, args: list) -> tuple[tuple | None, list]:
+        """What identifies the arrays of a launch (their buffers, and a view's place in
+        its buffer; a ``WgslArray``'s dtype is the kernel's), and their buffers. None for
+        a launch with a NumPy array, which is copied in anew."""
+        key, buffers = [], []
+        for i in self.pointers:
+            arg = args[i]
+            if isinstance(arg, WgslArray):
+                buffers.append(arg.buffer)
+                key.append((id(arg.buffer), arg.offset, arg.shape))
+            elif isinstance(arg, wgpu.GPUBuffer):
+                buffers.append(arg)
+                key.append(id(arg))
+            else:
+                return None, buffers
+        return tuple(key), buffers
+
+    def remember(self, key: tuple, plan: Plan) -> None:
+        """Keep ``plan``; drop the plans of freed buffers (their bind groups would keep
+        them on the device) and, when full, the oldest."""
+        with self.lock:
+            for k in [k for k, p in self.plans.items() if any(r() is None for r in p.buffers)]:
+                del self.plans[k]
+            if len(self.plans) >= self.PLANS:
+                del self.plans[next(iter(self.plans))]
+            self.plans[key] = plan
+
+    def uniform(self, grid: tuple[int, int, int], device: wgpu.GPUDevice):
+        """The uniform words with the grid filled in (the scalars are ``pack``'s), and
+        the dispatch size."""
+        words = np.zeros(self.facts["uniform"]["size"] // 4, np.uint32)
+        dispatch, words[3], words[4] = fold(grid, device.limits[
+            "max-compute-workgroups-per-dimension"])
+        words[:3] = grid
+        return words, dispatch
 
     # ------------------------------------------------------------ validation
 
@@ -265,8 +334,8 @@ class Kernel:
     # ------------------------------------------------------------ running
 
     def first_launch(self, device: wgpu.GPUDevice, promoted: frozenset[int],
-                     launch: tuple) -> None:
-        """Build the pipeline, run ``launch`` on it and wait until it is done: the
+                     bound: list[Binding], words: np.ndarray, dispatch) -> tuple:
+        """Build the pipeline, run the launch on it and wait until it is done: the
         driver compiles the shader in one of the two (most drivers when the pipeline is
         made, lavapipe at the first dispatch), for seconds to minutes on a big kernel. Both
         are rows of a ``TILEC_TIMING`` table and the wait shows on the progress line."""
@@ -276,8 +345,10 @@ class Kernel:
             with phase("driver: create pipeline"):
                 dispatcher = self.pipeline(device, promoted)
             with phase("driver: first dispatch, to completion"):
-                dispatcher.run(*launch, submit=True)
+                group = dispatcher.group(bound)
+                dispatcher.run(group, words, dispatch, submit=True)
                 drain(device)
+        return dispatcher, group
 
     def pipeline(self, device: wgpu.GPUDevice, promoted: frozenset[int]) -> Dispatcher:
         """The dispatcher of this kernel on ``device`` with the ``promoted`` bindings
@@ -325,46 +396,27 @@ PASS_TIMESTAMPS = PassTimestamps()
 
 
 class Dispatcher:
-    """What the launches of one pipeline on one device reuse: the bind groups of the last
-    few sets of arrays, each binding the device's uniform arena (``recorder``) at a
-    dynamic offset. Making a bind group (18 us on lavapipe) costs several times what
-    recording the launch does."""
-
-    GROUPS = 8  # bind groups kept (each holds its buffers alive on the device)
+    """One pipeline of a kernel on one device: its launches' bind groups bind the
+    device's uniform arena at a dynamic offset, and they are recorded (``recorder``)."""
 
     def __init__(self, device: wgpu.GPUDevice, pipe, layout, uniform_size: int):
         self.device, self.pipe, self.layout = device, pipe, layout
         self.recorder = recorder(device)
         self.uniform_size = uniform_size
-        self.groups: dict[tuple[int, ...], tuple[list, object]] = {}
-        self.lock = threading.Lock()  # over ``groups``
 
-    def group(self, bound: list[Binding], cache: bool):
-        """The bind group of ``bound`` and the uniform arena, reused where ``cache``."""
-        key = tuple((id(b.buffer), b.offset, b.size) for b in bound)
-        with self.lock:
-            hit = self.groups.get(key)
-        if hit is not None and all(r() is b.buffer
-                                   for r, b in zip(hit[0], bound, strict=True)):
-            return hit[1]
+    def group(self, bound: list[Binding]):
+        """The bind group of ``bound`` and the uniform arena."""
         entries = [{"binding": i, "resource": {"buffer": b.buffer, "offset": b.offset,
                                                "size": b.size}}
                    for i, b in enumerate(bound)]
         entries.append({"binding": len(bound), "resource": {
             "buffer": self.recorder.arena, "offset": 0, "size": self.uniform_size}})
-        group = self.device.create_bind_group(layout=self.layout, entries=entries)
-        if cache:  # ids are checked against weak references: a freed id may come back
-            with self.lock:
-                if len(self.groups) >= self.GROUPS:
-                    del self.groups[next(iter(self.groups))]
-                self.groups[key] = ([weakref.ref(b.buffer) for b in bound], group)
-        return group
+        return self.device.create_bind_group(layout=self.layout, entries=entries)
 
-    def run(self, bound: list, words: np.ndarray, dispatch, cache: bool,
-            submit: bool) -> None:
+    def run(self, group, words: np.ndarray, dispatch, submit: bool) -> None:
         """Record one launch; submit it, with those recorded before, where ``submit``."""
-        self.recorder.record(self.pipe, self.group(bound, cache), words, dispatch,
-                             PASS_TIMESTAMPS.next_pass(), submit)
+        self.recorder.record(self.pipe, group, words, dispatch, PASS_TIMESTAMPS.next_pass(),
+                             submit)
 
 
 _NVIDIA = 0x10DE
