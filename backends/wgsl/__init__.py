@@ -87,10 +87,13 @@ def availability() -> tuple[bool, str]:
 
 
 def read_buffer(buf, dtype=np.uint8) -> np.ndarray:
-    """A host copy of a ``wgpu.GPUBuffer``'s contents as a 1-D array of ``dtype``."""
-    from backends.wgsl.arrays import buffer_device
+    """A host copy of a ``wgpu.GPUBuffer``'s contents as a 1-D array of ``dtype``, after
+    the launches recorded before it."""
+    from backends.wgsl.arrays import buffer_device, flush
 
-    data = buffer_device(buf).queue.read_buffer(buf)
+    device = buffer_device(buf)
+    flush(device)
+    data = device.queue.read_buffer(buf)
     return np.frombuffer(data, np.uint8).view(dtype).copy()
 
 

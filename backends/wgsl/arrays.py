@@ -50,7 +50,9 @@ class WgslArray(DeviceView):
             words, skip = self._words(), self.offset % 4
             words[skip:skip + self.nbytes] = data
             data = words
-        buffer_device(self.buffer).queue.write_buffer(self.buffer, start, data)
+        device = buffer_device(self.buffer)
+        flush(device)  # the launches recorded before come first (``recorder``)
+        device.queue.write_buffer(self.buffer, start, data)
 
     def _span(self) -> tuple[int, int]:
         """The bytes of the buffer copied in and out for this view: copies start and end
@@ -61,8 +63,18 @@ class WgslArray(DeviceView):
     def _words(self) -> np.ndarray:
         """A host copy of ``_span``'s bytes."""
         start, end = self._span()
-        data = buffer_device(self.buffer).queue.read_buffer(self.buffer, start, end - start)
+        device = buffer_device(self.buffer)
+        flush(device)
+        data = device.queue.read_buffer(self.buffer, start, end - start)
         return np.frombuffer(data, np.uint8).copy()
+
+
+def flush(device: Any) -> None:
+    """Submit the launches recorded on ``device`` (``recorder``; wgpu is loaded once a
+    buffer exists)."""
+    from backends.wgsl.recorder import flush as submit
+
+    submit(device)
 
 
 def buffer_device(buf: Any) -> Any:

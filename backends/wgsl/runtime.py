@@ -20,6 +20,7 @@ import wgpu
 
 from backends.wgsl import set_runtime_dir
 from backends.wgsl.arrays import WgslArray, buffer_device
+from backends.wgsl.recorder import flush, recorder
 from compiler.device_arrays import INDEX_REACH, check_reach, host_view, span_view
 from compiler.errors import (
     ArgumentError,
@@ -52,6 +53,9 @@ _BUILDING = threading.Lock()
 build it once."""
 _FENCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 """Per device: the small buffer ``drain`` reads back."""
+_OWN: weakref.WeakSet = weakref.WeakSet()
+"""The buffers of tilec's arrays (``new_buffer``): a launch binding only these is
+recorded (``recorder``), since tilec sees every host access to them."""
 
 
 @functools.cache
@@ -104,8 +108,21 @@ def fold(grid: tuple[int, int, int], most: int) -> tuple[tuple[int, int, int], i
     return (width, g1 * rows, g2), width, rows
 
 
+class Plan(NamedTuple):
+    """What a launch on the same arrays as an earlier launch of its kernel reuses: their
+    checks, the dispatcher, the bind group (making one, 18 us on lavapipe, costs several
+    times what recording the launch does) and whether it is submitted at once."""
+
+    buffers: list  # weak references to the arrays' buffers: a freed buffer's id may recur
+    dispatcher: Dispatcher
+    group: object
+    now: bool
+
+
 class Kernel:
     """One compiled kernel; ``__call__`` validates the arguments and runs one launch."""
+
+    PLANS = 64  # plans kept: a 12-layer GPT's step launches a kernel on up to 49 sets
 
     def __init__(self, source: str, facts: dict, info: KernelInfo):
         if len(facts["params"]) != len(info.params):
@@ -114,19 +131,38 @@ class Kernel:
         self.dtypes = [dtype_from_str(p.dtype).numpy for p in info.params]
         self.pipelines: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.wide = list(info.extra.get("wide_offsets", ()))  # see ``check_reach``
+        self.pointers = [i for i, f in enumerate(facts["params"]) if f["kind"] == "ptr"]
+        self.scalars = [(i, f, p) for i, (f, p) in enumerate(zip(facts["params"], info.params))
+                        if f["kind"] == "scalar"]
+        self.plans: dict[tuple, Plan] = {}  # by ``arrays_key``
+        self.lock = threading.Lock()  # over changes to ``plans``
 
     def __call__(self, grid: tuple[int, int, int], args: list) -> None:
+        """Launch on ``args``: recorded, and submitted later, where every array is one
+        of tilec's (``recorder``); submitted now otherwise. Arrays an earlier launch
+        bound are not checked again (``Plan``)."""
         grid = self.check_grid(grid)
         if len(args) != len(self.info.params):
             raise LaunchError(f"{self.info.name} takes {len(self.info.params)} arguments, "
                               f"got {len(args)}")
         for i in self.wide:
             self.check_reach(i, args[i])
+        key, buffers = self.arrays_key(args)
+        plan = self.plans.get(key) if key is not None else None
+        if plan is None or any(r() is not b for r, b in zip(plan.buffers, buffers)):
+            self.launch(grid, args, key, buffers)
+            return
+        words, dispatch = self.uniform(grid, plan.dispatcher.device)
+        for i, f, p in self.scalars:
+            self.pack(words, f, p, args[i])
+        plan.dispatcher.run(plan.group, words, dispatch, plan.now)
+
+    def launch(self, grid: tuple[int, int, int], args: list, key: tuple | None,
+               buffers: list) -> None:
+        """A launch on arrays new to this kernel, or on NumPy arrays (``key`` None):
+        checked, copied in and out, and its ``Plan`` kept."""
         device = self.device(args)
-        words = np.zeros(self.facts["uniform"]["size"] // 4, np.uint32)
-        dispatch, words[3], words[4] = fold(grid, device.limits[
-            "max-compute-workgroups-per-dimension"])
-        words[:3] = grid
+        words, dispatch = self.uniform(grid, device)
         bound: list[Binding] = []
         uploads: dict[int, wgpu.GPUBuffer] = {}
         readback: dict[int, np.ndarray] = {}
@@ -145,13 +181,53 @@ class Kernel:
                     readback[id(arg)] = arr
                 bound.append(whole(uploads[id(arg)]))
         promoted = promotions(bound, self.facts["params"])
+        now = any(b.buffer not in _OWN for b in bound)  # the caller may read it through wgpu
         dispatcher = self.pipelines.get(device, {}).get(promoted)
         if dispatcher is None:
-            self.first_launch(device, promoted, (bound, words, dispatch, not uploads))
+            dispatcher, group = self.first_launch(device, promoted, bound, words, dispatch)
         else:
-            dispatcher.run(bound, words, dispatch, cache=not uploads)
-        for key, arr in readback.items():
-            download(device, uploads[key], arr)
+            group = dispatcher.group(bound)
+            dispatcher.run(group, words, dispatch, now)
+        if key is not None:
+            self.remember(key, Plan([weakref.ref(b) for b in buffers], dispatcher, group, now))
+        for at, arr in readback.items():
+            download(device, uploads[at], arr)
+
+    def arrays_key(self, args: list) -> tuple[tuple | None, list]:
+        """What identifies the arrays of a launch (their buffers, and a view's place in
+        its buffer; a ``WgslArray``'s dtype is the kernel's), and their buffers. None for
+        a launch with a NumPy array, which is copied in anew."""
+        key, buffers = [], []
+        for i in self.pointers:
+            arg = args[i]
+            if isinstance(arg, WgslArray):
+                buffers.append(arg.buffer)
+                key.append((id(arg.buffer), arg.offset, arg.shape))
+            elif isinstance(arg, wgpu.GPUBuffer):
+                buffers.append(arg)
+                key.append(id(arg))
+            else:
+                return None, buffers
+        return tuple(key), buffers
+
+    def remember(self, key: tuple, plan: Plan) -> None:
+        """Keep ``plan``; drop the plans of freed buffers (their bind groups would keep
+        them on the device) and, when full, the oldest."""
+        with self.lock:
+            for k in [k for k, p in self.plans.items() if any(r() is None for r in p.buffers)]:
+                del self.plans[k]
+            if len(self.plans) >= self.PLANS:
+                del self.plans[next(iter(self.plans))]
+            self.plans[key] = plan
+
+    def uniform(self, grid: tuple[int, int, int], device: wgpu.GPUDevice):
+        """The uniform words with the grid filled in (the scalars are ``pack``'s), and
+        the dispatch size."""
+        words = np.zeros(self.facts["uniform"]["size"] // 4, np.uint32)
+        dispatch, words[3], words[4] = fold(grid, device.limits[
+            "max-compute-workgroups-per-dimension"])
+        words[:3] = grid
+        return words, dispatch
 
     # ------------------------------------------------------------ validation
 
@@ -258,8 +334,8 @@ class Kernel:
     # ------------------------------------------------------------ running
 
     def first_launch(self, device: wgpu.GPUDevice, promoted: frozenset[int],
-                     launch: tuple) -> None:
-        """Build the pipeline, run ``launch`` on it and wait until it is done: the
+                     bound: list[Binding], words: np.ndarray, dispatch) -> tuple:
+        """Build the pipeline, run the launch on it and wait until it is done: the
         driver compiles the shader in one of the two (most drivers when the pipeline is
         made, lavapipe at the first dispatch), for seconds to minutes on a big kernel. Both
         are rows of a ``TILEC_TIMING`` table and the wait shows on the progress line."""
@@ -269,8 +345,10 @@ class Kernel:
             with phase("driver: create pipeline"):
                 dispatcher = self.pipeline(device, promoted)
             with phase("driver: first dispatch, to completion"):
-                dispatcher.run(*launch)
+                group = dispatcher.group(bound)
+                dispatcher.run(group, words, dispatch, submit=True)
                 drain(device)
+        return dispatcher, group
 
     def pipeline(self, device: wgpu.GPUDevice, promoted: frozenset[int]) -> Dispatcher:
         """The dispatcher of this kernel on ``device`` with the ``promoted`` bindings
@@ -318,59 +396,27 @@ PASS_TIMESTAMPS = PassTimestamps()
 
 
 class Dispatcher:
-    """What the launches of one pipeline on one device reuse: its uniform buffer of
-    arguments, rewritten by each launch (``queue.write_buffer`` is ordered with the
-    submissions, so every dispatch reads its own), and the bind groups of the last few
-    sets of ``wgpu.GPUBuffer`` arguments. A new uniform buffer and bind group per launch
-    were half of a launch's 150-300 us on an H200's Vulkan driver.
-
-    A launch writes the uniform buffer and submits under ``lock``: launches from two
-    threads that both wrote before either submitted would both read the second's
-    arguments."""
-
-    GROUPS = 8  # bind groups kept (each holds its buffers alive on the device)
+    """One pipeline of a kernel on one device: its launches' bind groups bind the
+    device's uniform arena at a dynamic offset, and they are recorded (``recorder``)."""
 
     def __init__(self, device: wgpu.GPUDevice, pipe, layout, uniform_size: int):
         self.device, self.pipe, self.layout = device, pipe, layout
-        self.uniform = device.create_buffer(
-            size=uniform_size, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST)
-        self.groups: dict[tuple[int, ...], tuple[list, object]] = {}
-        self.words: bytes | None = None  # what the uniform buffer holds (or will, in order)
-        self.lock = threading.Lock()
+        self.recorder = recorder(device)
+        self.uniform_size = uniform_size
 
-    def group(self, bound: list[Binding], cache: bool):
-        """The bind group of ``bound`` and the uniform buffer, reused where ``cache``."""
-        key = tuple((id(b.buffer), b.offset, b.size) for b in bound)
-        hit = self.groups.get(key)
-        if hit is not None and all(r() is b.buffer
-                                   for r, b in zip(hit[0], bound, strict=True)):
-            return hit[1]
+    def group(self, bound: list[Binding]):
+        """The bind group of ``bound`` and the uniform arena."""
         entries = [{"binding": i, "resource": {"buffer": b.buffer, "offset": b.offset,
                                                "size": b.size}}
                    for i, b in enumerate(bound)]
-        entries.append({"binding": len(bound), "resource": {"buffer": self.uniform}})
-        group = self.device.create_bind_group(layout=self.layout, entries=entries)
-        if cache:  # ids are checked against weak references: a freed id may come back
-            if len(self.groups) >= self.GROUPS:
-                del self.groups[next(iter(self.groups))]
-            self.groups[key] = ([weakref.ref(b.buffer) for b in bound], group)
-        return group
+        entries.append({"binding": len(bound), "resource": {
+            "buffer": self.recorder.arena, "offset": 0, "size": self.uniform_size}})
+        return self.device.create_bind_group(layout=self.layout, entries=entries)
 
-    def run(self, bound: list, words: np.ndarray, dispatch, cache: bool) -> None:
-        data = words.tobytes()
-        writes = PASS_TIMESTAMPS.next_pass()
-        with self.lock:
-            if data != self.words:  # a launch with the last one's arguments writes nothing
-                self.device.queue.write_buffer(self.uniform, 0, data)
-                self.words = data
-            encoder = self.device.create_command_encoder()
-            compute = (encoder.begin_compute_pass(timestamp_writes=writes) if writes
-                       else encoder.begin_compute_pass())
-            compute.set_pipeline(self.pipe)
-            compute.set_bind_group(0, self.group(bound, cache))
-            compute.dispatch_workgroups(*dispatch)
-            compute.end()
-            self.device.queue.submit([encoder.finish()])
+    def run(self, group, words: np.ndarray, dispatch, submit: bool) -> None:
+        """Record one launch; submit it, with those recorded before, where ``submit``."""
+        self.recorder.record(self.pipe, group, words, dispatch, PASS_TIMESTAMPS.next_pass(),
+                             submit)
 
 
 _NVIDIA = 0x10DE
@@ -419,7 +465,8 @@ def build_pipeline(device: wgpu.GPUDevice, source: str, facts: dict, promoted: f
                            f["binding"] in promoted else "read-only-storage"}}
                for f in facts["params"] if f["kind"] == "ptr"]
     entries.append({"binding": facts["uniform"]["binding"],
-                    "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": "uniform"}})
+                    "visibility": wgpu.ShaderStage.COMPUTE,
+                    "buffer": {"type": "uniform", "has_dynamic_offset": True}})
     group_layout = device.create_bind_group_layout(entries=entries)
     module = device.create_shader_module(label=facts["name"], code=source)
     pipe = device.create_compute_pipeline(
@@ -452,9 +499,10 @@ def check_device(device: wgpu.GPUDevice, facts: dict) -> None:
 
 
 def drain(device: wgpu.GPUDevice) -> None:
-    """Wait for all work submitted to ``device``: reading a buffer back copies it after
-    that work and waits for the copy (wgpu-py 0.32's ``on_submitted_work_done_sync`` is
-    broken)."""
+    """Submit the launches recorded on ``device`` and wait for all its work: reading a
+    buffer back copies it after that work and waits for the copy (wgpu-py 0.32's
+    ``on_submitted_work_done_sync`` is broken)."""
+    flush(device)
     fence = _FENCES.get(device)
     if fence is None:
         fence = _FENCES[device] = device.create_buffer(size=4,
@@ -501,7 +549,9 @@ def new_buffer(nbytes: int) -> wgpu.GPUBuffer:
     if _padded(nbytes) > most:
         raise LaunchError(f"an array of {nbytes:,} bytes is larger than this wgsl device's "
                           f"largest buffer ({most:,} bytes)")
-    return device.create_buffer(size=_padded(nbytes), usage=_USAGE)
+    buf = device.create_buffer(size=_padded(nbytes), usage=_USAGE)
+    _OWN.add(buf)
+    return buf
 
 
 def write_padded(device: wgpu.GPUDevice, buf: wgpu.GPUBuffer, arr: np.ndarray) -> None:

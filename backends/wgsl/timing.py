@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import wgpu
 
+from backends.wgsl.recorder import flush
 from backends.wgsl.runtime import PASS_TIMESTAMPS, drain, wgsl_device
 
 CHUNK = 1024  # calls timed per query set of 4 a call: WebGPU allows at most 4096 queries
@@ -87,11 +88,15 @@ class TimestampClock(FencedClock):
         return out
 
     def mark(self, where: dict) -> None:
+        """Submit an empty pass writing ``where``, after the launches recorded before it
+        (``recorder``): the end mark after the call's kernels."""
+        flush(self.device)
         encoder = self.device.create_command_encoder()
         encoder.begin_compute_pass(timestamp_writes={"query_set": self.queries, **where}).end()
         self.device.queue.submit([encoder.finish()])
 
     def read(self, kernels: list[bool]) -> list[float]:
+        flush(self.device)
         count = len(kernels)
         encoder = self.device.create_command_encoder()
         encoder.resolve_query_set(self.queries, 0, 4 * count, self.resolved, 0)
