@@ -4,7 +4,8 @@
 and the host functions that launch them), ``kvcache`` (generation's cache, attention
 over it and the greedy choice on the device), ``step`` (a training step's forward and backward chained from them), ``model``
 (``GPT``: the model on one backend, training and generation), ``data`` (bytes of text),
-the command lines ``train`` and ``sample``, and ``reference`` (the same model in plain
+the command lines ``train`` and ``sample``, ``distributed`` (``train``'s data
+parallelism over the processes torchrun starts), and ``reference`` (the same model in plain
 NumPy, the oracle of the tests)."""
 
 from examples.gpt.config import GPTConfig

@@ -3,7 +3,7 @@ the 64 that tensor-core tiles want): by default the Python standard library's ow
 sources found on this machine, in sorted order up to a size cap, so every run on one
 machine reads the same corpus with nothing to download; or any file. The first 90% is for
 training, the last 10% for validation; a batch is B windows of T + 1 bytes at offsets a
-seeded NumPy generator draws.
+seeded NumPy generator draws (of which each of several processes takes its rows).
 """
 
 from __future__ import annotations
@@ -77,13 +77,14 @@ def load(path: str | None = None, limit: int = CORPUS_BYTES) -> tuple[np.ndarray
     return tokens[:cut], tokens[cut:]
 
 
-def batch(data: np.ndarray, B: int, T: int, rng: np.random.Generator
-          ) -> tuple[np.ndarray, np.ndarray]:
+def batch(data: np.ndarray, B: int, T: int, rng: np.random.Generator,
+          rows: slice = slice(None)) -> tuple[np.ndarray, np.ndarray]:
     """B windows of T + 1 tokens of ``data`` at offsets ``rng`` draws: the inputs (the
-    first T of each) and the targets (the last T), int32 (B, T)."""
+    first T of each) and the targets (the last T), int32 (B, T); only ``rows`` of them
+    (one process's share of a batch split across processes), all B offsets drawn."""
     if len(data) < T + 1:
         raise DataError(f"a batch of {T} positions needs at least {T + 1} tokens, the text "
                         f"has {len(data)} (use a longer file or a smaller --seq)")
-    starts = rng.integers(0, len(data) - T, B)
+    starts = rng.integers(0, len(data) - T, B)[rows]
     windows = np.stack([data[s:s + T + 1] for s in starts]).astype(np.int32)
     return np.ascontiguousarray(windows[:, :-1]), np.ascontiguousarray(windows[:, 1:])

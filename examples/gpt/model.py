@@ -154,6 +154,13 @@ class GPT:
         """Host copies of the gradients, by parameter name."""
         return views(tc.to_numpy(self._flat["grads"]), self.cfg)
 
+    @property
+    def grad_buffer(self):
+        """The gradients as the one flat array they are on the device
+        (``config.param_offsets``' layout), which data parallelism averages across
+        processes between ``backward`` and ``step``."""
+        return self._flat["grads"]
+
     def _refresh_low(self) -> None:
         if self._low is not None:
             optimizer.convert(self._flat["params"], self._low, backend=self.backend)

@@ -10,6 +10,12 @@ step-by-step comparison with the same model in PyTorch.
         [--data FILE] [--eval-every N] [--eval-batches N] [--save CKPT] [--load CKPT]
         [--compare torch|torch-compile] [--json] [--plot FILE.png] [--seed S]
 
+Started by ``torchrun --nproc_per_node N -m examples.gpt.train ...`` it trains on N
+processes, data-parallel (``examples.gpt.distributed``): --batch rows a process, each
+taking its share of the batch one process of N * --batch rows would draw, the gradients
+averaged across them; rank 0 prints (the loss the mean over all, tokens/s counting every
+process's), saves and plots, and the validation loss is the mean of each process's share.
+
 The text is the standard library's .py files (``examples.gpt.data``) unless --data names
 one. --steps is the length of the schedule: --load resumes a checkpoint at its step, with
 its shape. --vocab pads the vocabulary past the 256 bytes (50304 gives GPT-2's 124M
@@ -30,7 +36,7 @@ import numpy as np
 
 from compiler.cli import reported_errors, script_parser
 from compiler.errors import TilecError
-from examples.gpt import data
+from examples.gpt import data, distributed
 from examples.gpt.config import ConfigError, GPTConfig, init_params
 from examples.gpt.model import DTYPES, GPT
 
@@ -86,12 +92,12 @@ def torch_model(kind: str, model: GPT):
                     dtype=model.dtype)
 
 
-def build(a) -> GPT:
+def build(a, backend: str) -> GPT:
     """The model the arguments ask for: loaded from --load, else freshly initialized."""
     if a.load:
-        return GPT.load(a.load, a.backend, a.dtype)
+        return GPT.load(a.load, backend, a.dtype)
     cfg = GPTConfig(vocab_size=a.vocab, **MODELS[a.model])
-    model = GPT(cfg, a.backend, a.dtype)
+    model = GPT(cfg, backend, a.dtype)
     model.load_state_dict(init_params(cfg, a.seed))
     return model
 
@@ -100,58 +106,67 @@ def evaluate(model: GPT, batches: list) -> float:
     return float(np.mean([model.forward(idx, targets) for idx, targets in batches]))
 
 
-def train(a) -> list[dict]:
-    """Run the steps; one record (a dict) a step, printed as it comes."""
-    model = build(a)
+def train(a, dp: distributed.Process) -> list[dict]:
+    """Run the steps as this process's share (``dp``) of the training; one record (a dict)
+    a step, printed as it comes by rank 0."""
+    model = build(a, dp.backend)
     cfg = model.cfg
     T = a.seq or cfg.block_size
     if T > cfg.block_size:
         raise ConfigError(f"--seq {T} is longer than the model's block size {cfg.block_size}")
     reference = torch_model(a.compare, model) if a.compare else None
     train_data, val_data = data.load(a.data)
+    rows, everyone = dp.rows(a.batch), a.batch * dp.world
     rng = np.random.default_rng(a.seed + 1)
-    val_batches = [data.batch(val_data, a.batch, T, rng)
+    val_batches = [data.batch(val_data, everyone, T, rng, rows)
                    for _ in range(a.eval_batches if a.eval_every else 0)]
     peak = peak_flops(model.backend, model.dtype)
     step_flops = flops_per_token(cfg, model.num_params, T) * a.batch * T
     min_lr = a.lr / 10 if a.min_lr is None else a.min_lr
-    header(a, model, T, len(train_data), len(val_data))
+    if dp.leader:
+        header(a, model, T, len(train_data), len(val_data), dp.world)
     records = []
     for s in range(model.t, a.steps):
         lr = learning_rate(s, a.lr, min_lr, a.warmup, a.steps)
-        idx, targets = data.batch(train_data, a.batch, T, np.random.default_rng([a.seed, s]))
-        r = {"step": s + 1, "lr": lr, **timed_step(model, idx, targets, lr, a)}
-        r["tokens_per_s"] = a.batch * T / r["ms"] * 1e3
-        r["mfu"] = step_flops / r["ms"] * 1e3 / peak if peak else None
+        idx, targets = data.batch(train_data, everyone, T, np.random.default_rng([a.seed, s]),
+                                  rows)
+        r = {"step": s + 1, "lr": lr, **timed_step(model, idx, targets, lr, a, dp)}
+        r["tokens_per_s"] = everyone * T / r["ms"] * 1e3
+        r["mfu"] = step_flops / r["ms"] * 1e3 / peak if peak else None  # a GPU's
         if reference is not None:
             start = time.perf_counter()
             r["torch_loss"] = reference.train_step(idx, targets, lr)
             r["torch_ms"] = (time.perf_counter() - start) * 1e3
         if a.eval_every and ((s + 1) % a.eval_every == 0 or s + 1 == a.steps):
-            r["val_loss"] = evaluate(model, val_batches)
-        report(r, a)
+            r["val_loss"] = dp.mean(evaluate(model, val_batches))
+        if dp.leader:
+            report(r, a)
         records.append(r)
-    if a.save:
+    if a.save and dp.leader:
         model.save(a.save)
     return records
 
 
-def timed_step(model: GPT, idx, targets, lr: float, a) -> dict:
-    """One training step: its loss, gradient norm and milliseconds."""
+def timed_step(model: GPT, idx, targets, lr: float, a, dp: distributed.Process) -> dict:
+    """One training step on this process's rows: the loss of all processes' rows, the
+    gradient norm and milliseconds."""
     start = time.perf_counter()
     loss = model.forward(idx, targets)
     model.zero_grad()
     model.backward()
+    dp.average(model.grad_buffer)
     model.step(lr, weight_decay=a.weight_decay, grad_clip=a.grad_clip or None)
     norm = model.grad_norm()  # reads the device: the step has finished
-    return {"loss": loss, "grad_norm": norm, "ms": (time.perf_counter() - start) * 1e3}
+    ms = (time.perf_counter() - start) * 1e3
+    return {"loss": dp.mean(loss), "grad_norm": norm, "ms": ms}
 
 
-def header(a, model: GPT, T: int, n_train: int, n_val: int) -> None:
+def header(a, model: GPT, T: int, n_train: int, n_val: int, world: int) -> None:
     cfg = model.cfg
+    batch = f"{a.batch} x {T}" if world == 1 else f"{world} processes x {a.batch} x {T}"
     text = (f"GPT: {cfg.n_layer} layers, {cfg.n_head} heads, {cfg.n_embd} wide, block "
             f"{cfg.block_size}, vocabulary {cfg.vocab_size}: {model.num_params / 1e6:.2f}M "
-            f"parameters, {model.dtype} on {model.backend}; batch {a.batch} x {T}; "
+            f"parameters, {model.dtype} on {model.backend}; batch {batch}; "
             f"{n_train:,} training and {n_val:,} validation bytes of "
             f"{a.data or 'the standard library'}")
     print(text, file=sys.stderr if a.json else sys.stdout, flush=True)
@@ -180,7 +195,8 @@ def summary(records: list[dict], a) -> None:
     if a.json or not timed:
         return
     ms = statistics.median(r["ms"] for r in timed)
-    line = f"tilec: {ms:.1f} ms/step (median of {len(timed)})"
+    tokens = statistics.median(r["tokens_per_s"] for r in timed)
+    line = f"tilec: {ms:.1f} ms/step, {tokens:,.0f} tok/s (median of {len(timed)})"
     if a.compare:
         torch_ms = statistics.median(r["torch_ms"] for r in timed)
         line += f"; {a.compare}: {torch_ms:.1f} ms/step (tilec / torch: {ms / torch_ms:.2f})"
@@ -241,11 +257,19 @@ def main(argv: list[str] | None = None) -> None:
     if min(a.batch, a.steps, a.eval_batches, a.seq or 1) < 1 or a.vocab < data.VOCAB_SIZE:
         p.error(f"--batch, --seq, --steps and --eval-batches must be positive and --vocab "
                 f"at least {data.VOCAB_SIZE}")
+    if a.compare and distributed.world_size() > 1:
+        p.error(f"--compare runs the PyTorch model in one process, not in each of "
+                f"{distributed.world_size()}: drop it, or run without torchrun")
     with reported_errors():
-        records = train(a)
-        summary(records, a)
-        if a.plot:
-            plot(records, a.plot)
+        dp = distributed.start(a.backend)
+        try:
+            records = train(a, dp)
+        finally:
+            dp.close()
+        if dp.leader:
+            summary(records, a)
+            if a.plot:
+                plot(records, a.plot)
 
 
 if __name__ == "__main__":
