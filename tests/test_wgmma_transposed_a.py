@@ -117,7 +117,7 @@ def test_weight_gradient_of_gpt2_by_tma_on_sm90():
     bf16 = ml_dtypes.bfloat16
     dy, x, dw = np.zeros((M, N), bf16), np.zeros((M, K), bf16), np.zeros((N, K), np.float32)
     ck = tc.compile(gpt_matmul.linear_backward_w_kernel, backend="ptx", target="sm_90",
-                    args=(dy, x, dw, M, N, K),
+                    args=(dy, x, dw, M, N, K, N),
                     constants={"BN": 128, "BK": 128, "BM": 64, "GROUP": 8, "ATOMIC": True,
                                "PRECISION": "ieee"}, num_warps=8, num_stages=4)
     ptx = ck.asm["ptx"]
