@@ -1,0 +1,49 @@
+"""Kernels in the shapes of NVIDIA's cuTile samples that the CPU backends (numpy, and
+wgsl on lavapipe) once could not run, on every backend (ptx without a GPU: compiled and
+assembled): column sums of partial gradients in LayerNorm's backward pass."""
+
+import numpy as np
+
+import compiler as tc
+import compiler.tile as ct
+from tests.conftest import launch
+
+C = ct.Constant[int]
+
+
+@ct.kernel
+def column_sums(parts_a, parts_b, out_a, out_b, TM: C, TN: C):
+    """Each program adds the rows of a TN-wide column band of two arrays of partials."""
+    band = ct.bid(0)
+    acc_a = ct.zeros((TM, TN), dtype=ct.float32)
+    acc_b = ct.zeros((TM, TN), dtype=ct.float32)
+    for i in range(ct.num_tiles(parts_a, axis=0, shape=(TM, TN))):
+        acc_a += ct.load(parts_a, index=(i, band), shape=(TM, TN),
+                         padding_mode=ct.PaddingMode.ZERO)
+        acc_b += ct.load(parts_b, index=(i, band), shape=(TM, TN),
+                         padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out_a, index=(band,), tile=ct.sum(acc_a, axis=0))
+    ct.store(out_b, index=(band,), tile=ct.sum(acc_b, axis=0).astype(out_b.dtype))
+
+
+def test_column_sums_of_wide_bands(backend, rng):
+    """32 x 1024 bands on the eight warps the compiler gives them: two column sums whose
+    warps split the rows took 64 KiB of workgroup memory, twice what lavapipe has."""
+    a = rng.standard_normal((80, 2048)).astype(np.float32)
+    b = rng.standard_normal((80, 2048)).astype(np.float32)
+    out_a, out_b = np.zeros(2048, np.float32), np.zeros(2048, np.float16)
+    if launch(column_sums, (2,), a, b, out_a, out_b, backend=backend, num_warps=None,
+              TM=32, TN=1024):
+        np.testing.assert_allclose(out_a, a.sum(axis=0), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(out_b, b.sum(axis=0).astype(np.float16), rtol=2e-3,
+                                   atol=2e-3)
+
+
+def test_column_sum_needs_no_workgroup_memory():
+    """The warps of a tile summed along its rows go along its columns: each thread sums
+    its own columns, and nothing crosses threads."""
+    a = np.zeros((64, 2048), np.float32)
+    ck = tc.compile(column_sums, args=(a, a, a[0], a[0].astype(np.float16), 32, 1024),
+                    backend="wgsl")
+    assert ck.metadata.num_warps == 8
+    assert ck.metadata.shared == 0
