@@ -1,6 +1,7 @@
 """Kernels in the shapes of NVIDIA's cuTile samples that the CPU backends (numpy, and
 wgsl on lavapipe) once could not run, on every backend (ptx without a GPU: compiled and
-assembled): column sums of partial gradients in LayerNorm's backward pass."""
+assembled): column sums of partial gradients in LayerNorm's backward pass, and the row
+statistics of AttentionFMHA's online softmax."""
 
 import numpy as np
 
@@ -47,3 +48,45 @@ def test_column_sum_needs_no_workgroup_memory():
                     backend="wgsl")
     assert ck.metadata.num_warps == 8
     assert ck.metadata.shared == 0
+
+
+@ct.kernel
+def row_statistics(x, out_max, out_sum, TM: C, TN: C):
+    """An online softmax's statistics of each row: its maximum, and the sum of the
+    exponentials of its elements less that maximum, a column band at a time."""
+    rows = ct.bid(0)
+    top = ct.full((TM, 1), -np.inf, dtype=ct.float32)
+    total = ct.zeros((TM, 1), dtype=ct.float32)
+    for j in range(ct.num_tiles(x, axis=1, shape=(TM, TN))):
+        band = ct.load(x, index=(rows, j), shape=(TM, TN))
+        new_top = ct.maximum(top, ct.max(band, axis=1, keepdims=True))
+        total = total * ct.exp(top - new_top) + ct.sum(ct.exp(band - new_top), axis=1,
+                                                       keepdims=True)
+        top = new_top
+    ct.store(out_max, index=(rows, 0), tile=top)
+    ct.store(out_sum, index=(rows, 0), tile=total)
+
+
+def test_row_statistics_across_warps(backend, rng):
+    """Rows of 2 x 1024 bands: each row spans two warps, so both reductions go through
+    workgroup memory in every trip of the loop."""
+    x = rng.standard_normal((4, 4096)).astype(np.float32)
+    top, total = np.zeros((4, 1), np.float32), np.zeros((4, 1), np.float32)
+    if launch(row_statistics, (2,), x, top, total, backend=backend, TM=2, TN=1024):
+        want = x.max(axis=1, keepdims=True)
+        np.testing.assert_array_equal(top, want)
+        np.testing.assert_allclose(total, np.exp(x - want).sum(axis=1, keepdims=True),
+                                   rtol=2e-5)
+
+
+def test_reductions_in_turn_share_workgroup_memory():
+    """The two reductions of the loop exchange their partials one after the other, with
+    barriers between: one workgroup array serves both."""
+    x = np.zeros((4, 4096), np.float32)
+    ck = tc.compile(row_statistics, args=(x, x[:, :1], x[:, :1], 2, 1024), backend="wgsl",
+                    num_warps=4)
+    wgsl = ck.asm["wgsl"]
+    arrays = [ln for ln in wgsl.splitlines() if ln.startswith("var<workgroup> v_")]
+    assert len(arrays) == 1
+    assert wgsl.count(arrays[0].split()[1].rstrip(":") + "[") >= 4  # both write and read it
+
