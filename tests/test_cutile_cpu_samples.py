@@ -1,7 +1,8 @@
 """Kernels in the shapes of NVIDIA's cuTile samples that the CPU backends (numpy, and
 wgsl on lavapipe) once could not run, on every backend (ptx without a GPU: compiled and
-assembled): column sums of partial gradients in LayerNorm's backward pass, and the row
-statistics of AttentionFMHA's online softmax."""
+assembled): column sums of partial gradients in LayerNorm's backward pass, the row
+statistics of AttentionFMHA's online softmax, and BlockScaledMatMul's scale tiles put back
+in order through five dimensions."""
 
 import numpy as np
 
@@ -90,3 +91,27 @@ def test_reductions_in_turn_share_workgroup_memory():
     assert len(arrays) == 1
     assert wgsl.count(arrays[0].split()[1].rstrip(":") + "[") >= 4  # both write and read it
 
+
+
+@ct.kernel
+def unswizzle(packed, out, M0: C, K0: C):
+    """Scale tiles stored as blocks of (32, 4 x 4) for the tensor cores, back as the
+    (rows, columns) matrix they came from: through a 5-D reshape and permute."""
+    t = ct.load(packed, index=(ct.bid(0), 0, 0, 0), shape=(M0, K0, 32, 16))
+    rows = t.reshape((M0, K0, 32, 4, 4)).permute((0, 3, 2, 1, 4)).reshape((M0 * 128, K0 * 4))
+    ct.store(out, index=(ct.bid(0), 0), tile=rows)
+
+
+def swizzled(scales: np.ndarray) -> np.ndarray:
+    """(M, K) scales as (M / 128, K / 4, 32, 16) blocks: row 32 j + i of a block of 128
+    goes to (i, 4 j + column mod 4)."""
+    m, k = scales.shape
+    blocks = scales.reshape(m // 128, 4, 32, k // 4, 4).transpose(0, 3, 2, 1, 4)
+    return np.ascontiguousarray(blocks).reshape(m // 128, k // 4, 32, 16)
+
+
+def test_scales_unswizzled_through_five_dimensions(backend, rng):
+    scales = rng.integers(0, 255, (512, 8)).astype(np.float32)
+    out = np.zeros_like(scales)
+    if launch(unswizzle, (2,), swizzled(scales), out, backend=backend, M0=2, K0=2):
+        np.testing.assert_array_equal(out, scales)
