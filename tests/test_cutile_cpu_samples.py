@@ -1,8 +1,9 @@
 """Kernels in the shapes of NVIDIA's cuTile samples that the CPU backends (numpy, and
 wgsl on lavapipe) once could not run, on every backend (ptx without a GPU: compiled and
 assembled): column sums of partial gradients in LayerNorm's backward pass, the row
-statistics of AttentionFMHA's online softmax, and BlockScaledMatMul's scale tiles put back
-in order through five dimensions."""
+statistics of AttentionFMHA's online softmax, BlockScaledMatMul's scale tiles put back in
+order through five dimensions, and layout changes too large for one trip through shared
+memory (its scale broadcasts)."""
 
 import numpy as np
 
@@ -115,3 +116,27 @@ def test_scales_unswizzled_through_five_dimensions(backend, rng):
     out = np.zeros_like(scales)
     if launch(unswizzle, (2,), swizzled(scales), out, backend=backend, M0=2, K0=2):
         np.testing.assert_array_equal(out, scales)
+
+
+@ct.kernel
+def transposed(x, out, TM: C, TN: C):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(TM, TN))
+    ct.store(out, index=(0, ct.bid(0)), tile=ct.transpose(t))
+
+
+def test_transpose_in_several_trips(backend, rng):
+    """256 x 64 f32 (64 KiB) moves through 16 KiB of shared memory on wgsl in trips."""
+    x = rng.standard_normal((512, 64)).astype(np.float32)
+    out = np.zeros((64, 512), np.float32)
+    if launch(transposed, (2,), x, out, backend=backend, num_warps=None, TM=256, TN=64):
+        np.testing.assert_array_equal(out, x.T)
+
+
+def test_trips_through_shared_memory_are_a_loop():
+    """The trips are a loop, so the shader does not grow with them: one store, one load
+    and two barriers (five trips unrolled made 10 barriers and twice the WGSL, and
+    BlockScaledMatMul's two 8-trip scale broadcasts took lavapipe three minutes)."""
+    x = np.zeros((256, 64), np.float32)
+    wgsl = tc.compile(transposed, args=(x, x.T.copy(), 256, 64), backend="wgsl").asm["wgsl"]
+    assert wgsl.count("workgroupBarrier()") == 2
+    assert wgsl.count("for (") == 1
