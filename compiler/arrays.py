@@ -30,7 +30,7 @@ from compiler.jit import KernelFunction
 from compiler.kinfo import ArgSpec
 from compiler.specialize import arg_spec, cai_dtype, cuda_interface, fast_spec, is_one
 
-MAX_DIMS = 5  # as cuTile's arrays (tiles have at most four: compiler.frontend.cutile.leading)
+MAX_DIMS = 5  # as cuTile's arrays (and tilec's tiles: compiler.frontend.cutile.leading)
 
 
 @dataclass(frozen=True)

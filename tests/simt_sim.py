@@ -46,6 +46,8 @@ _INT = {
     "arith.shli": np.left_shift, "arith.shrsi": np.right_shift,
     "arith.shrui": lambda a, b: (a.astype(np.int64) & 0xFFFFFFFF) >> b,
     "arith.divsi": _c_div, "arith.remsi": lambda a, b: a - b * _c_div(a, b),
+    "arith.divui": lambda a, b: (a & 0xFFFFFFFF) // (b & 0xFFFFFFFF),
+    "arith.remui": lambda a, b: (a & 0xFFFFFFFF) % (b & 0xFFFFFFFF),
     "arith.maxsi": np.maximum, "arith.minsi": np.minimum,
 }
 _FLOAT = {

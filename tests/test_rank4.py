@@ -1,7 +1,7 @@
-"""4-D tiles (``MAX_RANK`` is 4) end to end: loads and stores, broadcasting, reductions and
-scans along every axis, the shape builtins, on every backend against NumPy (ptx without a
-GPU: compiled and assembled), and the same kernels in SIMT IR run for every thread by the
-simulator, over warps and access widths that spread the tile across different dimensions."""
+"""4-D tiles end to end: loads and stores, broadcasting, reductions and scans along every
+axis, the shape builtins, on every backend against NumPy (ptx without a GPU: compiled and
+assembled), and the same kernels in SIMT IR run for every thread by the simulator, over
+warps and access widths that spread the tile across different dimensions."""
 
 import numpy as np
 import pytest

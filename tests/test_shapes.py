@@ -283,7 +283,7 @@ def bad_shapes(x, WHAT: tl.constexpr):
     elif WHAT == "too-many":
         r = r[:, :]
     elif WHAT == "rank":
-        r = r[:, None, None, None, None]
+        r = r[:, None, None, None, None, None]
     elif WHAT == "mismatch":
         r = r + tl.arange(0, 32)
     elif WHAT == "broadcast_to":
@@ -297,17 +297,17 @@ def bad_shapes(x, WHAT: tl.constexpr):
     elif WHAT == "axis":
         r = tl.expand_dims(r, 2)
     elif WHAT == "zeros":
-        r = tl.zeros((2, 2, 2, 2, 2), tl.float32)
+        r = tl.zeros((2, 2, 2, 2, 2, 2), tl.float32)
     tl.store(x + r, r)
 
 
 @pytest.mark.parametrize("what, message", [
     ("index", "tiles can only be indexed with ':', None and '...'"),
     ("slice", "tiles can only be indexed with"), ("too-many", "too many ':'"),
-    ("rank", "tiles have 1 to 4 dimensions, got 5"), ("mismatch", "shape mismatch"),
+    ("rank", "tiles have 1 to 5 dimensions, got 6"), ("mismatch", "shape mismatch"),
     ("broadcast_to", "shape mismatch"), ("reshape", "the number of elements differs"),
     ("reshape-pow2", "powers of two"), ("trans", "is not a permutation"),
-    ("axis", "axis 2 is out of range"), ("zeros", "tiles have 1 to 4 dimensions"),
+    ("axis", "axis 2 is out of range"), ("zeros", "tiles have 1 to 5 dimensions"),
 ])
 def test_shape_errors(what, message):
     with pytest.raises(tc.CompileError, match=re.escape(message)) as err:

@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from backends.wgsl import UNSUPPORTED_DTYPES, wide
+from backends.wgsl import UNSUPPORTED_DTYPES, wide, workgroup
 from backends.wgsl.helpers import HELPERS
 from compiler.context import source_loc
 from compiler.errors import UnsupportedError
@@ -285,6 +285,8 @@ class WGSLEmitter:
         self.exits: list[list[list[str]]] = []  # result variables of the enclosing scf.while
         self.subgroup: dict[str, str] = {}  # helper text -> its subgroup-op version
         self.shared = 0  # bytes of var<workgroup> arrays
+        self.sharing = workgroup.sharing(fn)  # shared buffer -> the one whose array it uses
+        self.arrays: dict[Operation, str] = {}  # that one -> its array's name, once declared
         self.packed: dict[SSAValue, int] = {}  # arrays of 8- or 16-bit elements: the bits
         self.written: set[SSAValue] = set()  # arrays the kernel stores to
         self.whole_words: set[SSAValue] = set()  # packed arrays stored a word at a time

@@ -1,9 +1,10 @@
 """WGSL of the SIMT ops that move data between lanes and threads.
 
 - ``vector.shuffle``/``vector.extract``: lane picks, spelled as vector constructors;
-- ``simt.shared_alloc``: a module-scope ``var<workgroup>`` array; ``shared_load``/
-  ``shared_store`` index it lane by lane (``vec`` says lanes are contiguous, which a
-  workgroup array access gains nothing from); ``simt.barrier`` is ``workgroupBarrier()``;
+- ``simt.shared_alloc``: a module-scope ``var<workgroup>`` array, which buffers used one
+  after the other share (``workgroup.py``); ``shared_load``/``shared_store`` index it
+  lane by lane (``vec`` says lanes are contiguous, which a workgroup array access gains
+  nothing from); ``simt.barrier`` is ``workgroupBarrier()``;
 - ``simt.shuffle_xor``/``shuffle_up``/``shuffle_down``: WGSL's subgroups need not be 32
   invocations wide (lavapipe's are not), so a shuffle goes through workgroup memory: each
   thread writes its value, and after a barrier reads the source lane's (a second barrier
@@ -131,12 +132,16 @@ def _group_helper(em: WGSLEmitter, elem: str, k: int) -> str:
 
 @handles(simt.SharedAllocOp)
 def shared_alloc(em: WGSLEmitter, op: simt.SharedAllocOp) -> None:
-    t = op.result.type
-    elem = em.elem(t.element_type)
-    name = em.fresh(op.result)
-    em.helpers[name] = f"var<workgroup> {name}: array<{ty(elem, 1)}, {t.get_shape()[0]}>;"
-    em.shared += t.get_shape()[0] * _BYTES[elem]
-    em.buffers[op.result] = name
+    """The buffer's array: declared for the first buffer of those sharing it
+    (``workgroup.sharing``), as long as the longest of them."""
+    head = em.sharing[op]
+    if head not in em.arrays:
+        elem = em.elem(op.result.type.element_type)
+        length = max(a.result.type.get_shape()[0] for a, h in em.sharing.items() if h is head)
+        name = em.arrays[head] = em.fresh(op.result)
+        em.helpers[name] = f"var<workgroup> {name}: array<{ty(elem, 1)}, {length}>;"
+        em.shared += length * _BYTES[elem]
+    em.buffers[op.result] = em.arrays[head]
 
 
 @handles(simt.SharedLoadOp)

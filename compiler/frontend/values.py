@@ -226,7 +226,7 @@ def cast(b: Builder, v: Value, to: tl.dtype, toward_zero: bool = False) -> Value
     return b.value(op, to, v.shape)
 
 
-MAX_RANK = 4  # tilec's tiles have 1 to 4 dimensions
+MAX_RANK = 5  # tilec's tiles have 1 to 5 dimensions, as many as cuTile's arrays
 MAX_NUMEL = 1 << 20  # Triton's TRITON_MAX_TENSOR_NUMEL: larger tiles cannot fit a block
 POINTER_SHAPE_OPS = (tile.ExpandDimsOp, tile.BroadcastOp, tile.ReshapeOp, tile.TransOp)
 """Ops a pointer tile may pass through on its way from a kernel argument."""

@@ -40,8 +40,8 @@ from compiler.passes.layouts import element_ids
 from compiler.passes.lower_shapes import (
     SHARED_CHUNK,
     _index,
-    _window,
     from_word,
+    move,
     shuffle_mask,
     strides,
     to_word,
@@ -95,22 +95,10 @@ def _through_shared(lo: Lowering, op: Operation, stores: Sequence[tuple[SSAValue
     trips = -(-size // SHARED_CHUNK)
     chunk = -(-size // trips)
     buf = lo.shared_buffer(element_type(words[0].type), chunk, op)
-    store_at = [_at(lo, op, side) for _, side in stores]
-    load_at = [_at(lo, op, side) for side in loads]
-    outs: list[SSAValue | None] = [None] * len(loads)
-    for trip in range(trips):
-        for word, at in zip(words, store_at, strict=True):
-            where, inside = _window(lo, op, at, trip * chunk, chunk, trips)
-            lo.insert(simt.SharedStoreOp(buf, where, word, inside), op)
-        lo.insert(simt.BarrierOp(), op)
-        for k, at in enumerate(load_at):
-            where, mine = _window(lo, op, at, trip * chunk, chunk, trips)
-            got = lo.emit(simt.SharedLoadOp(buf, where), op)
-            prev = outs[k]
-            outs[k] = got if prev is None or mine is None else lo.emit(
-                tile.SelectOp(mine, got, prev), op)
-        lo.insert(simt.BarrierOp(), op)
-    return [from_word(lo, op, out, elem) for out in outs if out is not None]
+    outs = move(lo, op, buf, [(word, _at(lo, op, side)) for word, (_, side) in
+                              zip(words, stores, strict=True)],
+                [_at(lo, op, side) for side in loads], chunk, trips)
+    return [from_word(lo, op, out, elem) for out in outs]
 
 
 def _row_major(t: TensorType, scale: int = 1) -> list[int]:

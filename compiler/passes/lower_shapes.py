@@ -11,9 +11,10 @@ Otherwise every thread writes its lanes to shared memory at their numbers and, a
 barrier, reads the numbers it needs; a second barrier lets the buffer be reused. Rows of a
 transpose are padded by one element against bank conflicts, f32 and i1 tiles travel as
 i32 (one buffer serves a tile and its mask), and tiles over the target's trip size
-(``tile-to-simt{shared-trip-bytes}``: 16 KiB on WGSL, 48 KiB on PTX) move in several trips,
-each lane checking which trip holds its number: code that grows with the trips, and took
-ptxas 27 s for a one-warp 128x64 f32 transpose in 3 trips (1.3 s in one).
+(``tile-to-simt{shared-trip-bytes}``: 16 KiB on WGSL, 48 KiB on PTX) move in several trips
+(``move``), a loop whose code does not grow with them: unrolled, each lane checking every
+trip, they took ptxas 27 s for a one-warp 128x64 f32 transpose in 3 trips (1.3 s in one),
+and lavapipe three minutes for BlockScaledMatMul's two scale broadcasts in 8 trips each.
 Pointer tiles move their element indices the same way.
 """
 
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from math import prod
 
 import numpy as np
-from xdsl.dialects import arith, vector
+from xdsl.dialects import arith, scf, vector
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerType,
@@ -32,7 +33,7 @@ from xdsl.dialects.builtin import (
     f32,
     i32,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from compiler.passes.layouts import element_ids, lane_map
 from compiler.passes.simt_lowering import Lowering, lowers
@@ -158,18 +159,60 @@ def _through_shared(lo: Lowering, op: Operation, value: SSAValue, src: Side, dst
     trips = -(-size // lo.trip_words)
     chunk = -(-size // trips)
     buf = lo.shared_buffer(element_type(value.type), chunk, op)
-    src_at, dst_at = _index(lo, op, src), _index(lo, op, dst)
-    out: SSAValue | None = None
-    for trip in range(trips):
-        store_at, store_mask = _window(lo, op, src_at, trip * chunk, chunk, trips)
-        lo.insert(simt.SharedStoreOp(buf, store_at, value, store_mask), op)
-        lo.insert(simt.BarrierOp(), op)
-        load_at, mine = _window(lo, op, dst_at, trip * chunk, chunk, trips)
-        got = lo.emit(simt.SharedLoadOp(buf, load_at), op)
-        out = got if out is None or mine is None else lo.emit(tile.SelectOp(mine, got, out), op)
-        lo.insert(simt.BarrierOp(), op)
-    assert out is not None
+    (out,) = move(lo, op, buf, [(value, _index(lo, op, src))], [_index(lo, op, dst)], chunk,
+                  trips)
     return from_word(lo, op, out, elem)
+
+
+def move(lo: Lowering, op: Operation, buf: SSAValue, stores: Sequence[tuple[SSAValue, SSAValue]],
+         loads: Sequence[SSAValue], chunk: int, trips: int) -> list[SSAValue]:
+    """Each value of ``stores`` written to ``buf`` at its lanes' numbers, a barrier, each
+    of ``loads`` (lanes' numbers) read back, a barrier; where the numbers span ``trips``
+    buffers of ``chunk``, a loop over the trips in which a lane writes, and keeps what it
+    reads, in the trip holding its number (both found in the prologue)."""
+    if trips == 1:
+        for value, at in stores:
+            lo.insert(simt.SharedStoreOp(buf, at, value), op)
+        lo.insert(simt.BarrierOp(), op)
+        outs = [lo.emit(simt.SharedLoadOp(buf, at), op) for at in loads]
+        lo.insert(simt.BarrierOp(), op)
+        return outs
+    word = buf.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+    sides = [_trip_and_place(lo, op, at, chunk) for _, at in stores]
+    wanted = [_trip_and_place(lo, op, at, chunk) for at in loads]
+    body = Block(arg_types=[i32, *(like(place.type, word) for _, place in wanted)])
+    trip, kept = body.args[0], body.args[1:]
+
+    def add(new: Operation) -> SSAValue:
+        new.location = op.location
+        body.add_op(new)
+        return new.results[0] if new.results else None  # pyright: ignore[reportReturnType]
+
+    def this_trip(which: SSAValue) -> SSAValue:
+        return add(tile.CmpIOp("eq", which, add(vector.BroadcastOp(trip, which.type))))
+
+    for (value, _), (which, place) in zip(stores, sides, strict=True):
+        add(simt.SharedStoreOp(buf, place, value, this_trip(which)))
+    add(simt.BarrierOp())
+    outs = [add(tile.SelectOp(this_trip(which), add(simt.SharedLoadOp(buf, place)), old))
+            for (which, place), old in zip(wanted, kept, strict=True)]
+    add(simt.BarrierOp())
+    add(scf.YieldOp(*outs))
+    zeros = [lo.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(a.type, [0])), op)
+             for a in kept]
+    loop = scf.ForOp(lo.const(0, op), lo.const(trips, op), lo.const(1, op), zeros, body)
+    lo.insert(loop, op)
+    return list(loop.results)
+
+
+def _trip_and_place(lo: Lowering, op: Operation, at: SSAValue,
+                    chunk: int) -> tuple[SSAValue, SSAValue]:
+    """Per lane, the trip holding number ``at`` and its index in that trip's buffer
+    (thread-id arithmetic, so in the prologue)."""
+    size = lo.prologue_op(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+        at.type, [chunk])), op)
+    return (lo.prologue_op(arith.DivUIOp(at, size), op),
+            lo.prologue_op(arith.RemUIOp(at, size), op))
 
 
 def to_word(lo: Lowering, op: Operation, value: SSAValue) -> SSAValue:
@@ -190,24 +233,6 @@ def from_word(lo: Lowering, op: Operation, value: SSAValue, elem: Attribute) -> 
     if elem == f32:
         return lo.emit(arith.BitcastOp(value, like(value.type, f32)), op)
     return value
-
-
-def _window(lo: Lowering, op: Operation, at: SSAValue, start: int, chunk: int,
-            trips: int) -> tuple[SSAValue, SSAValue | None]:
-    """Indices into the buffer for the trip that moves numbers ``start .. start + chunk``,
-    and which lanes are in it (None: all, in a single trip); lanes outside read
-    index 0. Thread-id arithmetic only, so in the prologue."""
-    if trips == 1:
-        return at, None
-
-    def const(v: int) -> SSAValue:
-        return lo.prologue_op(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
-            at.type, [v])), op)
-    shifted = lo.prologue_op(arith.SubiOp(at, const(start)), op)
-    low = lo.prologue_op(tile.CmpIOp("sge", shifted, const(0)), op)
-    high = lo.prologue_op(tile.CmpIOp("slt", shifted, const(chunk)), op)
-    inside = lo.prologue_op(arith.AndIOp(low, high), op)
-    return lo.prologue_op(tile.SelectOp(inside, shifted, const(0)), op), inside
 
 
 def _index(lo: Lowering, op: Operation, side: Side) -> SSAValue:

@@ -6,8 +6,8 @@ pointer and one ``i32`` shape and stride (in elements) per dimension;
 ``tile.view_load``/``tile.view_store`` move the tile at ``index * tile_shape`` (one index
 per dimension), padding the parts outside the array on load (``padding``) and dropping
 them on store. A tile may have fewer dimensions than its array: it spans the array's
-last ones, and is one element long along each leading one (tiles have at most four
-dimensions, arrays up to five); a scalar is the tile of one element. With the unit
+last ones, and is one element long along each leading one (tiles and arrays have up to
+five dimensions); a scalar is the tile of one element. With the unit
 property ``elements`` (Triton's tensor descriptors) the indices are element offsets
 instead, any ``i32``, negative ones included: the tile starts at ``index``. The pass
 ``lower-array-views`` turns them into pointer arithmetic and masked ``tile.load``/

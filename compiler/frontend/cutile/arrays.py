@@ -25,7 +25,7 @@ from compiler.frontend.codegen import CodeGenerator
 from compiler.frontend.cutile.leading import drop_axes, leading_ones
 from compiler.frontend.cutile.table import TABLE, builtin
 from compiler.frontend.triton.shape import permute
-from compiler.frontend.values import MAX_RANK, Builder, Value, cast, constant, expand, ir_type
+from compiler.frontend.values import Builder, Value, cast, constant, expand, ir_type
 from compiler.kinfo import ArgSpec
 from dialects.tile import PADDING_MODES, MakeViewOp, ViewLoadOp, ViewStoreOp
 
@@ -322,26 +322,11 @@ def load(cg: CodeGenerator, array: Any, index: Any, shape: Any, order: Any = "C"
     array_shape = tuple((dims or (1,) * arr.ndim)[k] for k in inv)
     dropped = leading_ones(array_shape, 2 if dims else 0)
     accessed = array_shape[dropped:]
-    if len(accessed) > MAX_RANK:
-        cg.fail(f"ct.load: tilec's tiles have at most {MAX_RANK} dimensions; a tile of "
-                f"shape {list(dims)} of {arr.describe()} has {len(accessed)} after its "
-                "leading dimensions of size 1")
     rt = TensorType(ir_type(arr.dtype), accessed) if accessed else ir_type(arr.dtype)
     op = ViewLoadOp(arr.view, [idx[k].ssa for k in inv], rt, mode)
     t = cg.b.value(op, arr.dtype, accessed)
-    return t if not dims else _tile_order(cg, t, arr, dims, perm, dropped)
-
-
-def _outer(cg: CodeGenerator, arr: Array, dims: tuple[int, ...], what: str) -> int:
-    """How many first dimensions of ``arr``'s tiles tilec leaves out (those beyond four),
-    checking that they are 1 in the tile's shape ``dims`` (tile order): ``order`` may
-    move them anywhere in the array."""
-    outer = max(0, arr.ndim - MAX_RANK)
-    if any(n != 1 for n in dims[:outer]):
-        cg.fail(f"{what}: tilec's tiles have at most {MAX_RANK} dimensions, so a tile of "
-                f"{arr.describe()} needs its first {outer} dimension(s) to be 1, got shape "
-                f"{list(dims)}")
-    return outer
+    # in tile order, as the kernel sees it
+    return t if not dims else _rearrange(cg, t, list(range(dropped, arr.ndim)), list(perm))
 
 
 def _rearrange(cg: CodeGenerator, x: Value, have: list[int], want: list[int]) -> Value:
@@ -360,15 +345,6 @@ def _rearrange(cg: CodeGenerator, x: Value, have: list[int], want: list[int]) ->
         if a not in have:
             x = expand(cg.b, x, at)
     return x
-
-
-def _tile_order(cg: CodeGenerator, t: Value, arr: Array, dims: tuple[int, ...],
-                perm: tuple[int, ...], dropped: int) -> Value:
-    """The loaded tile ``t`` (array order, without its first ``dropped`` dimensions) as
-    the kernel sees it: in tile order, without its first dimensions beyond four."""
-    outer = _outer(cg, arr, dims, "ct.load")
-    return _rearrange(cg, t, list(range(dropped, arr.ndim)),
-                      [perm[k] for k in range(outer, arr.ndim)])
 
 
 @builtin("store")
@@ -393,23 +369,15 @@ def store(cg: CodeGenerator, array: Any, index: Any, tile: Any, order: Any = "C"
 
 def _array_order(cg: CodeGenerator, value: Value, arr: Array,
                  perm: tuple[int, ...]) -> Value:
-    """A tile to store, as the access takes it: in array order, without the leading
-    dimensions of size 1 ``load`` leaves out."""
-    outer = max(0, arr.ndim - MAX_RANK)
-    if len(value.shape) != arr.ndim - outer:
+    """A tile to store, as the access takes it: in array order, without the array's
+    leading dimensions of size 1 in the tile (``load`` leaves them out too)."""
+    if len(value.shape) != arr.ndim:
         cg.fail(f"ct.store: a tile of shape {list(value.shape)} does not match the index "
                 f"of {arr.ndim} entr{'y' if arr.ndim == 1 else 'ies'} (array of rank "
                 f"{arr.ndim})")
-    dims = (1,) * outer + tuple(value.shape)
-    array_shape = [dims[perm.index(a)] for a in range(arr.ndim)]
+    array_shape = [value.shape[perm.index(a)] for a in range(arr.ndim)]
     dropped = leading_ones(array_shape, 2)
-    if arr.ndim - dropped > MAX_RANK:
-        cg.fail(f"ct.store: tilec's tiles have at most {MAX_RANK} dimensions; a tile of "
-                f"shape {list(value.shape)} stored in {arr.describe()} with order "
-                f"{list(perm)} has {arr.ndim - dropped} after the array's leading "
-                "dimensions of size 1")
-    return _rearrange(cg, value, [perm[k] for k in range(outer, arr.ndim)],
-                      list(range(dropped, arr.ndim)))
+    return _rearrange(cg, value, list(perm), list(range(dropped, arr.ndim)))
 
 
 @builtin("num_tiles")

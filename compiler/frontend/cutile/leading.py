@@ -1,10 +1,9 @@
 """Leading dimensions of size 1 in cuTile's tiles.
 
-cuTile's tiles have any number of dimensions, tilec's at most four (``MAX_RANK``). A tile
-of a five-dimensional array is loaded with a shape whose first dimensions are 1,
-``(1, 1, h, tm, d)`` say. So where a shape has more than four dimensions and the first
-ones are 1, tilec drops those (``tile_dims``): such a load, ``reshape`` or ``ct.full``
-gives the tile of the last four, which stores back into the array as cuTile's does.
+cuTile's tiles have any number of dimensions, tilec's at most five (``MAX_RANK``), as many
+as an array has. So where a shape has more than five dimensions and the first ones are
+1, tilec drops those (``tile_dims``): such a ``reshape`` or ``ct.full`` gives the tile of
+the last five.
 
 The array-view ops drop more (``compiler.frontend.cutile.arrays``): every leading
 dimension of size 1 while more than two remain, so the ``(1, tm, tk)`` tile of a batch of
@@ -32,7 +31,7 @@ def leading_ones(shape: Sequence[int], keep: int) -> int:
 
 
 def tile_dims(cg: CodeGenerator, shape: Sequence[int], what: str) -> tuple[int, ...]:
-    """A cuTile tile shape as tilec holds it: without the first dimensions beyond four,
+    """A cuTile tile shape as tilec holds it: without the first dimensions beyond five,
     which must be 1."""
     extra = len(shape) - MAX_RANK
     if extra <= 0:
@@ -69,7 +68,7 @@ def drop_axes(cg: CodeGenerator, x: Value, axes: Sequence[int]) -> Value:
 
 
 def reshape(cg: CodeGenerator, x: Any, new_shape: Sequence[int], what: str) -> Value:
-    """``x`` in ``new_shape`` (first dimensions beyond four dropped, ``tile_dims``):
+    """``x`` in ``new_shape`` (first dimensions beyond five dropped, ``tile_dims``):
     adding or removing leading dimensions of size 1 is an ``expand_dims`` or its undoing,
     any other change a ``tile.reshape``."""
     shape = tile_dims(cg, new_shape, what)

@@ -5,7 +5,7 @@ methods, ``x.reshape(...)``).
 Implicit broadcasting in operators, ``where`` and memory ops lives in
 ``compiler.frontend.values`` (``broadcast``); subscripts (``x[:, None]``) in the code
 generator; this module adds the explicit forms. Shapes follow Triton: every dimension a
-power of two (1 included), and tilec allows 1 to 4 dimensions (``MAX_RANK``).
+power of two (1 included), and tilec allows 1 to 5 dimensions (``MAX_RANK``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _shape_tile(cg: CodeGenerator, x: Any, what: str) -> Value:
 
 
 def _shape_dims(cg: CodeGenerator, shape: Any, what: str) -> tuple[int, ...]:
-    """A shape given as ints, a tuple or a list: constexpr powers of two, rank 1..4."""
+    """A shape given as ints, a tuple or a list: constexpr powers of two, rank 1..5."""
     if len(shape) == 1 and isinstance(shape[0], tuple | list):
         shape = shape[0]
     shape = tuple(shape)

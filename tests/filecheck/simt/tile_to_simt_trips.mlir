@@ -1,7 +1,8 @@
 // A layout conversion moves through shared memory in as many trips as the target's trip
 // size needs (tile-to-simt{shared-trip-bytes}: 16 KiB by default, WGSL's; PTX passes 48 KiB).
 // The 16x8 i32 transpose below is 512 bytes: one trip by default, two in 256-byte trips,
-// where each lane also checks which trip holds its number.
+// a loop in which each lane stores, and keeps what it loads, in the trip holding its
+// number (that trip and the place in it found once, before the loop).
 // RUN: %opt %s -p tile-to-simt,canonicalize,cse | filecheck %s --check-prefix=ONE
 // RUN: %opt %s -p "tile-to-simt{shared-trip-bytes=256},canonicalize,cse" | filecheck %s --check-prefix=TWO
 
@@ -24,13 +25,16 @@ func.func @transpose(%y: !tile.ptr<i32>) attributes {simt.num_warps = 1 : i32} {
 
 // TWO-LABEL: func.func @transpose(
 // TWO:         simt.shared_alloc : memref<64xi32, 3 : i32>
-// TWO:         simt.shared_store {{.*}} mask
-// TWO-NEXT:    simt.barrier
-// TWO-NEXT:    %[[FIRST:.*]] = simt.shared_load
-// TWO-NEXT:    simt.barrier
-// TWO-NEXT:    simt.shared_store {{.*}} mask
-// TWO-NEXT:    simt.barrier
-// TWO-NEXT:    %[[SECOND:.*]] = simt.shared_load
-// TWO-NEXT:    tile.select %{{.*}}, %[[SECOND]], %[[FIRST]]
-// TWO-NEXT:    simt.barrier
+// TWO:         %[[TRIP:.*]] = arith.divui
+// TWO-NEXT:    %[[PLACE:.*]] = arith.remui
+// TWO:         scf.for %[[I:.*]] = {{.*}} iter_args(%[[KEPT:.*]] = {{.*}})
+// TWO-NEXT:      %[[IV:.*]] = vector.broadcast %[[I]]
+// TWO-NEXT:      %[[MINE:.*]] = tile.cmpi "eq", %[[TRIP]], %[[IV]]
+// TWO-NEXT:      simt.shared_store %{{.*}}[%[[PLACE]]], %{{.*}} mask %[[MINE]]
+// TWO-NEXT:      simt.barrier
+// TWO-NEXT:      %[[WANTED:.*]] = tile.cmpi "eq", %{{.*}}, %[[IV]]
+// TWO-NEXT:      %[[GOT:.*]] = simt.shared_load
+// TWO-NEXT:      %[[NEW:.*]] = tile.select %[[WANTED]], %[[GOT]], %[[KEPT]]
+// TWO-NEXT:      simt.barrier
+// TWO-NEXT:      scf.yield %[[NEW]]
 // TWO-NOT:     simt.shared_store
