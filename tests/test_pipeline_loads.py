@@ -396,3 +396,24 @@ def test_ptx_explicit_loop_copies_rows_into_stages():
     assert ptx.count("cp.async.cg.shared.global") == 3 * 2
     assert ptx.count("ld.shared.v4.f32") == 2 and "ld.global" not in ptx
     assert 2 * 1024 * 4 <= ck.metadata.shared < 3 * 1024 * 4
+
+
+@pytest.mark.parametrize("form", ["pointers", "descriptors"])
+def test_wgmma_runs_on_only_from_tma_stages(form):
+    """At 4 stages on sm_90 a dot reading its operands from stages may run on into the
+    next iteration (waiting for all but its latest wgmma) only where TMA filled them: from
+    cp.async stages it is waited for each iteration (running on from those gave wrong
+    products at times on an H200)."""
+    M = N = K = 1024
+    f16 = np.float16
+    a, b, c = np.zeros((M, K), f16), np.zeros((K, N), f16), np.zeros((M, N), f16)
+    tiles = {"BM": 128, "BN": 128, "BK": 64, "GROUP": 8, "ACTIVATION": ""}
+    if form == "pointers":
+        kernel, args = example.matmul, (a, b, c, M, N, K, K, N, N)
+    else:
+        kernel, args = example.matmul_descriptor, (a, b, c, M, N, K)
+    ptx = tc.compile(kernel, backend="ptx", target="sm_90", args=args, constants=tiles,
+                     num_warps=8, num_stages=4).asm["ptx"]
+    assert "wgmma.mma_async" in ptx
+    assert ("cp.async.bulk.tensor" in ptx) == (form == "descriptors")
+    assert ("wgmma.wait_group.sync.aligned 1;" in ptx) == (form == "descriptors")

@@ -323,10 +323,11 @@ def _pipeline_dots(loop: scf.ForOp, step: int | None, depth: int,
     # ahead: a 48 KiB TMA stage takes longer than one iteration to land (128x256x64 f16 on
     # an H200: 3 stages 66% of cuBLAS running on, 79% waited for; 4 stages 99% running on,
     # 80% waited for)
-    # (a transposed A read from cp.async stages by ldmatrix must not run on: on an H200 it
-    # gave wrong products at 4 stages, right ones at 2 and from TMA stages)
-    running = [d for d in dots if may_run_on(d, loads) and (  # pyright: ignore
-        tma or not isinstance(d.a.owner, tile.TransOp))] if wgmma and depth > 2 else []
+    # Only from TMA stages: on an H200 dots running on from cp.async stages gave wrong
+    # products at times (a transposed A read by ldmatrix at 4 stages; a GPT's training run
+    # whose attention ran its P @ V on at 4 stages spiked once, concurrently with other
+    # work), while TMA stages and dots waited for were right.
+    running = [d for d in dots if may_run_on(d, loads)] if tma and depth > 2 else []
     lag = int(bool(running))
     args[2] = depth - lag  # the same number of stages: one more is still being read
     for d in running:
