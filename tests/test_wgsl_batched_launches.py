@@ -17,6 +17,7 @@ from compiler.jit import availability
 from examples.vector_add import add
 
 from .conftest import repo_pythonpath
+from .test_threads import _in_threads
 
 N = 300  # not a multiple of the block: masked tails
 BLOCK = 128
@@ -273,27 +274,18 @@ def test_a_read_on_one_thread_sees_the_launches_of_another():
 
 
 def test_threads_recording_at_once_keep_their_own_arguments():
-    count, wrong, errors = 4, [], []
-    start = threading.Barrier(count)
+    wrong = []
 
     def work(t: int) -> None:
-        try:
-            hx, hy = _host(100 + t), _host(200 + t)
-            x, y = tc.asarray(hx, "wgsl"), tc.asarray(hy, "wgsl")
-            factors = [a + t for a in _factors(30)]
-            start.wait()
-            _chain(x, y, factors)
-            if not np.allclose(tc.to_numpy(x), _numpy_chain(hx, hy, factors), rtol=1e-5,
-                               atol=1e-5):
-                wrong.append(t)
-        except Exception as e:  # noqa: BLE001 - reported by the test, not lost in a thread
-            errors.append(e)
+        hx, hy = _host(100 + t), _host(200 + t)
+        x, y = tc.asarray(hx, "wgsl"), tc.asarray(hy, "wgsl")
+        factors = [a + t for a in _factors(30)]
+        _chain(x, y, factors)
+        if not np.allclose(tc.to_numpy(x), _numpy_chain(hx, hy, factors), rtol=1e-5,
+                           atol=1e-5):
+            wrong.append(t)
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(count)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    errors = _in_threads(work, 4)
     assert not errors, errors
     assert not wrong, f"threads {wrong} computed with other arguments"
 
