@@ -323,10 +323,10 @@ def _pipeline_dots(loop: scf.ForOp, step: int | None, depth: int,
     # ahead: a 48 KiB TMA stage takes longer than one iteration to land (128x256x64 f16 on
     # an H200: 3 stages 66% of cuBLAS running on, 79% waited for; 4 stages 99% running on,
     # 80% waited for)
-    # Only from TMA stages: on an H200 dots running on from cp.async stages gave wrong
-    # products at times (a transposed A read by ldmatrix at 4 stages; a GPT's training run
-    # whose attention ran its P @ V on at 4 stages spiked once, concurrently with other
-    # work), while TMA stages and dots waited for were right.
+    # Only from TMA stages: on an H200 a transposed A read by ldmatrix from cp.async stages
+    # gave wrong products running on at 4 stages (right at 2, and from TMA stages), and a
+    # GPT training run whose attention ran its P @ V on from cp.async stages had a loss
+    # spike whose cause is not found; a dot waited for in its iteration is the safe side.
     running = [d for d in dots if may_run_on(d, loads)] if tma and depth > 2 else []
     lag = int(bool(running))
     args[2] = depth - lag  # the same number of stages: one more is still being read
