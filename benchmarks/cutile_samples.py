@@ -25,7 +25,7 @@ os.environ.setdefault("TILEC_BACKEND", "ptx")
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.peers import print_table, time_ms
+from benchmarks.peers import lower_of_two_medians, print_table
 from compiler.tile import install_as_cutile
 
 
@@ -121,12 +121,8 @@ def _measure(sample, workload, reps: int) -> dict:
     torch.cuda.synchronize()
     print(f"  tilec: first two calls {time.perf_counter() - t0:.1f} s", flush=True)
     theirs()
-    ms = {"tilec": [], "torch": []}
-    for _ in range(2):
-        ms["tilec"].append(time_ms(ours, reps))
-        ms["torch"].append(time_ms(theirs, reps))
     return {"what": label, "bytes": nbytes, "flops": flops,
-            **{side: min(v) for side, v in ms.items()}}
+            **lower_of_two_medians({"tilec": ours, "torch": theirs}, reps)}
 
 
 def main() -> int:

@@ -31,7 +31,7 @@ os.environ.setdefault("TILEC_BACKEND", "ptx")
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.peers import print_table, time_ms
+from benchmarks.peers import lower_of_two_medians, print_table
 
 _KEEP = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign,
          ast.Try)
@@ -207,13 +207,8 @@ def _measure(sides: Sides, path: Path, workload, reps: int) -> dict:
             torch.cuda.synchronize()
             first = time.perf_counter() - t0
         print(f"  {side}: first two calls {first:.1f} s", flush=True)
-    ms = {"triton": [], "tilec": []}
-    for _ in range(2):
-        for side in ("triton", "tilec"):
-            with sides.of(side):
-                ms[side].append(time_ms(calls[side], reps))
     return {"what": label, "bytes": nbytes, "flops": flops,
-            **{side: min(v) for side, v in ms.items()}}
+            **lower_of_two_medians(calls, reps, sides.of)}
 
 
 def main() -> int:

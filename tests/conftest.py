@@ -46,6 +46,15 @@ def launch(kernel, grid, *args, backend, num_warps=4, debug=False, num_stages=2,
 
 
 @pytest.fixture
+def torch_cuda():
+    """torch, where a CUDA GPU is seen by both tilec and torch; else the test skips."""
+    torch = pytest.importorskip("torch")
+    if not availability("ptx")[0] or not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU that both tilec and torch see")
+    return torch
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng()
 

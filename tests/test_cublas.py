@@ -15,7 +15,6 @@ import compiler
 import compiler.triton.profiler as proton
 from compiler import cublas
 from compiler.errors import BackendUnavailableError, LaunchError
-from compiler.jit import availability
 
 # ---------------------------------------------------------------- finding the library
 
@@ -149,14 +148,6 @@ def test_triton_reaches_cublas_as_libtriton_nvidia_and_has_no_amd(monkeypatch):
 
 
 # ---------------------------------------------------------------- on a GPU
-
-@pytest.fixture
-def torch_cuda():
-    torch = pytest.importorskip("torch")
-    if not availability("ptx")[0] or not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU that both tilec and torch see")
-    return torch
-
 
 @pytest.fixture
 def blas(torch_cuda):

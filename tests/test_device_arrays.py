@@ -119,14 +119,6 @@ def test_wgsl_array_misuse(device):
         ck[(1,)](tc.wgsl_array(buf, tl.int32, 64), 64)
 
 
-@pytest.fixture
-def torch_cuda():
-    torch = pytest.importorskip("torch")
-    if not availability("ptx")[0] or not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU that both tilec and torch see")
-    return torch
-
-
 @pytest.mark.gpu
 def test_dlpack_producers_on_ptx(torch_cuda):
     torch = torch_cuda

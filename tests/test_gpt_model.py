@@ -58,15 +58,19 @@ def _f64(params: dict) -> dict:
 
 # ---------------------------------------------------------------- against the oracle
 
-def test_loss_and_gradients_match_the_float64_reference(backend):
-    params, idx, targets = _params(0.05), _tokens((2, 16)), _tokens((2, 16), 2)
-    model = _model(backend, params)
+def _against_reference(model, params, idx, targets):
+    """The model's loss and gradients of one step, and the float64 reference's."""
     loss = model.forward(idx, targets)
     model.zero_grad()
     model.backward()
-    grads = model.grads()
     want_loss, cache = ref.forward(_f64(params), idx, targets, TINY)
-    want = ref.backward(_f64(params), cache, TINY)
+    return loss, model.grads(), want_loss, ref.backward(_f64(params), cache, TINY)
+
+
+def test_loss_and_gradients_match_the_float64_reference(backend):
+    params, idx, targets = _params(0.05), _tokens((2, 16)), _tokens((2, 16), 2)
+    model = _model(backend, params)
+    loss, grads, want_loss, want = _against_reference(model, params, idx, targets)
     assert loss == pytest.approx(want_loss, rel=1e-4)
     for name, g in want.items():
         np.testing.assert_allclose(grads[name], g, rtol=1e-4, atol=1e-4 * np.abs(g).max(),
@@ -81,12 +85,7 @@ def test_bfloat16_keeps_float32_master_weights_and_bf16_accuracy(where):
         pytest.skip(f"{where}: {availability(where)[1]}")
     params, idx, targets = _params(0.05), _tokens((2, 16)), _tokens((2, 16), 2)
     model = _model(where, params, "bfloat16")
-    loss = model.forward(idx, targets)
-    model.zero_grad()
-    model.backward()
-    grads = model.grads()
-    want_loss, cache = ref.forward(_f64(params), idx, targets, TINY)
-    want = ref.backward(_f64(params), cache, TINY)
+    loss, grads, want_loss, want = _against_reference(model, params, idx, targets)
     assert loss == pytest.approx(want_loss, rel=2e-3)
     for name, g in want.items():
         np.testing.assert_allclose(grads[name], g, rtol=0, atol=8 * 2**-8 * np.abs(g).max(),
