@@ -173,20 +173,26 @@ def _copyable(load: tile.LoadOp, num_warps: int, facts: AxisInfoAnalysis,
               wgmma: bool) -> bool:
     """Whether ``load`` can go to shared memory by asynchronous copies: a 2-D tile of 16-bit
     elements (what ``ldmatrix`` reads as staged), zero where masked off, used only as an
-    operand of a dot that will run on tensor cores (or, for ``wgmma``, through a
-    transpose: K as attention's B, dy as A of a linear layer's weight gradient), and read in runs of at least 4 bytes along its rows
-    (``cp.async`` copies 4, 8 or 16 bytes: a tile contiguous down its columns would be
-    copied element by element)."""
+    operand of a dot that will run on tensor cores, and read in runs of at least 4 bytes
+    along its rows (``cp.async`` copies 4, 8 or 16 bytes: a tile contiguous down its
+    columns would be copied element by element). For ``wgmma`` it may also be read through
+    a transpose (K as attention's B, dy as A of a linear layer's weight gradient), and by
+    several dots of the loop, as long as none of them reads it as A in place (whose rows
+    a stage permutes) while another reads it otherwise: attention's backward reads K once
+    as B and once as B transposed, from the same stage."""
     t = load.result.type
-    uses = list(load.result.uses)
+    reads = _dot_reads(load)
     if (not isinstance(t, TensorType) or len(t.get_shape()) != 2
-            or bits_of(t.element_type) != 16 or not tile.is_zero(load.other) or len(uses) != 1):
+            or bits_of(t.element_type) != 16 or not tile.is_zero(load.other) or not reads
+            or len(reads) > 1 and not (wgmma and len({r.in_place_a for r in reads}) == 1)):
         return False
-    dot = _dot_of(load)
-    if not (dot is not None and dot.parent is load.parent
-            and (dot is uses[0].operation or wgmma and wgmma_ok(dot, num_warps))
-            and mma_layout(dot, num_warps, WGMMA_SM if wgmma else CP_ASYNC_SM) is not None):
-        return False
+    for r in reads:
+        if not (r.dot.parent is load.parent
+                and (len(reads) == 1 and not r.transposed
+                     or wgmma and wgmma_ok(r.dot, num_warps))
+                and mma_layout(r.dot, num_warps, WGMMA_SM if wgmma else CP_ASYNC_SM)
+                is not None):
+            return False
     layout = blocked_layout(t.get_shape(), num_warps, 16)
     return access_vec(load, layout, facts, CP_ASYNC_BITS) * 16 >= MIN_COPY_BITS
 
@@ -236,20 +242,37 @@ def tma_describes(view: tile.MakeViewOp, bits: int, facts: AxisInfoAnalysis) -> 
     return aligned and is_unit(view.strides[-1])
 
 
-def _dot_of(load: tile.LoadOp | tile.ViewLoadOp) -> tile.DotOp | None:
-    """The dot ``load`` is read by as an operand, or through a transpose (a warpgroup dot
-    then reads B K-major, A by transposing loads into registers); None if anything else
-    reads it."""
-    uses = list(load.result.uses)
-    if len(uses) != 1:
-        return None
-    user, index = uses[0].operation, uses[0].index
-    if isinstance(user, tile.TransOp):
-        uses = list(user.result.uses)
-        if len(uses) != 1:
-            return None
-        user, index = uses[0].operation, uses[0].index
-    return user if isinstance(user, tile.DotOp) and index < 2 else None
+@dataclass(frozen=True)
+class DotRead:
+    """One read of a loaded tile by a dot: as operand ``index``, perhaps through a
+    transpose."""
+
+    dot: tile.DotOp
+    index: int
+    transposed: bool
+
+    @property
+    def in_place_a(self) -> bool:
+        return self.index == 0 and not self.transposed
+
+
+def _dot_reads(load: tile.LoadOp | tile.ViewLoadOp) -> list[DotRead]:
+    """Every read of ``load`` by a dot, as an operand or through a transpose (a warpgroup
+    dot then reads B K-major, A by transposing loads into registers); none if anything
+    else reads it."""
+    reads = []
+    for use in load.result.uses:
+        user = use.operation
+        through = list(user.result.uses) if isinstance(user, tile.TransOp) else [use]
+        for u in through:
+            if not (isinstance(u.operation, tile.DotOp) and u.index < 2):
+                return []
+            reads.append(DotRead(u.operation, u.index, u is not use))
+    return reads
+
+
+def _dots_of(load: tile.LoadOp | tile.ViewLoadOp) -> set[tile.DotOp]:
+    return {r.dot for r in _dot_reads(load)}
 
 
 def _in_registers(dot: tile.DotOp, loads: list) -> int:
@@ -263,9 +286,8 @@ def _by_tma(loads: list, num_warps: int, facts: AxisInfoAnalysis) -> bool:
     """Whether TMA can fill the stages of every load feeding the loop's dots: all of them
     array-view loads it can copy, each read by a dot wgmma runs (their other operands
     may be in registers: P in attention)."""
-    dots = [_dot_of(ld) if isinstance(ld, tile.ViewLoadOp) and _tma_view(ld, facts) else None
-            for ld in loads]
-    return all(d is not None and wgmma_ok(d, num_warps) for d in dots)
+    return all(isinstance(ld, tile.ViewLoadOp) and _tma_view(ld, facts) and _dots_of(ld)
+               and all(wgmma_ok(d, num_warps) for d in _dots_of(ld)) for ld in loads)
 
 
 def _closure(args: set[BlockArgument], movable: dict[BlockArgument, Slice]) -> set:
@@ -309,11 +331,27 @@ def _pipeline_dots(loop: scf.ForOp, step: int | None, depth: int,
         return _pipeline_dots(loop, step, depth, _refreshed(loop, facts), num_warps, wgmma)
     if not loads:
         return None
+    # operands read as they are loaded may be staged; a load that reaches a dot only
+    # through other math (attention's log-sum-exp) waits in registers beside them
+    direct = loads if tma else [ld for ld in loads if _dot_reads(ld)]
+    if not (tma or facts is not None and direct
+            and all(_copyable(ld, num_warps, facts, wgmma) for ld in direct)):
+        return Pipeliner(*_args(loop, step, depth, loads, slices, movable)).run()
+    staged = _stage(loop, step, depth, direct, slices, movable, num_warps, tma, wgmma)
+    rest = [ld for ld in loads if ld not in direct]
+    if rest:
+        staged = Pipeliner(*_args(staged, step, depth, rest, slices,
+                                  _advanceable(staged.body.block))).run()
+    return staged
+
+
+def _stage(loop: scf.ForOp, step: int | None, depth: int, loads: list, slices: dict,
+           movable: dict[BlockArgument, Slice], num_warps: int, tma: bool,
+           wgmma: bool) -> scf.ForOp:
+    """``loads``, each read by dots alone, prefetched into shared-memory stages (the loop
+    in its place)."""
     args = _args(loop, step, depth, loads, slices, movable)
-    if not (tma or facts is not None
-            and all(_copyable(ld, num_warps, facts, wgmma) for ld in loads)):
-        return Pipeliner(*args).run()
-    dots = {_dot_of(ld) for ld in loads}
+    dots = set().union(*(_dots_of(ld) for ld in loads))
     wgmma = tma or wgmma and all(
         wgmma_ok(d, num_warps) and _in_registers(d, loads) <= WGMMA_STAGING_BYTES  # pyright: ignore
         for d in dots)
@@ -324,9 +362,7 @@ def _pipeline_dots(loop: scf.ForOp, step: int | None, depth: int,
     # an H200: 3 stages 66% of cuBLAS running on, 79% waited for; 4 stages 99% running on,
     # 80% waited for)
     # Only from TMA stages: on an H200 a transposed A read by ldmatrix from cp.async stages
-    # gave wrong products running on at 4 stages (right at 2, and from TMA stages), and a
-    # GPT training run whose attention ran its P @ V on from cp.async stages had a loss
-    # spike whose cause is not found; a dot waited for in its iteration is the safe side.
+    # gave wrong products running on at 4 stages (right at 2, and from TMA stages).
     running = [d for d in dots if may_run_on(d, loads)] if tma and depth > 2 else []
     lag = int(bool(running))
     args[2] = depth - lag  # the same number of stages: one more is still being read

@@ -245,11 +245,11 @@ class AsyncPipeliner(Pipeliner):
         the accumulator's warps if it is A), else, for ``ldmatrix``, swizzled where the rows
         allow (``_swizzles``) or padded."""
         elem, stages = ld.result.type.element_type, self.ring  # pyright: ignore
-        use = next(iter(ld.result.uses))
         if self.wgmma_warps:
             rows, cols = ld.result.type.get_shape()  # pyright: ignore
-            warps = self.wgmma_warps if isinstance(use.operation, tile.DotOp) and \
-                use.index == 0 else 0  # A's rows are permuted; B (or B transposed) not
+            in_place_a = any(isinstance(u.operation, tile.DotOp) and u.index == 0
+                             for u in ld.result.uses)
+            warps = self.wgmma_warps if in_place_a else 0  # A's rows permuted; B's not
             return _insert(tile.SharedAllocOp(elem, stages, rows, cols, SWIZZLE_BYTES, warps),
                            point, ld)
         rows, cols = ld.result.type.get_shape()  # pyright: ignore

@@ -186,9 +186,9 @@ class Tiles:
 
 
 # the quickest of a sweep at GPT-2's shape (T 1024, D 64, bf16) on an H200
-# (benchmarks/RESULTS.md, 2026-11-28): 181 -> 81 us forward, 511 -> 317 us backward
+# (benchmarks/RESULTS.md, 2026-11-28/29): 181 -> 81 us forward, 511 -> 244 us backward
 FORWARD = Tiles(128, 64, 4, 3)
-DQ = Tiles(128, 64, 8, 2)
+DQ = Tiles(128, 64, 4, 2)
 DKV = Tiles(64, 128, 8, 2)
 
 
