@@ -190,7 +190,8 @@ def linear_forward(x, w, b, out, pre=None, residual=None, backend: str | None = 
                            ("residual", residual, (M, N))):
         if a is not None:
             expect(name, a, shape)
-    c = forward_config(M, N, K, x, backend, ldo, **tiles)
+    epilogue = "gelu" if pre is not None else "residual" if residual is not None else ""
+    c = forward_config(M, N, K, x, backend, ldo, epilogue, **tiles)
     linear_forward_kernel[(tc.cdiv(M, c.BM) * tc.cdiv(N, c.BN),)](
         x, w, x if b is None else b, x if residual is None else residual,
         out if pre is None else pre, out, M, N, K, ldo, BM=c.BM, BN=c.BN, BK=c.BK, GROUP=8,

@@ -1,20 +1,25 @@
 """Tile shapes for ``examples.gpt.matmul``'s kernels, by problem shape and target.
 
-On ptx with 16-bit operands the products run on Hopper's wgmma from TMA-filled stages:
-tiles of 128 rows by 128 or 256 columns, 64 deep, 8 warps (two warpgroups), 4 stages
-(with 3 the copies keep only one iteration ahead, which a 48 KiB stage outlasts, and wgmma
-cannot run on into the next iteration). A program takes a whole SM (its stages), so the
-programs run in waves of 132 on an H100/H200, and a last wave partly empty costs what a
-full one does. The wider tile does twice the math per byte staged; it is taken unless
-the narrower one's fuller waves make up for that (``NARROW_RATE``), or a GELU epilogue
-would hold two 128-register tiles at once (it spills). ``dw``'s output is small and its
-sum long (768 x 768 from 8192 rows is 36 tiles), so each tile's rows are split over
-``split`` programs that add their shares atomically, as many as pay for that epilogue
-(``EPILOGUE_STEPS``); its tile stays 128 x 128 (a 256-wide one spills in the epilogue).
+On ptx with 16-bit operands the products run on Hopper's wgmma from TMA-filled stages,
+64 deep, with tiles set by a sweep at GPT-2's shapes on an H200 (``benchmarks/
+gpt_matmuls.py --sweep``, 2026-11-29; RESULTS.md):
+- the forward takes 128 x 128 tiles and 3 stages (96 KiB: two programs share an SM), 4
+  warps, or 8 where a GELU epilogue holds more (4 warps spill there); adding the residual
+  (f32, read in the epilogue) it takes 8 warps and 4 stages (3 stages would need 4 warps,
+  which spill). Against 128 x 256 tiles at 4 stages (one program an SM) that was 3-9%
+  quicker at the layers with a bias or GELU and the output head, even at the others;
+- ``dx`` takes 128 x 256 tiles, 8 warps (two warpgroups), 4 stages: with 3 the copies
+  keep only one iteration ahead, which a 48 KiB stage outlasts, and wgmma cannot run on
+  into the next iteration. A GELU derivative in the epilogue would hold two 128-register
+  tiles at once (it spills): that product takes 128 x 128;
+- ``dw``'s output is small and its sum long (768 x 768 from 8192 rows is 36 tiles), so
+  each tile's rows are split over ``split`` programs that add their shares atomically, as
+  many as pay for that epilogue (``EPILOGUE_STEPS``); 128 x 128 tiles (a 256-wide one
+  spills in the epilogue), 8 warps and 4 stages (the output head's was 6% quicker at 4
+  warps and 3 stages, but spills 624 bytes a thread).
+A last wave of programs partly empty costs what a full one does (``_waves``).
 Elsewhere (f32 operands, numpy, wgsl) the kernels take the small tiles they always had,
 which every backend compiles quickly.
-
-``benchmarks/gpt_matmuls.py --sweep`` times the alternatives at GPT-2's shapes.
 """
 
 from __future__ import annotations
@@ -24,7 +29,6 @@ from dataclasses import dataclass, replace
 from compiler.backend_choice import default_backend, resolve_backend
 
 SMS = 132  # streaming multiprocessors of an H100 or H200
-NARROW_RATE = 0.9  # a 128 x 128 tile's speed, of a 128 x 256 one's (an estimate)
 EPILOGUE_STEPS = 8  # a split's atomic epilogue, in 64-deep steps of its loop (an estimate)
 MAX_SPLIT = 16
 DECODE_ROWS = 16  # products of this many rows or fewer take ``decode_config``'s tiles
@@ -61,14 +65,6 @@ def _waves(programs: int) -> int:
     return -(-programs // SMS)
 
 
-def _wide(rows: int, cols: int) -> bool:
-    """Whether 128 x 256 output tiles of a ``rows`` x ``cols`` result beat 128 x 128 ones,
-    counting whole waves."""
-    tiles = -(-rows // 128) * -(-cols // 128)
-    wide = -(-rows // 128) * -(-cols // 256)
-    return _waves(wide) * 2 <= _waves(tiles) / NARROW_RATE
-
-
 def _split(tiles: int, blocks: int) -> int:
     """Programs per output tile summing ``blocks`` blocks of rows: the fewest of the
     quickest, counting whole waves and each split's epilogue."""
@@ -78,15 +74,17 @@ def _split(tiles: int, blocks: int) -> int:
 
 
 def forward_config(M: int, N: int, K: int, x, backend: str | None, ld: int | None = None,
-                   **tiles) -> Tiles:
+                   epilogue: str = "", **tiles) -> Tiles:
     """``out = x @ w.T``'s tiles: BM rows by BN columns of ``out`` (its rows ``ld`` long,
-    N unless padded), BK deep. A few rows (decoding: a row a sequence) take tiles
-    ``decode_config`` picks."""
+    N unless padded), BK deep, for an ``epilogue`` of "gelu", "residual" or none but a
+    bias. A few rows (decoding: a row a sequence) take tiles ``decode_config`` picks."""
     if M <= DECODE_ROWS and wgmma_tiles(backend, x, K):
         return replace(decode_config(N), **tiles)
     if not wgmma_tiles(backend, x, ld or N, K):
         return replace(PORTABLE, **tiles)
-    return replace(Tiles(128, 256 if _wide(M, N) else 128, DEEP, 8, 4), **tiles)
+    if epilogue == "residual":
+        return replace(Tiles(128, 128, DEEP, 8, 4), **tiles)
+    return replace(Tiles(128, 128, DEEP, 8 if epilogue == "gelu" else 4, 3), **tiles)
 
 
 def decode_config(N: int) -> Tiles:
@@ -105,8 +103,7 @@ def backward_x_config(M: int, N: int, K: int, dy, backend: str | None, gelu: boo
     ``ld`` long, N unless padded)."""
     if not wgmma_tiles(backend, dy, ld or N, K):
         return replace(PORTABLE, **tiles)
-    wide = _wide(M, K) and not gelu
-    return replace(Tiles(128, DEEP, 256 if wide else 128, 8, 4), **tiles)
+    return replace(Tiles(128, DEEP, 128 if gelu else 256, 8, 4), **tiles)
 
 
 def backward_w_config(M: int, N: int, K: int, dy, backend: str | None,
