@@ -544,9 +544,9 @@ def test_reduce_in_loop(backend, rng, num_warps):
 
 
 def test_wgsl_subgroup_variant_builds():
-    """Where subgroups are exactly 32 wide (NVIDIA) the runtime swaps the shuffles through
-    workgroup memory for subgroupShuffle; lavapipe's are not, so it keeps them here, but
-    the swapped shader must still build."""
+    """Where subgroups are warps of 32 (NVIDIA) the runtime swaps every shuffle through
+    workgroup memory for subgroupShuffle; where they are fewer consecutive invocations
+    (lavapipe's 8) the xor shuffles of masks below that size; both variants build."""
     from compiler.jit import availability
     if not availability("wgsl")[0]:
         pytest.skip(availability("wgsl")[1])
@@ -557,16 +557,40 @@ def test_wgsl_subgroup_variant_builds():
     x = np.zeros(16, np.float32)
     bound = reduce_blocks.bind((x, x, 16), {"OP": "argmax", "OTHER": 0.0, "BLOCK": 1024})
     source, facts = unpack_artifact(reduce_blocks.compile_for(bound, "wgsl", 4)._artifact)
-    assert facts["subgroup"] and facts["shared"] > 0
+    assert facts["subgroup"] and facts["subgroup_xor"] and facts["shared"] > 0
+    assert {m for m, _ in facts["subgroup_xor"].values()} == {1, 2, 4, 8, 16}
+    size = runtime.subgroup_size(device)
     swapped = runtime.with_subgroups(device, source, facts)
-    if runtime.subgroups_of_32(device):  # NVIDIA: the runtime swaps in subgroupShuffle
-        assert swapped != source
-    else:  # lavapipe: kept emulated
-        assert swapped == source
+    assert ("subgroupShuffleXor" in swapped) == (size is not None)
+    assert ("subgroupShuffle(" in swapped) == (size == 32)
     for emulated, native in facts["subgroup"].items():
         source = source.replace(emulated, native)
     assert "subgroupShuffle" in source and "workgroupBarrier" in source
     runtime.build_pipeline(device, source, facts, frozenset())
+    runtime.build_pipeline(device, swapped, facts, frozenset())
+
+
+def test_wgsl_subgroup_size_is_probed():
+    """The probe finds lavapipe's subgroups of 8 consecutive invocations (any adapter's,
+    if it has them, is one of SUBGROUP_SIZES or None), and reductions whose last butterfly
+    steps are subgroup shuffles then give NumPy's results."""
+    from compiler.jit import availability
+    if not availability("wgsl")[0]:
+        pytest.skip(availability("wgsl")[1])
+    from backends.wgsl import runtime
+    device = runtime.wgsl_device()
+    size = runtime.subgroup_size(device)
+    assert size in (None, *runtime.SUBGROUP_SIZES)
+    if runtime.driver_name(device) == "llvmpipe" and "subgroup" in device.features:
+        assert size == 8
+    x = np.random.default_rng(5).standard_normal(3000).astype(np.float32)
+    blocks = [x[i:i + 1024] for i in range(0, 3000, 1024)]
+    for op, want in (("sum", [b.sum() for b in blocks]), ("max", [b.max() for b in blocks]),
+                     ("argmax", [i * 1024 + b.argmax() for i, b in enumerate(blocks)])):
+        out = np.zeros(3, np.float32)
+        launch(reduce_blocks, (3,), x, out, 3000, backend="wgsl", num_warps=4, OP=op,
+               OTHER=-np.inf if op != "sum" else 0.0, BLOCK=1024)
+        np.testing.assert_allclose(out, want, rtol=1e-5)
 
 
 def test_wgsl_shuffles_of_many_lanes_go_in_groups():

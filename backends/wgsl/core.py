@@ -284,6 +284,7 @@ class WGSLEmitter:
         self.atomic = atomic
         self.exits: list[list[list[str]]] = []  # result variables of the enclosing scf.while
         self.subgroup: dict[str, str] = {}  # helper text -> its subgroup-op version
+        self.subgroup_xor: dict[str, list] = {}  # xor wrapper text -> [mask, subgroup version]
         self.shared = 0  # bytes of var<workgroup> arrays
         self.sharing = workgroup.sharing(fn)  # shared buffer -> the one whose array it uses
         self.arrays: dict[Operation, str] = {}  # that one -> its array's name, once declared

@@ -14,8 +14,13 @@
   barriers) a group: lavapipe makes every barrier a coroutine suspension, and a 64-lane
   scan's 384 of them took it 30 s to compile.
   For i32/f32 the facts carry ``subgroup``: each such helper's text and a
-  ``subgroupShuffle`` replacement, which the runtime swaps in where subgroups of exactly
-  32 invocations are guaranteed (``runtime.subgroups_of_32``).
+  ``subgroupShuffle`` replacement, which the runtime swaps in where every subgroup is a
+  warp of 32 invocations (``runtime.subgroup_size``). An xor shuffle of i32/f32 calls the
+  helper through a wrapper of its own mask ``n`` (``shfl_f32_x4``), listed in the facts'
+  ``subgroup_xor`` with ``n`` and a ``subgroupShuffleXor`` replacement: where subgroups
+  are ``S`` consecutive invocations, ``S`` a power of two (lavapipe's 8), the lanes ``n <
+  S`` apart are in one subgroup, so those wrappers are swapped in and a reduction's last
+  butterfly steps need no barrier.
 """
 
 from __future__ import annotations
@@ -71,6 +76,22 @@ _SUBGROUP_GROUP = """fn {name}(v: array<{T}, {k}>, src: u32, lid: u32) -> array<
   return r;
 }}"""
 
+_XOR_WRAPPER = """fn {name}_x{n}(v: {T}, src: u32, lid: u32) -> {T} {{
+  return {name}(v, src, lid);
+}}"""
+
+_XOR_SUBGROUP = """fn {name}_x{n}(v: {T}, src: u32, lid: u32) -> {T} {{
+  return subgroupShuffleXor(v, {n}u);
+}}"""
+
+_XOR_SUBGROUP_GROUP = """fn {name}_x{n}(v: {T}, src: u32, lid: u32) -> {T} {{
+  var r: {T};
+  for (var i = 0u; i < {k}u; i++) {{
+    r[i] = subgroupShuffleXor(v[i], {n}u);
+  }}
+  return r;
+}}"""
+
 GROUP_BUFFER = 8192  # bytes of workgroup memory a grouped shuffle's buffer may take
 _SUBGROUP_TYPES = ("i32", "f32")
 # bool has no subgroup ops; f16 would need subgroups_f16; i64 is a struct of words
@@ -94,15 +115,17 @@ def shuffle(em: WGSLEmitter, op: Operation) -> None:
     for g in range(0, len(grouped), k):
         chunks = grouped[g:g + k]
         group = em.fresh(op.results[0])
-        em.line(f"let {group} = {_group_helper(em, out.elem, len(chunks))}("
+        helper = _xor(em, op, _group_helper(em, out.elem, len(chunks)), out.elem,
+                      f"array<{ty(out.elem, 4)}, {len(chunks)}>", len(chunks))
+        em.line(f"let {group} = {helper}("
                 f"array<{ty(out.elem, 4)}, {len(chunks)}>("
                 f"{', '.join(value.chunk(c) for c in chunks)}), {src}, lid);")
         for i, c in enumerate(chunks):
             em.line(f"let {out.names[c]} = {group}[{i}];")
     for c, w in enumerate(out.widths):
         if c not in grouped:
-            em.line(f"let {out.names[c]} = {_helper(em, out.elem, w)}({value.chunk(c)}, "
-                    f"{src}, lid);")
+            helper = _xor(em, op, _helper(em, out.elem, w), out.elem, ty(out.elem, w))
+            em.line(f"let {out.names[c]} = {helper}({value.chunk(c)}, {src}, lid);")
 
 
 def _helper(em: WGSLEmitter, elem: str, width: int) -> str:
@@ -114,6 +137,22 @@ def _helper(em: WGSLEmitter, elem: str, width: int) -> str:
         if elem in _SUBGROUP_TYPES:
             em.subgroup[em.helpers[name]] = _SUBGROUP.format(name=name, T=t)
     return name
+
+
+def _xor(em: WGSLEmitter, op: Operation, name: str, elem: str, t: str, k: int = 0) -> str:
+    """The helper ``name`` (of type ``t``: ``k`` chunks of 4 lanes, or one value) as this
+    shuffle calls it: through a wrapper of its mask for an xor shuffle of i32/f32, which
+    the runtime may swap for a subgroup shuffle (``subgroup_xor``); else itself."""
+    if not isinstance(op, simt.ShuffleXorOp) or elem not in _SUBGROUP_TYPES:
+        return name
+    n = op.mask.value.data
+    wrapper = f"{name}_x{n}"
+    if wrapper not in em.helpers:
+        em.helpers[wrapper] = _XOR_WRAPPER.format(name=name, n=n, T=t)
+        native = _XOR_SUBGROUP_GROUP.format(name=name, n=n, T=t, k=k) if k else \
+            _XOR_SUBGROUP.format(name=name, n=n, T=t)
+        em.subgroup_xor[em.helpers[wrapper]] = [n, native]
+    return wrapper
 
 
 def _group_helper(em: WGSLEmitter, elem: str, k: int) -> str:

@@ -125,5 +125,5 @@ def emit_kernel(em: WGSLEmitter) -> tuple[str, dict]:
     facts = {"name": em.fn.sym_name.data, "entry": "main", "workgroup_size": size,
              "params": params, "features": sorted(em.features),
              "uniform": {"binding": nptr, "size": -(-len(fields) // 4) * 16},
-             "subgroup": em.subgroup, "shared": em.shared}
+             "subgroup": em.subgroup, "subgroup_xor": em.subgroup_xor, "shared": em.shared}
     return "\n".join(out), facts
