@@ -181,6 +181,27 @@ def test_ptx_qualifiers_assemble(sem, scope):
     assert ck.asm["cubin"][:4] == b"\x7fELF"
 
 
+@tc.kernel
+def unread_add(ptr, n, SEM: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(ptr + offs % 4, 1.0, mask=offs < n, sem=SEM)
+
+
+@pytest.mark.parametrize("sem, op", [("relaxed", "red"), ("release", "red"),
+                                     ("acq_rel", "atom"), ("acquire", "atom")])
+def test_ptx_unread_atomic_is_a_red(sem, op):
+    """An atomic whose old values nothing reads is PTX's ``red`` where ``red`` takes its
+    order (relaxed, release), else an ``atom``; ``ordered_add`` reads them: ``atom``."""
+    ck = tc.compile(unread_add, signature={"ptr": "*f32", "n": "i32"}, backend="ptx",
+                    constants={"SEM": sem, "BLOCK": 128})
+    text = ck.asm["ptx"]
+    assert f"{op}.{sem}.gpu.global.add.f32" in text
+    assert ("atom." in text) == (op == "atom") and ck.asm["cubin"][:4] == b"\x7fELF"
+    text = tc.compile(ordered_add, signature=ADD_SIG, backend="ptx",
+                      constants={"SEM": sem, "SCOPE": None, "BLOCK": 128}).asm["ptx"]
+    assert "red." not in text
+
+
 def test_ptx_float_max_loop_takes_the_order():
     @tc.kernel
     def fmax(ptr, v):

@@ -1,5 +1,6 @@
 """PTX text of the ptx dialect's atomics (``ptx.atom``, ``ptx.atom_loop``), one lane at a
-time, for ``print_core.KernelPrinter``.
+time, for ``print_core.KernelPrinter``. An ``atom`` whose old values nothing reads is a
+``red``.
 
 A guarded atomic first zeroes its result, so guarded-off lanes (masked-off elements and
 replicas) return 0. ``ptx.atom_loop`` is a compare-and-swap retry loop per lane, with
@@ -21,8 +22,30 @@ def _guard(p: KernelPrinter, op: ptx.AtomOp | ptx.AtomLoopOp, i: int, d: str) ->
     return f"@{p.lane(op.pred, i)} "
 
 
+# atom operations that red also makes (PTX ISA "red"): no exch or cas
+_REDUCTIONS = ("add", "and", "or", "xor", "max", "min", "inc", "dec")
+
+
+def _as_red(op: ptx.AtomOp) -> str | None:
+    """The ``red`` opcode doing what ``op`` does where nothing reads the old values and
+    its order is one ``red`` takes (relaxed, release); else None. ptxas keeps an unread
+    ``atom`` an ``ATOMG``, which waits for the old value to come back: a weight gradient's
+    split epilogue adds 64 of them a thread."""
+    words = op.opcode.data.split(".")
+    if op.result.uses or not set(words) & set(_REDUCTIONS) or \
+            set(words) & {"acquire", "acq_rel"}:
+        return None
+    return ".".join(["red", *words[1:]])
+
+
 @emits(ptx.AtomOp)
 def emit_atom(p: KernelPrinter, op: ptx.AtomOp) -> None:
+    if red := _as_red(op):
+        for i in range(len(p.reg(op.result))):
+            guard = f"@{p.lane(op.pred, i)} " if op.pred is not None else ""
+            args = ", ".join(p.lane(a, i) for a in op.args)
+            p.line(f"{guard}{red} [{p.lane(op.addr, i)}], {args}")
+        return
     for i, d in enumerate(p.reg(op.result)):
         guard = _guard(p, op, i, d)
         args = ", ".join(p.lane(a, i) for a in op.args)
