@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,21 +26,70 @@ def export(fn, signature, constants: Mapping[str, Any] | None = None, target: st
     default relative path."""
     from backends.wgsl import web
 
+    _check_target(target)
+    kf, ck, types = _compiled(fn, signature, constants, num_warps)
+    text = web.module_text(ck._artifact, ck.metadata, _header(kf, ck, types, constants),
+                           dict(constants or {}), _divisible(types), runtime)
+    _write(text, output, runtime)
+    return text
+
+
+def export_program(kernels: Mapping[str, tuple], target: str = "web",
+                   output: str | Path | None = None,
+                   runtime: str = f"./{RUNTIME_NAME}") -> str:
+    """One module of several kernels, ``name -> (fn, signature, constants[, num_warps])``
+    (``name`` is the launcher's; one kernel may be exported twice under two names), and a
+    ``program`` of them whose ``run(device, launches)`` encodes many launches into one
+    command buffer. ``output`` and ``runtime`` as ``export``'s."""
+    from backends.wgsl import web
+    from compiler import __version__
+
+    _check_target(target)
+    if not kernels:
+        raise LaunchError("export_program needs at least one kernel")
+    title = f"a program of {len(kernels)} kernels exported by tilec {__version__} for WebGPU"
+    parts, lines = [], [title, ""]
+    for name, entry in kernels.items():
+        if not name.isidentifier() or not isinstance(entry, tuple) or not 2 <= len(entry) <= 4:
+            raise LaunchError(f"export_program: {name!r} must be an identifier naming "
+                              "(fn, signature, constants[, num_warps])")
+        fn, signature, *more = entry
+        constants, num_warps = (more[0] if more else None), (more[1] if len(more) > 1 else 4)
+        kf, ck, types = _compiled(fn, signature, constants, num_warps)
+        info = ck.metadata if name == ck.metadata.name else replace(ck.metadata, name=name)
+        header = _header(kf, ck, types, constants)
+        parts.append((ck._artifact, info, dict(constants or {}), _divisible(types),
+                      f"{name}: {header[2].removeprefix('signature: ')}, {header[3]}"))
+    text = web.program_text(parts, lines, runtime)
+    _write(text, output, runtime)
+    return text
+
+
+def _check_target(target: str) -> None:
     if target not in TARGETS:
         raise LaunchError(f"export target {target!r}: choose from {TARGETS}")
+
+
+def _compiled(fn, signature, constants, num_warps: int):
     kf = fn if isinstance(fn, KernelFunction) else KernelFunction(fn)
     ck = compile(kf, signature=signature, constants=constants, backend="wgsl",
                  num_warps=num_warps)
-    types = _parse_signature(kf, signature)
-    text = web.module_text(ck._artifact, ck.metadata, _header(kf, ck, types, constants),
-                           dict(constants or {}), {n: 16 for n, t in types.items()
-                            if not t.startswith("*") and t.endswith(":16")}, runtime)
+    return kf, ck, _parse_signature(kf, signature)
+
+
+def _divisible(types: dict[str, str]) -> dict[str, int]:
+    """The integer parameters exported for multiples of 16 (``i32:16``)."""
+    return {n: 16 for n, t in types.items() if not t.startswith("*") and t.endswith(":16")}
+
+
+def _write(text: str, output: str | Path | None, runtime: str) -> None:
+    from backends.wgsl import web
+
     if output is not None:
         out = Path(output)
         out.write_text(text)
         if runtime == f"./{RUNTIME_NAME}":
             shutil.copyfile(web.RUNTIME, out.parent / RUNTIME_NAME)
-    return text
 
 
 def _header(kf: KernelFunction, ck, types: dict[str, str], constants) -> list[str]:

@@ -5,6 +5,12 @@
 //
 //   const out = await softmax(device, grid, x, out, n_cols, x_stride, out_stride);
 //
+// A module of several kernels (`tc.export_program`) also exports a `program` whose
+// `run(device, launches)` encodes many launches into one compute pass of one command
+// buffer, each with its scalars in its own slot of a uniform arena:
+//
+//   await program.run(device, [["layernorm", [rows], x, w, b, y, n], [matmul, ...]]);
+//
 // Arrays are GPUBuffers (bound as they are) or typed arrays (uploaded to a new
 // buffer, and copied back into the same typed array when the kernel writes it), as
 // the Python wgsl runtime takes wgpu buffers or NumPy arrays. Scalars go in one
@@ -36,7 +42,7 @@ const INT_RANGE = {
   i32: [-(2 ** 31), 2 ** 31], u32: [0, 2 ** 32], i1: [0, 2], i8: [-(2 ** 7), 2 ** 7],
   u8: [0, 2 ** 8], i16: [-(2 ** 15), 2 ** 15], i64: [-(2n ** 63n), 2n ** 63n],
 };
-const GROUPS = 8; // bind groups kept per pipeline for launches on GPUBuffers only
+const GROUPS = 64; // bind groups kept per pipeline (launches on GPUBuffers: a program's layers)
 
 // GPUBufferUsage is a global in browsers and Deno; the numbers are the spec's
 const USAGE = globalThis.GPUBufferUsage ??
@@ -54,10 +60,15 @@ export function kernel(spec) {
   return launch;
 }
 
-async function run(spec, device, grid, args) {
+function checkDeviceArgument(device, what) {
   if (!device || typeof device.createBuffer !== "function" || !device.queue) {
-    throw new LaunchError(`${spec.name}: the first argument must be a GPUDevice`);
+    throw new LaunchError(`${what}: the first argument must be a GPUDevice`);
   }
+}
+
+/** A launch's dispatch size and uniform words, checked: the grid, the number of
+ * arguments, the device's features and limits, and each scalar. */
+function prepare(spec, device, grid, args) {
   const dims = checkGrid(grid);
   if (args.length !== spec.params.length) {
     const names = spec.params.map((p) => p.name).join(", ");
@@ -68,13 +79,21 @@ async function run(spec, device, grid, args) {
   const words = new Uint32Array(spec.facts.uniform.size / 4);
   const [dispatch, foldX, foldN] = fold(dims, device.limits.maxComputeWorkgroupsPerDimension);
   words.set([...dims, foldX, foldN]); // the uniform's first fields (kernel.py)
+  spec.params.forEach((p, i) => {
+    if (spec.facts.params[i].kind === "scalar") pack(words, spec.facts.params[i], p, args[i]);
+  });
+  return { dispatch, words };
+}
+
+async function run(spec, device, grid, args) {
+  checkDeviceArgument(device, spec.name);
+  const { dispatch, words } = prepare(spec, device, grid, args);
   const bound = [], uploads = new Map();
   try {
     spec.params.forEach((p, i) => {
       const f = spec.facts.params[i], arg = args[i];
-      if (f.kind === "scalar") {
-        pack(words, f, p, arg);
-      } else if (isBuffer(arg)) {
+      if (f.kind === "scalar") return;
+      if (isBuffer(arg)) {
         bound.push(checkBuffer(device, p, arg));
       } else {
         checkArray(p, arg);
@@ -91,6 +110,90 @@ async function run(spec, device, grid, args) {
       .map(([arr, u]) => download(device, u.buf, arr)));
   } finally { // submitted work keeps what it uses: destroying the buffers cannot cut it short
     uploads.forEach((u) => u.buf.destroy());
+  }
+}
+
+// ------------------------------------------------------------ programs
+
+/** The program of `kernels` (name -> launcher): `await program.run(device, launches)`
+ * encodes every launch `[kernel, grid, ...args]` (a launcher of the program, or its name)
+ * in order into one compute pass of one command buffer and submits it. Arrays must be
+ * GPUBuffers (a typed array would need a copy back after each launch). Every launch is
+ * checked before any is encoded, so a bad one submits nothing; its error names it. */
+export function program(kernels) {
+  const arenas = new WeakMap(); // device -> this program's uniform arena there
+  const named = new Map(Object.entries(kernels));
+  const specs = new Set([...named.values()].map((k) => k.spec));
+  const run = (device, launches) => {
+    checkDeviceArgument(device, "program.run");
+    if (!Array.isArray(launches)) {
+      throw new LaunchError("program.run: launches must be an array of [kernel, grid, ...args]");
+    }
+    const prepared = launches.map((launch, i) => prepareLaunch(named, specs, device, launch, i));
+    const align = device.limits.minUniformBufferOffsetAlignment;
+    const slots = [];
+    let size = 0;
+    for (const p of prepared) {
+      slots.push(size);
+      size += Math.ceil(p.words.byteLength / align) * align;
+    }
+    if (!prepared.length) return Promise.resolve();
+    let arena = arenas.get(device);
+    if (!arena || arena.size < size) {
+      arena?.destroy();
+      arena = device.createBuffer({ label: "tilec program arguments", size,
+        usage: USAGE.UNIFORM | USAGE.COPY_DST });
+      arenas.set(device, arena);
+    }
+    const words = new Uint8Array(size);
+    prepared.forEach((p, i) => words.set(new Uint8Array(p.words.buffer), slots[i]));
+    device.queue.writeBuffer(arena, 0, words); // ordered before the submission below
+    const encoder = device.createCommandEncoder();
+    const pass = encoder.beginComputePass();
+    prepared.forEach((p, i) => {
+      const d = dispatcher(p.spec, device, promotions(p.bound, p.spec.facts.params));
+      pass.setPipeline(d.pipeline);
+      pass.setBindGroup(0, d.group(p.bound, arena, true), [slots[i]]);
+      pass.dispatchWorkgroups(...p.dispatch);
+    });
+    pass.end();
+    device.queue.submit([encoder.finish()]);
+    return Promise.resolve();
+  };
+  return { kernels, run };
+}
+
+function prepareLaunch(named, specs, device, launch, i) {
+  if (!Array.isArray(launch)) {
+    throw new LaunchError(`launch ${i}: expected [kernel, grid, ...args], got ${typeName(launch)}`);
+  }
+  const [which, grid, ...args] = launch;
+  const launcher = typeof which === "string" ? named.get(which) : which;
+  const label = `launch ${i}` + (launcher?.spec ? ` (${launcher.spec.name})` : "");
+  if (!launcher?.spec || !specs.has(launcher.spec)) {
+    const names = [...named.keys()].join(", ");
+    const got = typeof which === "string" ? `"${which}"` : typeName(which);
+    throw new LaunchError(`${label}: expected [kernel, grid, ...args] with a kernel of ` +
+      `this program (${names}), got ${got}`);
+  }
+  const { spec } = launcher;
+  try {
+    const { dispatch, words } = prepare(spec, device, grid, args);
+    const bound = [];
+    spec.params.forEach((p, j) => {
+      if (spec.facts.params[j].kind === "scalar") return;
+      if (!isBuffer(args[j])) {
+        throw new LaunchError(`argument ${p.name}: program.run takes GPUBuffers, got ` +
+          `${typeName(args[j])}`);
+      }
+      bound.push(checkBuffer(device, p, args[j]));
+    });
+    return { spec, dispatch, words, bound };
+  } catch (e) {
+    if (e instanceof LaunchError || e instanceof UnsupportedError) {
+      e.message = `${label}: ${e.message}`;
+    }
+    throw e;
   }
 }
 
@@ -273,8 +376,9 @@ class Dispatcher {
       },
     }));
     entries.push({ binding: facts.uniform.binding, visibility: COMPUTE,
-      buffer: { type: "uniform" } });
+      buffer: { type: "uniform", hasDynamicOffset: true } }); // a program's arena slot
     this.device = device;
+    this.uniformSize = facts.uniform.size;
     this.layout = device.createBindGroupLayout({ entries });
     this.pipeline = device.createComputePipeline({
       label: spec.name,
@@ -288,15 +392,18 @@ class Dispatcher {
     this.groups = []; // [buffers, bind group], newest last
   }
 
-  group(bound, cache) {
-    const hit = this.groups.find(([bufs]) => bufs.every((b, i) => b === bound[i]));
+  /** The bind group of `bound` and `uniform` (a slot of its size at a dynamic offset). */
+  group(bound, uniform, cache) {
+    const buffers = [...bound, uniform];
+    const hit = this.groups.find(([bufs]) => bufs.every((b, i) => b === buffers[i]));
     if (hit) return hit[1];
     const entries = bound.map((buffer, binding) => ({ binding, resource: { buffer } }));
-    entries.push({ binding: bound.length, resource: { buffer: this.uniform } });
+    entries.push({ binding: bound.length,
+      resource: { buffer: uniform, size: this.uniformSize } });
     const group = this.device.createBindGroup({ layout: this.layout, entries });
     if (cache) {
       if (this.groups.length >= GROUPS) this.groups.shift();
-      this.groups.push([bound, group]);
+      this.groups.push([buffers, group]);
     }
     return group;
   }
@@ -306,7 +413,7 @@ class Dispatcher {
     const encoder = this.device.createCommandEncoder();
     const pass = encoder.beginComputePass();
     pass.setPipeline(this.pipeline);
-    pass.setBindGroup(0, this.group(bound, cache));
+    pass.setBindGroup(0, this.group(bound, this.uniform, cache), [0]);
     pass.dispatchWorkgroups(...dispatch);
     pass.end();
     this.device.queue.submit([encoder.finish()]);

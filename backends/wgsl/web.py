@@ -28,16 +28,33 @@ def template_literal(text: str) -> str:
     return f"`{escaped}`"
 
 
-def module_text(artifact: str, info: KernelInfo, header: list[str], constants: dict,
-                divisibility: dict[str, int], runtime: str) -> str:
-    """The ES module of one kernel; ``header`` lines open it as comments, ``constants``
-    are the constexprs it was compiled for (``launcher.spec.constants`` in JavaScript),
-    and ``divisibility`` names the integer parameters exported for multiples of 16."""
+def _launcher(artifact: str, info: KernelInfo, constants: dict,
+              divisibility: dict[str, int]) -> tuple[dict, list[str]]:
+    """The facts of one kernel and the lines declaring its launcher, ``const k_NAME``
+    (prefixed: a kernel may be named as the runtime's imports or a JavaScript keyword)."""
     source, facts = unpack_artifact(artifact)
     spec_params = [{"name": p.name, "dtype": p.dtype, "written": p.written,
                     **({"divisibility": divisibility[p.name]} if p.name in divisibility
                        else {})} for p in info.params]
     facts = {k: facts[k] for k in _FACTS}
+    return facts, [
+        f"const k_{info.name} = kernel({{",
+        f"  name: {json.dumps(info.name)},",
+        f"  wgsl: {template_literal(source)},",
+        f"  facts: {json.dumps(facts, sort_keys=True)},",
+        f"  params: {json.dumps(spec_params)},",
+        f"  constants: {json.dumps(constants, default=str)},",
+        "});",
+        "",
+    ]
+
+
+def module_text(artifact: str, info: KernelInfo, header: list[str], constants: dict,
+                divisibility: dict[str, int], runtime: str) -> str:
+    """The ES module of one kernel; ``header`` lines open it as comments, ``constants``
+    are the constexprs it was compiled for (``launcher.spec.constants`` in JavaScript),
+    and ``divisibility`` names the integer parameters exported for multiples of 16."""
+    facts, launcher = _launcher(artifact, info, constants, divisibility)
     names = ", ".join(p.name for p in info.params)
     features = ", ".join(facts["features"]) or "none"
     lines = [f"// {h}" if h else "//" for h in header]
@@ -50,17 +67,35 @@ def module_text(artifact: str, info: KernelInfo, header: list[str], constants: d
         "",
         f"import {{ kernel }} from {json.dumps(runtime)};",
         "",
-        f"const WGSL = {template_literal(source)};",
-        "",
-        "const launch = kernel({",
-        f"  name: {json.dumps(info.name)},",
-        "  wgsl: WGSL,",
-        f"  facts: {json.dumps(facts, sort_keys=True)},",
-        f"  params: {json.dumps(spec_params)},",
-        f"  constants: {json.dumps(constants, default=str)},",
-        "});",
-        "",
-        f"export {{ launch as {info.name}, launch as default }};",
+        *launcher,
+        f"export {{ k_{info.name} as {info.name}, k_{info.name} as default }};",
         "",
     ]
+    return "\n".join(lines)
+
+
+def program_text(kernels: list[tuple], header: list[str], runtime: str) -> str:
+    """The ES module of several kernels, each ``(artifact, info, constants,
+    divisibility, signature line)``, with their launchers and a ``program`` of them."""
+    lines = [f"// {h}" if h else "//" for h in header]
+    lines += [
+        "//",
+        "// Use: import { program, <kernel> } from \"./<this file>\";",
+        "//      await <kernel>(device, grid, ...args);   // one launch, as a kernel module's",
+        "//      await program.run(device, [[\"<kernel>\", grid, ...args], ...]);",
+        "// program.run encodes its launches into one command buffer; arrays are GPUBuffers.",
+        "",
+        f"import {{ kernel, program as makeProgram }} from {json.dumps(runtime)};",
+        "",
+    ]
+    names = []
+    for artifact, info, constants, divisibility, signature in kernels:
+        facts, launcher = _launcher(artifact, info, constants, divisibility)
+        features = ", ".join(facts["features"]) or "none"
+        comment = f"// {signature}; workgroup size {facts['workgroup_size']}; WebGPU " \
+            f"features: {features}"
+        lines += [comment, *launcher]
+        names.append(info.name)
+    lines += [f"const program = makeProgram({{ {', '.join(f'{n}: k_{n}' for n in names)} }});",
+              "", f"export {{ program, {', '.join(f'k_{n} as {n}' for n in names)} }};", ""]
     return "\n".join(lines)
