@@ -18,7 +18,7 @@ from compiler.errors import (
     UnsupportedError,
     VerificationError,
 )
-from compiler.export import export, export_program
+from compiler.export import export, export_graph, export_program
 from compiler.graphs import graph
 from compiler.jit import (
     CompiledKernel,
@@ -69,6 +69,6 @@ __all__ = [
     "DeviceAssertionError", "InternalCompilerError", "KernelFunction", "LaunchError",
     "OutOfBoundsError", "TileFunction", "TilecError", "UnsupportedError",
     "VerificationError", "asarray", "autotune", "backends", "cdiv", "compile", "empty",
-    "export", "export_program", "func", "graph", "heuristics", "kernel", "set_backend",
+    "export", "export_graph", "export_program", "func", "graph", "heuristics", "kernel", "set_backend",
     "synchronize", "testing", "to_numpy", "wgsl_array", "wgsl_device", "zeros",
 ]

@@ -5,7 +5,7 @@ ES module with the kernel's WGSL and a launcher, for WebGPU in browsers and Deno
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,60 @@ def export_program(kernels: Mapping[str, tuple], target: str = "web",
                       f"{name}: {header[2].removeprefix('signature: ')}, {header[3]}"))
     text = web.program_text(parts, lines, runtime)
     _write(text, output, runtime)
+    return text
+
+
+def export_graph(graph, output: str | Path, names: Mapping[str, Any] | None = None,
+                 keep: Sequence[Any] = (), runtime: str = f"./{RUNTIME_NAME}") -> str:
+    """A ``tc.graph`` captured on wgsl as a web module: its kernels, its launches in order
+    and a table of the buffers they bind, written to ``output`` (a ``.js`` file), with
+    ``<stem>.bin`` beside it holding the bytes of the buffers of the arrays in ``keep``
+    (weights; the other buffers start zeroed). The module's ``load(device, bytes or URL)``
+    makes the buffers and gives ``{ run, buffers }``: ``run()`` replays the launches as one
+    ``program.run`` (one command buffer), and ``buffers`` holds the GPUBuffers of the
+    arrays ``names`` names (what JavaScript writes and reads between runs)."""
+    from backends.wgsl import read_buffer, web
+
+    if getattr(graph, "backend", None) != "wgsl" or getattr(graph, "_state", "") != "ready":
+        raise LaunchError("export_graph takes a tc.graph('wgsl') whose capture has ended")
+    buffers: dict[int, int] = {}  # id of a GPUBuffer -> its index
+    table: list[dict] = []
+    kernels: dict[int, int] = {}  # id of a captured kernel -> its index
+    parts, launches = [], []
+    for launcher, grid, args in graph.launches:
+        k = launcher.kernel
+        if id(k) not in kernels:
+            kernels[id(k)] = len(parts)
+            info = replace(k.info, name=f"{k.info.name}_{len(parts)}")
+            parts.append((k.source, k.facts, info))
+        bound = []
+        for a in args:
+            if hasattr(a, "buffer") and hasattr(a, "offset"):
+                if id(a.buffer) not in buffers:
+                    buffers[id(a.buffer)] = len(table)
+                    table.append({"size": a.buffer.size, "buffer": a.buffer})
+                size = min(-(-a.nbytes // 4) * 4, a.buffer.size - a.offset)
+                bound.append({"b": buffers[id(a.buffer)], "offset": a.offset, "size": size})
+            else:
+                bound.append(a.item() if hasattr(a, "item") else a)
+        launches.append([kernels[id(k)], list(grid), *bound])
+    out = Path(output)
+    blob, kept = bytearray(), {id(a.buffer) for a in keep}
+    for entry in table:
+        buf = entry.pop("buffer")
+        if id(buf) in kept:
+            data = read_buffer(buf).tobytes()
+            entry["contents"] = [len(blob), len(data)]
+            blob += data
+        entry["name"] = next((n for n, a in (names or {}).items() if a.buffer is buf), None)
+    missing = [n for n, a in (names or {}).items() if id(a.buffer) not in buffers]
+    if missing:
+        raise LaunchError(f"export_graph: no launch of the graph binds {', '.join(missing)}")
+    text = web.graph_text(parts, table, launches, f"{out.stem}.bin", runtime)
+    out.write_text(text)
+    out.with_suffix(".bin").write_bytes(bytes(blob))
+    if runtime == f"./{RUNTIME_NAME}":
+        shutil.copyfile(web.RUNTIME, out.parent / RUNTIME_NAME)
     return text
 
 

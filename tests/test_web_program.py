@@ -89,8 +89,8 @@ console.log(JSON.stringify({{ submits }}));
 """)
     got = [json.loads(line) for line in out.splitlines()]
     wants = [
-        ("LaunchError", ("launch 1 (add): argument y: program.run takes GPUBuffers, got "
-                        "Float32Array")),
+        ("LaunchError", ("launch 1 (add): argument y: program.run takes GPUBuffers (or "
+                         "{ buffer, offset, size }), got Float32Array")),
         ("LaunchError", "launch 2 (add): add takes 4 arguments (x, y, out, n)"),
         ("LaunchError", ('launch 0: expected [kernel, grid, ...args] with a kernel of this '
                         'program (add, softmax), got "mul"')),

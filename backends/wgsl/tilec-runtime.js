@@ -11,9 +11,10 @@
 //
 //   await program.run(device, [["layernorm", [rows], x, w, b, y, n], [matmul, ...]]);
 //
-// Arrays are GPUBuffers (bound as they are) or typed arrays (uploaded to a new
-// buffer, and copied back into the same typed array when the kernel writes it), as
-// the Python wgsl runtime takes wgpu buffers or NumPy arrays. Scalars go in one
+// Arrays are GPUBuffers (bound as they are), ranges of them (`{ buffer, offset, size }`,
+// a GPUBufferBinding: the offset a multiple of minStorageBufferOffsetAlignment) or typed
+// arrays (uploaded to a new buffer, and copied back into the same typed array when the
+// kernel writes it), as the Python wgsl runtime takes wgpu buffers, views or NumPy arrays. Scalars go in one
 // uniform buffer with the grid. The checks and the grid folding (axis 0 over
 // maxComputeWorkgroupsPerDimension programs) are the Python runtime's
 // (backends/wgsl/runtime.py); keep the two in step.
@@ -93,7 +94,7 @@ async function run(spec, device, grid, args) {
     spec.params.forEach((p, i) => {
       const f = spec.facts.params[i], arg = args[i];
       if (f.kind === "scalar") return;
-      if (isBuffer(arg)) {
+      if (isBuffer(arg) || isBinding(arg)) {
         bound.push(checkBuffer(device, p, arg));
       } else {
         checkArray(p, arg);
@@ -101,7 +102,7 @@ async function run(spec, device, grid, args) {
           uploads.set(arg, { buf: upload(device, p, arg), written: false });
         }
         uploads.get(arg).written ||= p.written;
-        bound.push(uploads.get(arg).buf);
+        bound.push(whole(uploads.get(arg).buf));
       }
     });
     dispatcher(spec, device, promotions(bound, spec.facts.params))
@@ -182,9 +183,9 @@ function prepareLaunch(named, specs, device, launch, i) {
     const bound = [];
     spec.params.forEach((p, j) => {
       if (spec.facts.params[j].kind === "scalar") return;
-      if (!isBuffer(args[j])) {
-        throw new LaunchError(`argument ${p.name}: program.run takes GPUBuffers, got ` +
-          `${typeName(args[j])}`);
+      if (!isBuffer(args[j]) && !isBinding(args[j])) {
+        throw new LaunchError(`argument ${p.name}: program.run takes GPUBuffers (or ` +
+          `{ buffer, offset, size }), got ${typeName(args[j])}`);
       }
       bound.push(checkBuffer(device, p, args[j]));
     });
@@ -244,16 +245,34 @@ function isBuffer(arg) {
     : !!arg && typeof arg.mapAsync === "function";
 }
 
-function checkBuffer(device, p, buf) {
-  if (!(buf.usage & USAGE.STORAGE)) {
+function isBinding(arg) {
+  return !!arg && typeof arg === "object" && !ArrayBuffer.isView(arg) && isBuffer(arg.buffer);
+}
+
+function whole(buffer) {
+  return { buffer, offset: 0, size: buffer.size };
+}
+
+/** The checked `{ buffer, offset, size }` a GPUBuffer or a range of one binds. */
+function checkBuffer(device, p, arg) {
+  const buffer = isBuffer(arg) ? arg : arg.buffer;
+  const offset = isBuffer(arg) ? 0 : arg.offset ?? 0;
+  const size = isBuffer(arg) ? buffer.size : arg.size ?? buffer.size - offset;
+  if (!(buffer.usage & USAGE.STORAGE)) {
     throw new LaunchError(`argument ${p.name}: the GPUBuffer lacks STORAGE usage`);
   }
-  const most = device.limits.maxStorageBufferBindingSize;
-  if (buf.size % 4 || buf.size > most) {
-    throw new LaunchError(`argument ${p.name}: a storage binding must be a multiple of ` +
-      `4 bytes and at most ${most}, got ${buf.size}`);
+  const align = device.limits.minStorageBufferOffsetAlignment;
+  if (!Number.isInteger(offset) || offset < 0 || offset % align ||
+      !Number.isInteger(size) || offset + size > buffer.size) {
+    throw new LaunchError(`argument ${p.name}: a range of a GPUBuffer must start at a ` +
+      `multiple of ${align} bytes and end within it, got ${offset} + ${size} of ${buffer.size}`);
   }
-  return buf;
+  const most = device.limits.maxStorageBufferBindingSize;
+  if (size % 4 || size > most) {
+    throw new LaunchError(`argument ${p.name}: a storage binding must be a multiple of ` +
+      `4 bytes and at most ${most}, got ${size}`);
+  }
+  return { buffer, offset, size };
 }
 
 function typeName(arg) {
@@ -341,8 +360,9 @@ async function download(device, buf, arr) {
  * in both roles in a dispatch, so those bindings are declared read_write instead. */
 function promotions(bound, params) {
   const pointers = params.filter((f) => f.kind === "ptr");
-  const written = new Set(bound.filter((_, i) => pointers[i].access === "read_write"));
-  return pointers.filter((f, i) => f.access === "read" && written.has(bound[i]))
+  const written = new Set(bound.filter((_, i) => pointers[i].access === "read_write")
+    .map((b) => b.buffer));
+  return pointers.filter((f, i) => f.access === "read" && written.has(bound[i].buffer))
     .map((f) => f.binding);
 }
 
@@ -394,16 +414,18 @@ class Dispatcher {
 
   /** The bind group of `bound` and `uniform` (a slot of its size at a dynamic offset). */
   group(bound, uniform, cache) {
-    const buffers = [...bound, uniform];
-    const hit = this.groups.find(([bufs]) => bufs.every((b, i) => b === buffers[i]));
+    const same = (bs) => bs.length === bound.length + 1 && bs[bound.length] === uniform &&
+      bound.every((b, i) => b.buffer === bs[i].buffer && b.offset === bs[i].offset &&
+        b.size === bs[i].size);
+    const hit = this.groups.find(([bs]) => same(bs));
     if (hit) return hit[1];
-    const entries = bound.map((buffer, binding) => ({ binding, resource: { buffer } }));
+    const entries = bound.map((resource, binding) => ({ binding, resource }));
     entries.push({ binding: bound.length,
       resource: { buffer: uniform, size: this.uniformSize } });
     const group = this.device.createBindGroup({ layout: this.layout, entries });
     if (cache) {
       if (this.groups.length >= GROUPS) this.groups.shift();
-      this.groups.push([buffers, group]);
+      this.groups.push([[...bound, uniform], group]);
     }
     return group;
   }

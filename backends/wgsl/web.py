@@ -32,7 +32,11 @@ def _launcher(artifact: str, info: KernelInfo, constants: dict,
               divisibility: dict[str, int]) -> tuple[dict, list[str]]:
     """The facts of one kernel and the lines declaring its launcher, ``const k_NAME``
     (prefixed: a kernel may be named as the runtime's imports or a JavaScript keyword)."""
-    source, facts = unpack_artifact(artifact)
+    return _declared(*unpack_artifact(artifact), info, constants, divisibility)
+
+
+def _declared(source: str, facts: dict, info: KernelInfo, constants: dict,
+              divisibility: dict[str, int]) -> tuple[dict, list[str]]:
     spec_params = [{"name": p.name, "dtype": p.dtype, "written": p.written,
                     **({"divisibility": divisibility[p.name]} if p.name in divisibility
                        else {})} for p in info.params]
@@ -98,4 +102,59 @@ def program_text(kernels: list[tuple], header: list[str], runtime: str) -> str:
         names.append(info.name)
     lines += [f"const program = makeProgram({{ {', '.join(f'{n}: k_{n}' for n in names)} }});",
               "", f"export {{ program, {', '.join(f'k_{n} as {n}' for n in names)} }};", ""]
+    return "\n".join(lines)
+
+
+def graph_text(kernels: list[tuple[str, dict, KernelInfo]], buffers: list[dict],
+               launches: list[list], data: str, runtime: str) -> str:
+    """The ES module of a captured graph (``tc.export_graph``): ``kernels`` (source,
+    facts, info), the ``buffers`` its launches bind (size; ``contents``: where in the
+    ``data`` file their bytes are; ``name``), and the ``launches`` (kernel index, grid,
+    then each argument: a number, or ``{b, offset, size}`` of a buffer)."""
+    lines = [
+        (f"// A tc.graph of {len(launches)} launches of {len(kernels)} kernels, exported by "
+        "tilec for WebGPU."),
+        "//",
+        "// Use: import { load } from \"./<this file>\";",
+        f"//      const graph = await load(device);   // fetches ./{data} beside this module",
+        "//      graph.buffers.NAME (GPUBuffers to write and read), await graph.run();",
+        "",
+        f"import {{ kernel, program as makeProgram }} from {json.dumps(runtime)};",
+        "",
+    ]
+    names = []
+    for source, facts, info in kernels:
+        lines += _declared(source, facts, info, {}, {})[1]
+        names.append(info.name)
+    lines += [
+        f"const program = makeProgram({{ {', '.join(f'{n}: k_{n}' for n in names)} }});",
+        f"const KERNELS = [{', '.join(f'k_{n}' for n in names)}];",
+        f"const BUFFERS = {json.dumps(buffers)};",
+        f"const LAUNCHES = {json.dumps(launches)};",
+        "",
+        "/** The graph's buffers on `device` (their contents from `source`: bytes, or a URL",
+        f" * fetched; default ./{data} beside this module), and `run()` replaying its launches. */",
+        "export async function load(device, source) {",
+        f"  source ??= new URL({json.dumps('./' + data)}, import.meta.url);",
+        "  const bytes = source instanceof Uint8Array ? source",
+        "    : new Uint8Array(await (await fetch(source)).arrayBuffer());",
+        "  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;",
+        "  const made = BUFFERS.map((b) => {",
+        "    const buffer = device.createBuffer({ label: b.name ?? undefined, size: b.size, usage });",
+        "    if (b.contents) {",
+        "      const [at, length] = b.contents;",
+        "      device.queue.writeBuffer(buffer, 0, bytes.buffer, bytes.byteOffset + at, length);",
+        "    }",
+        "    return buffer;",
+        "  });",
+        "  const launches = LAUNCHES.map(([k, grid, ...args]) => [KERNELS[k], grid, ...args.map(",
+        "    (a) => typeof a === \"object\" ? { buffer: made[a.b], offset: a.offset, size: a.size } : a)]);",
+        "  const buffers = Object.fromEntries(BUFFERS.map((b, i) => [b.name, made[i]])",
+        "    .filter(([name]) => name));",
+        "  return { buffers, launches, run: () => program.run(device, launches) };",
+        "}",
+        "",
+        "export { program };",
+        "",
+    ]
     return "\n".join(lines)
