@@ -137,3 +137,33 @@ def test_export_program_errors():
         tc.export_program({"add": add})
     with pytest.raises(tc.LaunchError, match="export target 'cuda'"):
         tc.export_program({"add": ADD}, target="cuda")
+
+
+def test_aliased_ranges_merge_and_overlaps_are_refused(deno, tmp_path):  # noqa: F811
+    """A range of a buffer bound twice where the kernel writes it is one binding (WebGPU,
+    as Chrome checks, forbids two writable bindings of one range; the shader variant names
+    one); two other ranges that overlap, one written, are a LaunchError; read-only
+    bindings of one buffer stay apart."""
+    tc.export_program({"add": ADD}, output=tmp_path / "program.js")
+    out = run_js(deno, tmp_path, """
+import { program, add } from "./program.js";
+import { errors, gpu, read, save, storage } from "./harness.js";
+const device = await gpu();
+const data = new Float32Array(128).map((_, i) => i);
+const b = storage(device, data), c = storage(device, new Float32Array(64));
+const head = { buffer: b, offset: 0, size: 256 };
+await add(device, [1], head, head, { buffer: b, offset: 0, size: 256 }, 64);
+await program.run(device, [[add, [1], b, { buffer: b, offset: 256, size: 256 }, c, 64]]);
+await save("b", await read(device, b, Float32Array));
+await save("c", await read(device, c, Float32Array));
+await errors([
+  () => program.run(device, [[add, [1], head, c, { buffer: b, offset: 0, size: 512 }, 64]]),
+]);
+""")
+    b = np.arange(128, dtype=np.float32)
+    b[:64] *= 2
+    np.testing.assert_array_equal(result(tmp_path, "b", np.float32), b)
+    np.testing.assert_array_equal(result(tmp_path, "c", np.float32), b[:64] + b[64:])
+    err = json.loads(out.splitlines()[-1])
+    assert err["name"] == "LaunchError" and err["message"].startswith(
+        "launch 0 (add): arguments x and out overlap in one GPUBuffer that the kernel writes")

@@ -726,3 +726,29 @@ def test_a_launch_rewrites_the_arguments_only_when_they_change():
         got = wgsl.read_buffer(out, np.float32)
         np.testing.assert_array_equal(got[:n], 2 * x[:n])
         assert not got[n:].any(), n
+
+
+def test_non_finite_constants_are_not_constant_expressions():
+    """WGSL has no literal for inf or NaN, and a constant expression that evaluates to
+    one is an error in Chrome's compiler (Tint), though Naga folds it: such a constant is
+    its bits or'ed with a zero the compiler cannot see, and still the value."""
+    import compiler as tc
+    import compiler.language as tl
+
+    @tc.kernel
+    def fill(out, BLOCK: tl.constexpr):
+        i = tl.arange(0, BLOCK)
+        v = tl.where(i % 3 == 0, float("-inf"), tl.where(i % 3 == 1, float("inf"),
+                                                         float("nan")))
+        tl.store(out + i, v)
+
+    out = np.zeros(128, np.float32)
+    text = tc.compile(fill, args=(out,), constants={"BLOCK": 128}, backend="wgsl").asm["wgsl"]
+    for bits in ("ff800000", "7f800000"):
+        assert f"bitcast<f32>(0x{bits}u | (args.grid_z >> 31u))" in text
+    assert "bitcast<f32>(0xff800000u))" not in text
+    if wgsl.availability()[0]:
+        fill[(1,)](out, BLOCK=128, backend="wgsl")
+        np.testing.assert_array_equal(out[0::3], -np.inf)
+        np.testing.assert_array_equal(out[1::3], np.inf)
+        assert np.isnan(out[2::3]).all()

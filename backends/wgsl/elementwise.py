@@ -53,9 +53,11 @@ def _literal(x: float, elem: str) -> str:
         return "i32(-2147483648)" if x == -2**31 else f"({x}i)" if x < 0 else f"{x}i"
     with np.errstate(over="ignore"):
         v = np.float16(x) if elem == "f16" else np.float32(x)
-    if not np.isfinite(v):  # no literal for these; the constant folds in the compiler
+    if not np.isfinite(v):
+        # no literal for these, and no constant expression may evaluate to one (Chrome's
+        # Tint rejects the shader; Naga folds it): or'ed with a zero no compiler can see
         bits = struct.unpack("<I", struct.pack("<f", float(v)))[0]
-        return f"{elem}(bitcast<f32>(0x{bits:08x}u))"
+        return f"{elem}(bitcast<f32>(0x{bits:08x}u | (args.grid_z >> 31u)))"
     s = str(v)
     s += "" if ("." in s or "e" in s) else ".0"
     s += "h" if elem == "f16" else "f"

@@ -50,7 +50,7 @@ const USAGE = globalThis.GPUBufferUsage ??
   { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, UNIFORM: 64, STORAGE: 128 };
 const COMPUTE = globalThis.GPUShaderStage?.COMPUTE ?? 4;
 
-// device -> (kernel spec -> Map(promoted bindings -> Dispatcher))
+// device -> (kernel spec -> Map(how arrays alias -> Dispatcher))
 const dispatchers = new WeakMap();
 
 /** The launcher of one exported kernel: `await launch(device, grid, ...args)`. */
@@ -105,8 +105,7 @@ async function run(spec, device, grid, args) {
         bound.push(whole(uploads.get(arg).buf));
       }
     });
-    dispatcher(spec, device, promotions(bound, spec.facts.params))
-      .run(bound, words, dispatch, uploads.size === 0);
+    dispatcher(spec, device, bound).run(bound, words, dispatch, uploads.size === 0);
     await Promise.all([...uploads].filter(([, u]) => u.written)
       .map(([arr, u]) => download(device, u.buf, arr)));
   } finally { // submitted work keeps what it uses: destroying the buffers cannot cut it short
@@ -152,7 +151,7 @@ export function program(kernels) {
     const encoder = device.createCommandEncoder();
     const pass = encoder.beginComputePass();
     prepared.forEach((p, i) => {
-      const d = dispatcher(p.spec, device, promotions(p.bound, p.spec.facts.params));
+      const d = dispatcher(p.spec, device, p.bound);
       pass.setPipeline(d.pipeline);
       pass.setBindGroup(0, d.group(p.bound, arena, true), [slots[i]]);
       pass.dispatchWorkgroups(...p.dispatch);
@@ -189,6 +188,7 @@ function prepareLaunch(named, specs, device, launch, i) {
       }
       bound.push(checkBuffer(device, p, args[j]));
     });
+    aliasing(spec, bound); // checked now: a bad launch submits nothing
     return { spec, dispatch, words, bound };
   } catch (e) {
     if (e instanceof LaunchError || e instanceof UnsupportedError) {
@@ -356,55 +356,96 @@ async function download(device, buf, arr) {
   }
 }
 
-/** Read-only bindings whose buffer is also bound read_write: WebGPU forbids one buffer
- * in both roles in a dispatch, so those bindings are declared read_write instead. */
-function promotions(bound, params) {
-  const pointers = params.filter((f) => f.kind === "ptr");
-  const written = new Set(bound.filter((_, i) => pointers[i].access === "read_write")
-    .map((b) => b.buffer));
-  return pointers.filter((f, i) => f.access === "read" && written.has(bound[i].buffer))
-    .map((f) => f.binding);
+/** How a dispatch binds arrays that share a buffer, which WebGPU (as Chrome's Dawn checks)
+ * allows only where nothing writes it: in a buffer the kernel writes, `merged` maps a
+ * binding to the first one bound to the same range (the shader variant declares that one
+ * alone, read_write, and both parameters name it), and `promoted` lists the read-only
+ * bindings declared read_write as the buffer is written through another range (WebGPU
+ * forbids one buffer in both roles). Other overlapping ranges of it cannot be bound. */
+function aliasing(spec, bound) {
+  const pointers = spec.facts.params.filter((f) => f.kind === "ptr");
+  const names = spec.params.filter((_, i) => spec.facts.params[i].kind === "ptr");
+  const merged = new Map(), written = new Set();
+  bound.forEach((b, i) => {
+    if (pointers[i].access === "read_write") written.add(b.buffer);
+  });
+  bound.forEach((b, i) => {
+    if (!written.has(b.buffer)) return; // read-only bindings may alias
+    for (let j = 0; j < i && !merged.has(pointers[i].binding); j++) {
+      const a = bound[j];
+      if (a.buffer !== b.buffer || merged.has(pointers[j].binding)) continue;
+      if (a.offset === b.offset && a.size === b.size && pointers[i].dtype === pointers[j].dtype) {
+        merged.set(pointers[i].binding, pointers[j].binding);
+      } else if (a.offset < b.offset + b.size && b.offset < a.offset + a.size) {
+        throw new LaunchError(`arguments ${names[j].name} and ${names[i].name} overlap in ` +
+          "one GPUBuffer that the kernel writes: WebGPU binds that only as the same range " +
+          "of the same dtype; pass that, or separate buffers");
+      }
+    }
+  });
+  const promoted = pointers.filter((f, i) => f.access === "read" &&
+    written.has(bound[i].buffer) && !merged.has(f.binding)).map((f) => f.binding);
+  return { merged, promoted };
 }
 
 // ------------------------------------------------------------ pipelines
 
-function dispatcher(spec, device, promoted) {
+function dispatcher(spec, device, bound) {
+  const shape = aliasing(spec, bound);
   let perDevice = dispatchers.get(device);
   if (!perDevice) dispatchers.set(device, perDevice = new Map());
   let perSpec = perDevice.get(spec);
   if (!perSpec) perDevice.set(spec, perSpec = new Map());
-  const key = promoted.join(",");
-  if (!perSpec.has(key)) perSpec.set(key, new Dispatcher(spec, device, promoted));
+  const key = `${shape.promoted.join(",")}|${[...shape.merged].join(";")}`;
+  if (!perSpec.has(key)) perSpec.set(key, new Dispatcher(spec, device, shape));
   return perSpec.get(key);
+}
+
+/** The WGSL of `spec` with `promoted` bindings read_write, and each binding of `merged`
+ * undeclared, its parameter's name replaced by the one it merges into. */
+function variant(spec, { merged, promoted }) {
+  let code = spec.wgsl;
+  for (const b of promoted) {
+    code = code.replace(`@binding(${b}) var<storage, read> `,
+      `@binding(${b}) var<storage, read_write> `);
+  }
+  const declared = (b) => new RegExp(`^@group\\(0\\) @binding\\(${b}\\) var<storage, ` +
+    "(read|read_write)> (\\w+): .*$", "m");
+  for (const [b, into] of merged) {
+    const name = code.match(declared(b))[2], target = code.match(declared(into));
+    code = code.replace(declared(b), "").replaceAll(new RegExp(`\\b${name}\\b`, "g"), target[2]);
+    code = code.replace(target[0], target[0].replace("var<storage, read> ",
+      "var<storage, read_write> "));
+  }
+  return code;
 }
 
 /** One pipeline on one device, with its uniform buffer of arguments (rewritten by each
  * launch: writeBuffer is ordered with the submissions) and its recent bind groups. */
 class Dispatcher {
-  constructor(spec, device, promoted) {
+  constructor(spec, device, shape) {
     const { facts } = spec;
-    let code = spec.wgsl;
-    for (const b of promoted) {
-      code = code.replace(`@binding(${b}) var<storage, read> `,
-        `@binding(${b}) var<storage, read_write> `);
-    }
-    const entries = facts.params.filter((f) => f.kind === "ptr").map((f) => ({
+    const { merged, promoted } = shape;
+    const written = (f) => f.access === "read_write" || promoted.includes(f.binding) ||
+      [...merged].some(([b, into]) => into === f.binding &&
+        facts.params.find((g) => g.binding === b).access === "read_write");
+    this.pointers = facts.params.filter((f) => f.kind === "ptr");
+    const entries = this.pointers.filter((f) => !merged.has(f.binding)).map((f) => ({
       binding: f.binding, visibility: COMPUTE,
-      buffer: {
-        type: f.access === "read_write" || promoted.includes(f.binding)
-          ? "storage" : "read-only-storage",
-      },
+      buffer: { type: written(f) ? "storage" : "read-only-storage" },
     }));
     entries.push({ binding: facts.uniform.binding, visibility: COMPUTE,
       buffer: { type: "uniform", hasDynamicOffset: true } }); // a program's arena slot
     this.device = device;
+    this.merged = merged;
+    this.uniformBinding = facts.uniform.binding;
     this.uniformSize = facts.uniform.size;
     this.layout = device.createBindGroupLayout({ entries });
     this.pipeline = device.createComputePipeline({
       label: spec.name,
       layout: device.createPipelineLayout({ bindGroupLayouts: [this.layout] }),
-      compute: { module: device.createShaderModule({ label: spec.name, code }),
-        entryPoint: facts.entry },
+      compute: { module: device.createShaderModule({ label: spec.name,
+        code: variant(spec, shape) }), entryPoint: facts.entry },
     });
     this.uniform = device.createBuffer({
       size: facts.uniform.size, usage: USAGE.UNIFORM | USAGE.COPY_DST,
@@ -419,8 +460,9 @@ class Dispatcher {
         b.size === bs[i].size);
     const hit = this.groups.find(([bs]) => same(bs));
     if (hit) return hit[1];
-    const entries = bound.map((resource, binding) => ({ binding, resource }));
-    entries.push({ binding: bound.length,
+    const entries = bound.map((resource, i) => ({ binding: this.pointers[i].binding, resource }))
+      .filter((e) => !this.merged.has(e.binding));
+    entries.push({ binding: this.uniformBinding,
       resource: { buffer: uniform, size: this.uniformSize } });
     const group = this.device.createBindGroup({ layout: this.layout, entries });
     if (cache) {

@@ -12,6 +12,10 @@ if (!adapter) {
   throw new Error(status.textContent);
 }
 const device = await adapter.requestDevice();
+device.addEventListener("uncapturederror", (e) => { // WebGPU reports these, never throws
+  status.textContent = `WebGPU error: ${e.error.message}`;
+  console.error(e.error.message);
+});
 const { description, vendor, architecture } = adapter.info ?? {};
 const gpuName = description || [vendor, architecture].filter(Boolean).join(" ") || "this GPU";
 const meta = await (await fetch("./model.json")).json();

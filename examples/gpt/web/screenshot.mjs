@@ -25,13 +25,14 @@ const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir()
 });
 const page = context.pages()[0] ?? await context.newPage();
 page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
+page.on("console", (m) => m.type() === "error" && console.error(`console: ${m.text()}`));
 await page.goto(url);
 await page.waitForFunction(() => !document.querySelector("#go").disabled ||
   document.querySelector("#status").textContent.includes("no WebGPU"), null, { timeout: 120_000 });
 await page.fill("#count", "120");
 await page.click("#go");
-await page.waitForFunction(() => document.querySelector("#status").textContent.endsWith("done"),
-  null, { timeout: 600_000 });
+await page.waitForFunction(() => /done$|WebGPU error/.test(
+  document.querySelector("#status").textContent), null, { timeout: 600_000 });
 console.log(await page.textContent("#status"));
 await page.screenshot({ path: out });
 await context.close();
