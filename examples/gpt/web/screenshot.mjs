@@ -1,4 +1,4 @@
-// A screenshot of the page in headless Chromium after it has written 120 tokens (WebGPU
+// A screenshot of the page in headless Chromium after it has written 200 tokens (WebGPU
 // through SwiftShader, so no GPU is needed). Needs Debian's chromium and `npm install
 // playwright-core`; export the model and serve the page first (README.md):
 //
@@ -29,7 +29,7 @@ page.on("console", (m) => m.type() === "error" && console.error(`console: ${m.te
 await page.goto(url);
 await page.waitForFunction(() => !document.querySelector("#go").disabled ||
   document.querySelector("#status").textContent.includes("no WebGPU"), null, { timeout: 120_000 });
-await page.fill("#count", "120");
+await page.fill("#count", "200");
 await page.click("#go");
 await page.waitForFunction(() => /done$|WebGPU error/.test(
   document.querySelector("#status").textContent), null, { timeout: 600_000 });
