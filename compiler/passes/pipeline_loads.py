@@ -30,7 +30,10 @@ swizzled, or rows padded, as ``ldmatrix`` reads them), the prologue copies itera
 for its group (``tile.async_wait S-2``, which also waits for every thread), reads stage
 ``i % S`` (``tile.shared_read``) and copies iteration ``i + S - 1`` into the stage iteration
 ``i - 1`` read. Registers stay free for the accumulator, and the copies of ``S - 1``
-iterations are in flight during the math.
+iterations are in flight during the math. On Hopper one stage may serve several dots
+(attention's backward reads a block of keys as B and as B transposed), and a load that
+reaches a dot only through other math (the log-sum-exp a score is shifted by) is
+prefetched into registers beside the stages.
 
 A loop that asks for pipelining (``tl.range(..., num_stages=S)``: the ``tile.num_stages``
 attribute) gets more: every qualifying ``tile.load`` of its body moves ``S - 1``
