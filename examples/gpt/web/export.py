@@ -44,7 +44,7 @@ def export(model: GPT, out: str | Path) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--load", help="a checkpoint of python -m examples.gpt.train --save")
+    p.add_argument("--load", help="a checkpoint that examples.gpt.train saved (npz)")
     p.add_argument("--model", choices=["tiny", "small"], default="tiny",
                    help="without --load: this config, initialized with --seed")
     p.add_argument("--seed", type=int, default=0)
