@@ -299,3 +299,33 @@ def test_wgsl_escaped_in_template_literal():
     from backends.wgsl.web import template_literal
     text = "a `b` ${c} \\d"
     assert template_literal(text) == "`a \\`b\\` \\${c} \\\\d`"
+
+
+def test_subgroup_variants_chosen_at_load_time(deno, tmp_path):
+    """The exported kernel carries its subgroup swaps; the runtime makes them where the
+    device has the "subgroups" feature and a probe finds the size (Chrome; Deno's WebGPU
+    has no subgroups, so here the swap itself): xor shuffles of masks below the size, and
+    every shuffle where subgroups are warps of 32, with the ``enable`` they need."""
+    tc.export(softmax, "*f32,*f32,i32,i32,i32", {"BLOCK": 1024}, output=tmp_path / "sm.js")
+    out = run_js(deno, tmp_path, """
+import { softmax } from "./sm.js";
+import { withSubgroups } from "./tilec-runtime.js";
+const { wgsl, facts } = softmax.spec;
+const masks = Object.values(facts.subgroup_xor).map(([mask]) => mask);
+const count = (code, text) => code.split(text).length - 1;
+const report = {};
+for (const size of [null, 4, 8, 32]) {
+  const code = withSubgroups(wgsl, facts, size);
+  report[size] = { same: code === wgsl, enable: code.startsWith("enable subgroups;"),
+                   xor: count(code, "subgroupShuffleXor("), any: count(code, "subgroupShuffle(") };
+}
+console.log(JSON.stringify({ masks, report }));
+""")
+    got = json.loads(out)
+    masks = got["masks"]
+    assert set(masks) == {1, 2, 4, 8, 16}
+    r = got["report"]
+    assert r["null"] == {"same": True, "enable": False, "xor": 0, "any": 0}
+    for size in (4, 8, 32):
+        assert r[str(size)]["enable"] and r[str(size)]["xor"] == sum(m < size for m in masks)
+    assert r["32"]["any"] > 0 and r["8"]["any"] == 0

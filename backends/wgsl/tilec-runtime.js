@@ -89,6 +89,7 @@ function prepare(spec, device, grid, args) {
 async function run(spec, device, grid, args) {
   checkDeviceArgument(device, spec.name);
   const { dispatch, words } = prepare(spec, device, grid, args);
+  await subgroupSize(device);
   const bound = [], uploads = new Map();
   try {
     spec.params.forEach((p, i) => {
@@ -124,7 +125,7 @@ export function program(kernels) {
   const arenas = new WeakMap(); // device -> this program's uniform arena there
   const named = new Map(Object.entries(kernels));
   const specs = new Set([...named.values()].map((k) => k.spec));
-  const run = (device, launches) => {
+  const run = async (device, launches) => {
     checkDeviceArgument(device, "program.run");
     if (!Array.isArray(launches)) {
       throw new LaunchError("program.run: launches must be an array of [kernel, grid, ...args]");
@@ -137,7 +138,8 @@ export function program(kernels) {
       slots.push(size);
       size += Math.ceil(p.words.byteLength / align) * align;
     }
-    if (!prepared.length) return Promise.resolve();
+    if (!prepared.length) return;
+    await subgroupSize(device);
     let arena = arenas.get(device);
     if (!arena || arena.size < size) {
       arena?.destroy();
@@ -158,7 +160,6 @@ export function program(kernels) {
     });
     pass.end();
     device.queue.submit([encoder.finish()]);
-    return Promise.resolve();
   };
   return { kernels, run };
 }
@@ -388,6 +389,70 @@ function aliasing(spec, bound) {
   return { merged, promoted };
 }
 
+// ------------------------------------------------------------ subgroups
+
+const SUBGROUP_SIZES = [4, 8, 16, 32]; // where a warp of 32 threads is whole subgroups
+const PROBE_THREADS = 128;
+const subgroupSizes = new WeakMap(); // device -> a promise of its subgroup size, or null
+
+/** The size of every subgroup of `device` (a promise), found once by a dispatch (as the
+ * Python runtime's `subgroup_size`): null unless the device was requested with the "subgroups"
+ * feature, its subgroups are a size of SUBGROUP_SIZES, and each is that many consecutive
+ * invocations. Kept for `variant`, which the dispatchers made after it use. */
+export function subgroupSize(device) {
+  if (!device.features?.has("subgroups")) return null;
+  if (!subgroupSizes.has(device)) subgroupSizes.set(device, probe(device));
+  return subgroupSizes.get(device);
+}
+
+async function probe(device) {
+  const code = `enable subgroups;
+@group(0) @binding(0) var<storage, read_write> out: array<u32, ${PROBE_THREADS}>;
+@compute @workgroup_size(${PROBE_THREADS})
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) size: u32,
+        @builtin(subgroup_invocation_id) id: u32) {
+  out[lid] = size * 65536u + id;
+}`;
+  const buf = device.createBuffer({ size: 4 * PROBE_THREADS, usage: USAGE.STORAGE | USAGE.COPY_SRC });
+  const pipeline = device.createComputePipeline({ layout: "auto",
+    compute: { module: device.createShaderModule({ code }), entryPoint: "main" } });
+  const encoder = device.createCommandEncoder();
+  const pass = encoder.beginComputePass();
+  pass.setPipeline(pipeline);
+  pass.setBindGroup(0, device.createBindGroup({ layout: pipeline.getBindGroupLayout(0),
+    entries: [{ binding: 0, resource: { buffer: buf } }] }));
+  pass.dispatchWorkgroups(1);
+  pass.end();
+  device.queue.submit([encoder.finish()]);
+  const seen = new Uint32Array(PROBE_THREADS);
+  await download(device, buf, seen);
+  buf.destroy();
+  const size = seen[0] >>> 16;
+  const ok = SUBGROUP_SIZES.includes(size) &&
+    seen.every((v, lid) => v >>> 16 === size && (v & 0xffff) === lid % size);
+  const found = ok ? size : null;
+  subgroupSizes.set(device, found);
+  return found;
+}
+
+/** `code` with its shuffles through workgroup memory swapped for subgroup shuffles
+ * where subgroups of `size` make them exact (the kernel's `subgroup_xor` wrappers of
+ * masks below the size; where subgroups are warps, its `subgroup` helpers too), and the
+ * `enable` they need; unchanged for a size of null. */
+export function withSubgroups(code, facts, size) {
+  if (!size) return code;
+  let swapped = code;
+  for (const [wrapper, [mask, native]] of Object.entries(facts.subgroup_xor ?? {})) {
+    if (mask < size) swapped = swapped.replace(wrapper, native);
+  }
+  if (size === 32) {
+    for (const [emulated, native] of Object.entries(facts.subgroup ?? {})) {
+      swapped = swapped.replace(emulated, native);
+    }
+  }
+  return swapped === code ? code : `enable subgroups;\n${swapped}`;
+}
+
 // ------------------------------------------------------------ pipelines
 
 function dispatcher(spec, device, bound) {
@@ -403,8 +468,9 @@ function dispatcher(spec, device, bound) {
 
 /** The WGSL of `spec` with `promoted` bindings read_write, and each binding of `merged`
  * undeclared, its parameter's name replaced by the one it merges into. */
-function variant(spec, { merged, promoted }) {
-  let code = spec.wgsl;
+function variant(spec, { merged, promoted }, device) {
+  const size = subgroupSizes.get(device);
+  let code = withSubgroups(spec.wgsl, spec.facts, typeof size === "number" ? size : null);
   for (const b of promoted) {
     code = code.replace(`@binding(${b}) var<storage, read> `,
       `@binding(${b}) var<storage, read_write> `);
@@ -445,7 +511,7 @@ class Dispatcher {
       label: spec.name,
       layout: device.createPipelineLayout({ bindGroupLayouts: [this.layout] }),
       compute: { module: device.createShaderModule({ label: spec.name,
-        code: variant(spec, shape) }), entryPoint: facts.entry },
+        code: variant(spec, shape, device) }), entryPoint: facts.entry },
     });
     this.uniform = device.createBuffer({
       size: facts.uniform.size, usage: USAGE.UNIFORM | USAGE.COPY_DST,

@@ -17,9 +17,12 @@ from compiler.kinfo import KernelInfo
 RUNTIME = Path(__file__).with_name("tilec-runtime.js")
 """The runtime every exported module imports (written beside it by ``tc.export``)."""
 
-_FACTS = ("entry", "features", "params", "uniform", "workgroup_size")
-"""What the runtime reads of an artifact's facts; subgroup swaps stay out: shuffles go
-through workgroup memory, which every WebGPU device has."""
+_FACTS = ("entry", "features", "params", "uniform", "workgroup_size", "subgroup",
+          "subgroup_xor")
+"""What the runtime reads of an artifact's facts: the subgroup swaps too, which it makes
+where the device was requested with the "subgroups" feature and a probe finds subgroups
+that make them exact (``cross_thread.py``); elsewhere shuffles go through workgroup
+memory, which every WebGPU device has."""
 
 
 def template_literal(text: str) -> str:
@@ -40,7 +43,7 @@ def _declared(source: str, facts: dict, info: KernelInfo, constants: dict,
     spec_params = [{"name": p.name, "dtype": p.dtype, "written": p.written,
                     **({"divisibility": divisibility[p.name]} if p.name in divisibility
                        else {})} for p in info.params]
-    facts = {k: facts[k] for k in _FACTS}
+    facts = {k: facts[k] for k in _FACTS if k in facts}
     return facts, [
         f"const k_{info.name} = kernel({{",
         f"  name: {json.dumps(info.name)},",

@@ -3,6 +3,7 @@
 
 import { load } from "./gpt.js";
 import { generate } from "./generate.js";
+import { subgroupSize } from "./tilec-runtime.js";
 
 const status = document.querySelector("#status");
 const button = document.querySelector("#go");
@@ -11,7 +12,10 @@ if (!adapter) {
   status.textContent = "This browser has no WebGPU adapter (navigator.gpu).";
   throw new Error(status.textContent);
 }
-const device = await adapter.requestDevice();
+// with subgroups where the GPU has them: the kernels' shuffles use them (tilec-runtime.js)
+const device = await adapter.requestDevice({
+  requiredFeatures: adapter.features.has("subgroups") ? ["subgroups"] : [],
+});
 device.addEventListener("uncapturederror", (e) => { // WebGPU reports these, never throws
   status.textContent = `WebGPU error: ${e.error.message}`;
   console.error(e.error.message);
@@ -21,8 +25,10 @@ const gpuName = description || [vendor, architecture].filter(Boolean).join(" ") 
 const meta = await (await fetch("./model.json")).json();
 const graph = await load(device);
 const { block_size: blockSize, n_layer: layers, n_embd: width } = meta.config;
+const subgroups = await subgroupSize(device);
 status.textContent = `Ready: ${layers} layers, ${width} wide, ${meta.launches_per_token} ` +
-  `kernel launches a token, on ${gpuName}.`;
+  `kernel launches a token, on ${gpuName}` +
+  (subgroups ? `, with subgroups of ${subgroups}.` : ".");
 button.disabled = false;
 
 const bytes = new TextDecoder();
@@ -41,7 +47,8 @@ button.addEventListener("click", async () => {
     made.textContent = bytes.decode(new Uint8Array(tokens.map((x) => Math.min(x, 255))));
     const seconds = (performance.now() - start) / 1000;
     status.textContent = `${tokens.length} tokens, ${(tokens.length / seconds).toFixed(1)} ` +
-      `tokens/s on ${gpuName} (the prompt's ${prompt.length} included in the time)`;
+      `tokens/s on ${gpuName}${subgroups ? ` (subgroups of ${subgroups})` : ""}, the ` +
+      `prompt's ${prompt.length} tokens included in the time`;
   });
   status.textContent += ": done";
   button.disabled = false;
