@@ -550,7 +550,8 @@ def test_wgsl_subgroup_variant_builds():
     from compiler.jit import availability
     if not availability("wgsl")[0]:
         pytest.skip(availability("wgsl")[1])
-    from backends.wgsl import runtime, unpack_artifact
+    from backends.wgsl import runtime, subgroups, unpack_artifact
+    from backends.wgsl.aliasing import Aliasing
     device = runtime.wgsl_device()
     if "subgroup" not in device.features:
         pytest.skip("the adapter has no subgroup feature")
@@ -559,15 +560,15 @@ def test_wgsl_subgroup_variant_builds():
     source, facts = unpack_artifact(reduce_blocks.compile_for(bound, "wgsl", 4)._artifact)
     assert facts["subgroup"] and facts["subgroup_xor"] and facts["shared"] > 0
     assert {m for m, _ in facts["subgroup_xor"].values()} == {1, 2, 4, 8, 16}
-    size = runtime.subgroup_size(device)
-    swapped = runtime.with_subgroups(device, source, facts)
+    size = subgroups.subgroup_size(device)
+    swapped = subgroups.with_subgroups(device, source, facts)
     assert ("subgroupShuffleXor" in swapped) == (size is not None)
     assert ("subgroupShuffle(" in swapped) == (size == 32)
     for emulated, native in facts["subgroup"].items():
         source = source.replace(emulated, native)
     assert "subgroupShuffle" in source and "workgroupBarrier" in source
-    runtime.build_pipeline(device, source, facts, frozenset())
-    runtime.build_pipeline(device, swapped, facts, frozenset())
+    runtime.build_pipeline(device, source, facts, Aliasing())
+    runtime.build_pipeline(device, swapped, facts, Aliasing())
 
 
 def test_wgsl_subgroup_size_is_probed():
@@ -577,10 +578,10 @@ def test_wgsl_subgroup_size_is_probed():
     from compiler.jit import availability
     if not availability("wgsl")[0]:
         pytest.skip(availability("wgsl")[1])
-    from backends.wgsl import runtime
+    from backends.wgsl import runtime, subgroups
     device = runtime.wgsl_device()
-    size = runtime.subgroup_size(device)
-    assert size in (None, *runtime.SUBGROUP_SIZES)
+    size = subgroups.subgroup_size(device)
+    assert size in (None, *subgroups.SUBGROUP_SIZES)
     if runtime.driver_name(device) == "llvmpipe" and "subgroup" in device.features:
         assert size == 8
     x = np.random.default_rng(5).standard_normal(3000).astype(np.float32)
@@ -609,6 +610,7 @@ def test_wgsl_shuffles_of_many_lanes_go_in_groups():
     from compiler.jit import availability
     if availability("wgsl")[0]:
         from backends.wgsl import runtime
+        from backends.wgsl.aliasing import Aliasing
         device = runtime.wgsl_device()
         if "subgroup" in device.features:
-            runtime.build_pipeline(device, source, facts, frozenset())
+            runtime.build_pipeline(device, source, facts, Aliasing())

@@ -534,6 +534,30 @@ def test_gpubuffer_arguments_and_inplace_aliasing():
     np.testing.assert_array_equal(xs, x + y)
 
 
+@device_test
+def test_aliased_writable_ranges_are_one_binding():
+    """WebGPU (as Chrome checks) forbids two writable bindings of one range: where a
+    kernel writes a range bound twice, the shader variant declares it once and both
+    parameters name it; other overlapping ranges of a written buffer are a LaunchError."""
+    import compiler as tc
+    from backends.wgsl.aliasing import Aliasing
+    n = 256
+    x = RNG.random(3 * n, np.float32)
+    a = tc.asarray(x, backend="wgsl")
+    launch = compile_text(*ADD)
+    launch((4, 1, 1), [a[:n], a[:n], a[:n], n])
+    np.testing.assert_array_equal(tc.to_numpy(a)[:n], 2 * x[:n])
+    shape = next(iter(launch.kernel.pipelines[wgsl.wgsl_device()]))
+    assert shape == Aliasing(frozenset({(1, 0), (2, 0)}), frozenset({0}))
+    source = shape.variant(launch.kernel.source)
+    assert source.count("@binding(0) var<storage, read_write>") == 1
+    assert "@binding(1)" not in source and "@binding(2)" not in source
+    with pytest.raises(LaunchError, match="arguments in0 and out0 overlap in one buffer"):
+        launch((4, 1, 1), [a[:2 * n], a[2 * n:], a[n:3 * n], n])
+    launch((4, 1, 1), [a[:n], a[n:2 * n], a[2 * n:], n])  # apart: three bindings
+    np.testing.assert_array_equal(tc.to_numpy(a)[2 * n:], 2 * x[:n] + x[n:2 * n])
+
+
 SCALE = elementwise(["f32"], ["f32"], "%sb = vector.broadcast %s0 : f32 to {f32}\n"
                     "%r0 = arith.mulf %x0, %sb : {f32}", scalars=["f32"])
 

@@ -15,7 +15,7 @@
   scan's 384 of them took it 30 s to compile.
   For i32/f32 the facts carry ``subgroup``: each such helper's text and a
   ``subgroupShuffle`` replacement, which the runtime swaps in where every subgroup is a
-  warp of 32 invocations (``runtime.subgroup_size``). An xor shuffle of i32/f32 calls the
+  warp of 32 invocations (``subgroups.subgroup_size``). An xor shuffle of i32/f32 calls the
   helper through a wrapper of its own mask ``n`` (``shfl_f32_x4``), listed in the facts'
   ``subgroup_xor`` with ``n`` and a ``subgroupShuffleXor`` replacement: where subgroups
   are ``S`` consecutive invocations, ``S`` a power of two (lavapipe's 8), the lanes ``n <

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import threading
 import weakref
 from collections.abc import Callable
@@ -19,8 +18,10 @@ import numpy as np
 import wgpu
 
 from backends.wgsl import set_runtime_dir
+from backends.wgsl.aliasing import Aliasing, aliasing
 from backends.wgsl.arrays import WgslArray, buffer_device
 from backends.wgsl.recorder import flush, recorder
+from backends.wgsl.subgroups import with_subgroups
 from compiler.device_arrays import INDEX_REACH, check_reach, host_view, span_view
 from compiler.errors import (
     ArgumentError,
@@ -180,11 +181,11 @@ class Kernel:
                 if p.written:
                     readback[id(arg)] = arr
                 bound.append(whole(uploads[id(arg)]))
-        promoted = promotions(bound, self.facts["params"])
+        shape = aliasing(bound, self.facts["params"], self.info)
         now = any(b.buffer not in _OWN for b in bound)  # the caller may read it through wgpu
-        dispatcher = self.pipelines.get(device, {}).get(promoted)
+        dispatcher = self.pipelines.get(device, {}).get(shape)
         if dispatcher is None:
-            dispatcher, group = self.first_launch(device, promoted, bound, words, dispatch)
+            dispatcher, group = self.first_launch(device, shape, bound, words, dispatch)
         else:
             group = dispatcher.group(bound)
             dispatcher.run(group, words, dispatch, now)
@@ -333,7 +334,7 @@ class Kernel:
 
     # ------------------------------------------------------------ running
 
-    def first_launch(self, device: wgpu.GPUDevice, promoted: frozenset[int],
+    def first_launch(self, device: wgpu.GPUDevice, shape: Aliasing,
                      bound: list[Binding], words: np.ndarray, dispatch) -> tuple:
         """Build the pipeline, run the launch on it and wait until it is done: the
         driver compiles the shader in one of the two (most drivers when the pipeline is
@@ -343,27 +344,24 @@ class Kernel:
         with compilation(f"{name}'s first launch on wgsl ({driver})"), \
                 step(f"wgsl: driver compiling {name} ({driver})"):
             with phase("driver: create pipeline"):
-                dispatcher = self.pipeline(device, promoted)
+                dispatcher = self.pipeline(device, shape)
             with phase("driver: first dispatch, to completion"):
                 group = dispatcher.group(bound)
                 dispatcher.run(group, words, dispatch, submit=True)
                 drain(device)
         return dispatcher, group
 
-    def pipeline(self, device: wgpu.GPUDevice, promoted: frozenset[int]) -> Dispatcher:
-        """The dispatcher of this kernel on ``device`` with the ``promoted`` bindings
-        read_write, built by the first thread to ask."""
+    def pipeline(self, device: wgpu.GPUDevice, shape: Aliasing) -> Dispatcher:
+        """The dispatcher of this kernel on ``device`` for arrays that alias as ``shape``
+        says, built by the first thread to ask."""
         with _BUILDING:
             per_device = self.pipelines.setdefault(device, {})
-            if promoted not in per_device:
-                source = with_subgroups(device, self.source, self.facts)
-                for b in promoted:  # the runtime's half of aliasing: see ``promotions``
-                    source = source.replace(f"@binding({b}) var<storage, read> ",
-                                            f"@binding({b}) var<storage, read_write> ")
-                pipe, layout = build_pipeline(device, source, self.facts, promoted)
-                per_device[promoted] = Dispatcher(device, pipe, layout,
-                                                  self.facts["uniform"]["size"])
-            return per_device[promoted]
+            if shape not in per_device:
+                source = shape.variant(with_subgroups(device, self.source, self.facts))
+                pipe, layout = build_pipeline(device, source, self.facts, shape)
+                per_device[shape] = Dispatcher(device, pipe, layout,
+                                               self.facts["uniform"]["size"], shape.gone)
+            return per_device[shape]
 
 
 class PassTimestamps(threading.local):
@@ -399,16 +397,18 @@ class Dispatcher:
     """One pipeline of a kernel on one device: its launches' bind groups bind the
     device's uniform arena at a dynamic offset, and they are recorded (``recorder``)."""
 
-    def __init__(self, device: wgpu.GPUDevice, pipe, layout, uniform_size: int):
+    def __init__(self, device: wgpu.GPUDevice, pipe, layout, uniform_size: int,
+                 merged: frozenset[int]):
         self.device, self.pipe, self.layout = device, pipe, layout
         self.recorder = recorder(device)
-        self.uniform_size = uniform_size
+        self.uniform_size, self.merged = uniform_size, merged
 
     def group(self, bound: list[Binding]):
-        """The bind group of ``bound`` and the uniform arena."""
+        """The bind group of ``bound`` (but the bindings merged into others) and the
+        uniform arena."""
         entries = [{"binding": i, "resource": {"buffer": b.buffer, "offset": b.offset,
                                                "size": b.size}}
-                   for i, b in enumerate(bound)]
+                   for i, b in enumerate(bound) if i not in self.merged]
         entries.append({"binding": len(bound), "resource": {
             "buffer": self.recorder.arena, "offset": 0, "size": self.uniform_size}})
         return self.device.create_bind_group(layout=self.layout, entries=entries)
@@ -419,94 +419,17 @@ class Dispatcher:
                              submit)
 
 
-SUBGROUP_SIZES = (4, 8, 16, 32)  # where a warp of 32 threads is whole subgroups
-_PROBE_THREADS = 128
-_PROBE = f"""
-@group(0) @binding(0) var<storage, read_write> out: array<u32, {_PROBE_THREADS}>;
-
-@compute @workgroup_size({_PROBE_THREADS})
-fn main(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_size) size: u32,
-        @builtin(subgroup_invocation_id) id: u32) {{
-  out[lid] = size * 65536u + id;
-}}"""
-_SUBGROUP_SIZE: dict[wgpu.GPUDevice, int | None] = {}
-_PROBING = threading.Lock()
-
-
-def subgroup_size(device: wgpu.GPUDevice) -> int | None:
-    """The size ``S`` of every subgroup of ``device`` where subgroup ops work and each
-    subgroup is ``S`` consecutive invocations of a workgroup, ``S`` in ``SUBGROUP_SIZES``
-    (lavapipe's 8, NVIDIA's 32); else None (``TILEC_WGSL_SUBGROUPS=0``: None). WebGPU
-    promises neither the size nor the order, and wgpu-py does not pass the adapter's
-    reported sizes through, so a dispatch of one workgroup asks, once a device."""
-    if "subgroup" not in device.features or os.environ.get("TILEC_WGSL_SUBGROUPS") == "0":
-        return None
-    with _PROBING:
-        if device not in _SUBGROUP_SIZE:
-            _SUBGROUP_SIZE[device] = _probe_subgroups(device)
-        return _SUBGROUP_SIZE[device]
-
-
-def _probe_subgroups(device: wgpu.GPUDevice) -> int | None:
-    buf = device.create_buffer(size=4 * _PROBE_THREADS, usage=wgpu.BufferUsage.STORAGE
-                               | wgpu.BufferUsage.COPY_SRC)
-    pipe = device.create_compute_pipeline(layout="auto", compute={
-        "module": device.create_shader_module(code=_PROBE), "entry_point": "main"})
-    group = device.create_bind_group(layout=pipe.get_bind_group_layout(0),
-                                     entries=[{"binding": 0, "resource": {"buffer": buf}}])
-    encoder = device.create_command_encoder()
-    compute = encoder.begin_compute_pass()
-    compute.set_pipeline(pipe)
-    compute.set_bind_group(0, group)
-    compute.dispatch_workgroups(1)
-    compute.end()
-    device.queue.submit([encoder.finish()])
-    seen = np.frombuffer(device.queue.read_buffer(buf), np.uint32)
-    buf.destroy()
-    sizes = set((seen >> 16).tolist())
-    size = sizes.pop() if len(sizes) == 1 else None
-    lids = np.arange(_PROBE_THREADS, dtype=np.uint32)
-    ok = size in SUBGROUP_SIZES and np.array_equal(seen & 0xFFFF, lids % size)
-    return size if ok else None
-
-
-def with_subgroups(device: wgpu.GPUDevice, source: str, facts: dict) -> str:
-    """The kernel with its shuffles through workgroup memory swapped for subgroup
-    shuffles where those are exact (see ``cross_thread.py``): every one where a subgroup is
-    a warp (``facts["subgroup"]``), the xor shuffles of masks below the subgroup size
-    anywhere subgroups are consecutive invocations (``facts["subgroup_xor"]``)."""
-    size = subgroup_size(device)
-    if size is None:
-        return source
-    for wrapper, (mask, native) in (facts.get("subgroup_xor") or {}).items():
-        if mask < size:
-            source = source.replace(wrapper, native)
-    if size == 32:
-        for emulated, native in (facts.get("subgroup") or {}).items():
-            source = source.replace(emulated, native)
-    return source  # no `enable subgroups;`: wgpu 0.32's Naga rejects it, the feature suffices
-
-
-def promotions(bound: list[Binding], params: list[dict]) -> frozenset[int]:
-    """Read-only bindings whose buffer is also bound read_write (any ranges of it: views):
-    WebGPU forbids one buffer in both roles in a dispatch, so those bindings are declared
-    read_write instead."""
-    pointers = [f for f in params if f["kind"] == "ptr"]
-    written = {id(b.buffer) for b, f in zip(bound, pointers) if f["access"] == "read_write"}
-    return frozenset(f["binding"] for b, f in zip(bound, pointers)
-                     if f["access"] == "read" and id(b.buffer) in written)
-
-
-def build_pipeline(device: wgpu.GPUDevice, source: str, facts: dict, promoted: frozenset):
+def build_pipeline(device: wgpu.GPUDevice, source: str, facts: dict, shape: Aliasing):
     key = hashlib.sha256(source.encode()).hexdigest()
     cache = _PIPELINES.setdefault(device, {})
     if key in cache:
         return cache[key]
     check_device(device, facts)
     entries = [{"binding": f["binding"], "visibility": wgpu.ShaderStage.COMPUTE,
-                "buffer": {"type": "storage" if f["access"] == "read_write" or
-                           f["binding"] in promoted else "read-only-storage"}}
-               for f in facts["params"] if f["kind"] == "ptr"]
+                "buffer": {"type": "storage" if shape.written(f["binding"], facts["params"])
+                           else "read-only-storage"}}
+               for f in facts["params"]
+               if f["kind"] == "ptr" and f["binding"] not in shape.gone]
     entries.append({"binding": facts["uniform"]["binding"],
                     "visibility": wgpu.ShaderStage.COMPUTE,
                     "buffer": {"type": "uniform", "has_dynamic_offset": True}})
