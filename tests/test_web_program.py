@@ -167,3 +167,27 @@ await errors([
     err = json.loads(out.splitlines()[-1])
     assert err["name"] == "LaunchError" and err["message"].startswith(
         "launch 0 (add): arguments x and out overlap in one GPUBuffer that the kernel writes")
+
+
+def test_one_kernel_in_two_modules_is_one_pipeline(deno, tmp_path):  # noqa: F811
+    """The runtime caches pipelines per device by their WGSL and bindings: the same kernel
+    exported in a program and alone is compiled once; another of its shader variants
+    (a binding read_write where one buffer is read and written) is another pipeline."""
+    tc.export_program({"add": ADD}, output=tmp_path / "program.js")
+    tc.export(*ADD, output=tmp_path / "add.js")
+    out = run_js(deno, tmp_path, """
+import { program } from "./program.js";
+import { add } from "./add.js";
+import { gpu, read, storage } from "./harness.js";
+const device = await gpu();
+let made = 0;
+const create = device.createComputePipeline.bind(device);
+device.createComputePipeline = (d) => { made += 1; return create(d); };
+const x = storage(device, new Float32Array(64).fill(1)), y = storage(device, new Float32Array(64));
+await program.run(device, [["add", [1], x, x, y, 64]]);
+await add(device, [1], x, x, y, 64);
+const first = made;
+await add(device, [1], x, y, y, 64);
+console.log(JSON.stringify({ first, then: made, y: (await read(device, y, Float32Array))[0] }));
+""")
+    assert json.loads(out) == {"first": 1, "then": 2, "y": 3.0}

@@ -486,6 +486,25 @@ function variant(spec, { merged, promoted }, device) {
   return code;
 }
 
+// device -> Map(WGSL and bindings -> [bind group layout, pipeline]): one kernel exported in
+// several modules (or in a module and a program) is compiled once on a device
+const pipelines = new WeakMap();
+
+function pipeline(device, label, code, entryPoint, entries) {
+  let cache = pipelines.get(device);
+  if (!cache) pipelines.set(device, cache = new Map());
+  const key = `${JSON.stringify(entries)}\n${entryPoint}\n${code}`;
+  if (!cache.has(key)) {
+    const layout = device.createBindGroupLayout({ entries });
+    cache.set(key, [layout, device.createComputePipeline({
+      label,
+      layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+      compute: { module: device.createShaderModule({ label, code }), entryPoint },
+    })]);
+  }
+  return cache.get(key);
+}
+
 /** One pipeline on one device, with its uniform buffer of arguments (rewritten by each
  * launch: writeBuffer is ordered with the submissions) and its recent bind groups. */
 class Dispatcher {
@@ -506,13 +525,8 @@ class Dispatcher {
     this.merged = merged;
     this.uniformBinding = facts.uniform.binding;
     this.uniformSize = facts.uniform.size;
-    this.layout = device.createBindGroupLayout({ entries });
-    this.pipeline = device.createComputePipeline({
-      label: spec.name,
-      layout: device.createPipelineLayout({ bindGroupLayouts: [this.layout] }),
-      compute: { module: device.createShaderModule({ label: spec.name,
-        code: variant(spec, shape, device) }), entryPoint: facts.entry },
-    });
+    [this.layout, this.pipeline] = pipeline(device, spec.name, variant(spec, shape, device),
+      facts.entry, entries);
     this.uniform = device.createBuffer({
       size: facts.uniform.size, usage: USAGE.UNIFORM | USAGE.COPY_DST,
     });
