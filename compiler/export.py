@@ -75,6 +75,7 @@ def export_graph(graph, output: str | Path, names: Mapping[str, Any] | None = No
     ``program.run`` (one command buffer), and ``buffers`` holds the GPUBuffers of the
     arrays ``names`` names (what JavaScript writes and reads between runs)."""
     from backends.wgsl import read_buffer, web
+    from backends.wgsl.arrays import WgslArray
 
     if getattr(graph, "backend", None) != "wgsl" or getattr(graph, "_state", "") != "ready":
         raise LaunchError("export_graph takes a tc.graph('wgsl') whose capture has ended")
@@ -90,12 +91,12 @@ def export_graph(graph, output: str | Path, names: Mapping[str, Any] | None = No
             parts.append((k.source, k.facts, info))
         bound = []
         for a in args:
-            if hasattr(a, "buffer") and hasattr(a, "offset"):
+            if isinstance(a, WgslArray):
                 if id(a.buffer) not in buffers:
                     buffers[id(a.buffer)] = len(table)
                     table.append({"size": a.buffer.size, "buffer": a.buffer})
-                size = min(-(-a.nbytes // 4) * 4, a.buffer.size - a.offset)
-                bound.append({"b": buffers[id(a.buffer)], "offset": a.offset, "size": size})
+                offset, size = a.bound_range()
+                bound.append({"b": buffers[id(a.buffer)], "offset": offset, "size": size})
             else:
                 bound.append(a.item() if hasattr(a, "item") else a)
         launches.append([kernels[id(k)], list(grid), *bound])
@@ -112,10 +113,8 @@ def export_graph(graph, output: str | Path, names: Mapping[str, Any] | None = No
     if missing:
         raise LaunchError(f"export_graph: no launch of the graph binds {', '.join(missing)}")
     text = web.graph_text(parts, table, launches, f"{out.stem}.bin", runtime)
-    out.write_text(text)
+    _write(text, out, runtime)
     out.with_suffix(".bin").write_bytes(bytes(blob))
-    if runtime == f"./{RUNTIME_NAME}":
-        shutil.copyfile(web.RUNTIME, out.parent / RUNTIME_NAME)
     return text
 
 

@@ -63,8 +63,8 @@ def _declared(source: str, binding: int) -> re.Match:
 
 
 def aliasing(bound: list, params: list[dict], info: KernelInfo) -> Aliasing:
-    """How ``bound`` (the launch's ``runtime.Binding``s) alias (``Aliasing``); a ``LaunchError`` where two other ranges of a
-    buffer the kernel writes overlap."""
+    """How ``bound`` (the launch's ``runtime.Binding``s) alias (``Aliasing``); a
+    ``LaunchError`` where two other ranges of a buffer the kernel writes overlap."""
     pointers = [f for f in params if f["kind"] == "ptr"]
     names = [p.name for p, f in zip(info.params, params) if f["kind"] == "ptr"]
     written = {id(b.buffer) for b, f in zip(bound, pointers) if f["access"] == "read_write"}

@@ -33,6 +33,14 @@ class WgslArray(DeviceView):
     def _at(self, offset: int, shape: tuple[int, ...]) -> WgslArray:
         return dataclasses.replace(self, offset=offset, shape=shape)
 
+    def bound_range(self) -> tuple[int, int]:
+        """``(offset, size)`` of its buffer that a launch binds: from its offset to its
+        end rounded up to the whole words a binding is (within the buffer); all of the
+        buffer for an empty array, since a binding needs some size."""
+        if not self.nbytes:
+            return 0, self.buffer.size
+        return self.offset, min(-(-self.nbytes // 4) * 4, self.buffer.size - self.offset)
+
     def _read(self) -> np.ndarray:
         out = np.empty(self.shape, host_dtype(self.dtype))
         if self.nbytes:

@@ -306,10 +306,8 @@ class Kernel:
                                          f"multiples of {align} bytes "
                                          "(min-storage-buffer-offset-alignment): lay views out "
                                          "at such offsets")
-        if not a.nbytes:  # nothing to read or write: the binding needs some size
-            return whole(self.check_buffer(device, p, a.buffer))
-        size = min(-(-a.nbytes // 4) * 4, a.buffer.size - a.offset)
-        return Binding(self.check_buffer(device, p, a.buffer, size), a.offset, size)
+        offset, size = a.bound_range()
+        return Binding(self.check_buffer(device, p, a.buffer, size), offset, size)
 
     def pack(self, words: np.ndarray, f: dict, p: Param, arg) -> None:
         """Write a scalar argument into the uniform words (ints as their u32 pattern; an

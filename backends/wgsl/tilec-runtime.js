@@ -14,10 +14,11 @@
 // Arrays are GPUBuffers (bound as they are), ranges of them (`{ buffer, offset, size }`,
 // a GPUBufferBinding: the offset a multiple of minStorageBufferOffsetAlignment) or typed
 // arrays (uploaded to a new buffer, and copied back into the same typed array when the
-// kernel writes it), as the Python wgsl runtime takes wgpu buffers, views or NumPy arrays. Scalars go in one
-// uniform buffer with the grid. The checks and the grid folding (axis 0 over
-// maxComputeWorkgroupsPerDimension programs) are the Python runtime's
-// (backends/wgsl/runtime.py); keep the two in step.
+// kernel writes it), as the Python wgsl runtime takes wgpu buffers, views or NumPy
+// arrays. Scalars go in one uniform buffer with the grid. The checks, the grid folding
+// (axis 0 over maxComputeWorkgroupsPerDimension programs), the aliasing rules and the
+// subgroup variants are the Python runtime's (backends/wgsl/runtime.py, aliasing.py,
+// subgroups.py); keep the two in step.
 
 export class LaunchError extends Error {
   constructor(message) {
@@ -106,7 +107,8 @@ async function run(spec, device, grid, args) {
         bound.push(whole(uploads.get(arg).buf));
       }
     });
-    dispatcher(spec, device, bound).run(bound, words, dispatch, uploads.size === 0);
+    dispatcher(spec, device, aliasing(spec, bound))
+      .run(bound, words, dispatch, uploads.size === 0);
     await Promise.all([...uploads].filter(([, u]) => u.written)
       .map(([arr, u]) => download(device, u.buf, arr)));
   } finally { // submitted work keeps what it uses: destroying the buffers cannot cut it short
@@ -153,7 +155,7 @@ export function program(kernels) {
     const encoder = device.createCommandEncoder();
     const pass = encoder.beginComputePass();
     prepared.forEach((p, i) => {
-      const d = dispatcher(p.spec, device, p.bound);
+      const d = dispatcher(p.spec, device, p.shape);
       pass.setPipeline(d.pipeline);
       pass.setBindGroup(0, d.group(p.bound, arena, true), [slots[i]]);
       pass.dispatchWorkgroups(...p.dispatch);
@@ -189,8 +191,8 @@ function prepareLaunch(named, specs, device, launch, i) {
       }
       bound.push(checkBuffer(device, p, args[j]));
     });
-    aliasing(spec, bound); // checked now: a bad launch submits nothing
-    return { spec, dispatch, words, bound };
+    const shape = aliasing(spec, bound); // checked now: a bad launch submits nothing
+    return { spec, dispatch, words, bound, shape };
   } catch (e) {
     if (e instanceof LaunchError || e instanceof UnsupportedError) {
       e.message = `${label}: ${e.message}`;
@@ -393,7 +395,8 @@ function aliasing(spec, bound) {
 
 const SUBGROUP_SIZES = [4, 8, 16, 32]; // where a warp of 32 threads is whole subgroups
 const PROBE_THREADS = 128;
-const subgroupSizes = new WeakMap(); // device -> a promise of its subgroup size, or null
+const probes = new WeakMap(); // device -> the promise of its subgroup size
+const subgroupSizes = new WeakMap(); // device -> its subgroup size (or null), once probed
 
 /** The size of every subgroup of `device` (a promise), found once by a dispatch (as the
  * Python runtime's `subgroup_size`): null unless the device was requested with the "subgroups"
@@ -401,8 +404,8 @@ const subgroupSizes = new WeakMap(); // device -> a promise of its subgroup size
  * invocations. Kept for `variant`, which the dispatchers made after it use. */
 export function subgroupSize(device) {
   if (!device.features?.has("subgroups")) return null;
-  if (!subgroupSizes.has(device)) subgroupSizes.set(device, probe(device));
-  return subgroupSizes.get(device);
+  if (!probes.has(device)) probes.set(device, probe(device));
+  return probes.get(device);
 }
 
 async function probe(device) {
@@ -455,8 +458,7 @@ export function withSubgroups(code, facts, size) {
 
 // ------------------------------------------------------------ pipelines
 
-function dispatcher(spec, device, bound) {
-  const shape = aliasing(spec, bound);
+function dispatcher(spec, device, shape) {
   let perDevice = dispatchers.get(device);
   if (!perDevice) dispatchers.set(device, perDevice = new Map());
   let perSpec = perDevice.get(spec);
@@ -469,8 +471,7 @@ function dispatcher(spec, device, bound) {
 /** The WGSL of `spec` with `promoted` bindings read_write, and each binding of `merged`
  * undeclared, its parameter's name replaced by the one it merges into. */
 function variant(spec, { merged, promoted }, device) {
-  const size = subgroupSizes.get(device);
-  let code = withSubgroups(spec.wgsl, spec.facts, typeof size === "number" ? size : null);
+  let code = withSubgroups(spec.wgsl, spec.facts, subgroupSizes.get(device) ?? null);
   for (const b of promoted) {
     code = code.replace(`@binding(${b}) var<storage, read> `,
       `@binding(${b}) var<storage, read_write> `);

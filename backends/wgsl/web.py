@@ -103,9 +103,14 @@ def program_text(kernels: list[tuple], header: list[str], runtime: str) -> str:
             f"features: {features}"
         lines += [comment, *launcher]
         names.append(info.name)
-    lines += [f"const program = makeProgram({{ {', '.join(f'{n}: k_{n}' for n in names)} }});",
-              "", f"export {{ program, {', '.join(f'k_{n} as {n}' for n in names)} }};", ""]
+    lines += [_program(names), "",
+              f"export {{ program, {', '.join(f'k_{n} as {n}' for n in names)} }};", ""]
     return "\n".join(lines)
+
+
+def _program(names: list[str]) -> str:
+    """The line making the ``program`` of the launchers of ``names``."""
+    return f"const program = makeProgram({{ {', '.join(f'{n}: k_{n}' for n in names)} }});"
 
 
 def graph_text(kernels: list[tuple[str, dict, KernelInfo]], buffers: list[dict],
@@ -130,7 +135,7 @@ def graph_text(kernels: list[tuple[str, dict, KernelInfo]], buffers: list[dict],
         lines += _declared(source, facts, info, {}, {})[1]
         names.append(info.name)
     lines += [
-        f"const program = makeProgram({{ {', '.join(f'{n}: k_{n}' for n in names)} }});",
+        _program(names),
         f"const KERNELS = [{', '.join(f'k_{n}' for n in names)}];",
         f"const BUFFERS = {json.dumps(buffers)};",
         f"const LAUNCHES = {json.dumps(launches)};",
