@@ -38,7 +38,8 @@ from dialects import tile
 # computes again after each loop the index vectors used after it (``rematerialize``), then
 # runs its own passes.
 _TILE = ["canonicalize", "cse"]
-_TO_SIMT = ["strip-debug", "lower-control", "lower-fp8{{native={fp8}}}", "expand-math",
+_TO_SIMT = ["strip-debug", "lower-control", "lower-fp8{{native={fp8}}}",
+            "expand-math{{fused-fma={fused}}}",
             "pipeline-loads{{cp-async={mma}}}",
             "strip-mine", "assign-layouts{{vector-bits={bits} mma={mma}}}",
             "tile-to-simt{{shared-trip-bytes={trip}}}", "canonicalize", "cse", "rematerialize"]
@@ -57,13 +58,15 @@ def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
     target = targets.load(backend)
     tile_passes = ["lower-array-views", *_TILE] if views else list(_TILE)
     if target.INPUT == "tile":
-        return tile_passes + (["expand-math"] if EXPAND_MATH else [])
+        return tile_passes + ([f"expand-math{{fused-fma={EXPAND_MATH_FUSED}}}"]
+                              if EXPAND_MATH else [])
     # only a target with tensor cores says which instructions ``arch`` has
     mma = target.tensor_cores(arch) if hasattr(target, "tensor_cores") else 0
     fp8 = target.converts_fp8(arch) if hasattr(target, "converts_fp8") else 0
+    fused = int(getattr(target, "FUSED_FMA", False))
     to_simt = _DEBUG_START + _TO_SIMT[2:] if debug else _TO_SIMT
     simt = [spec.format(bits=target.VECTOR_BITS, mma=mma, trip=target.SHARED_TRIP_BYTES,
-                        fp8=fp8) for spec in to_simt]
+                        fp8=fp8, fused=fused) for spec in to_simt]
     if views and mma >= TMA_SM and not debug:  # dot operands and stores may go by TMA
         tile_passes[0] = "lower-array-views{tma=1}"
         at = next(i for i, s in enumerate(simt) if s.startswith("pipeline-loads")) + 1
@@ -73,8 +76,10 @@ def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
 
 VERIFY_EACH = os.environ.get("TILEC_VERIFY_EACH", "") not in ("", "0")
 # ``TILEC_EXPAND_MATH=1``: the NumPy backend runs the GPU targets' math sequences
-# (``expand-math``) instead of its reference functions, to measure them on a CPU
+# (``expand-math``) instead of its reference functions, to measure them on a CPU; ``fused``:
+# as PTX gets them (exact products from ``fma``: the same bits, by other instructions)
 EXPAND_MATH = os.environ.get("TILEC_EXPAND_MATH", "") not in ("", "0")
+EXPAND_MATH_FUSED = int(os.environ.get("TILEC_EXPAND_MATH", "") == "fused")
 
 
 class Stages(Sequence):

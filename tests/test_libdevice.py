@@ -161,6 +161,47 @@ def measure_sequences() -> dict[str, float]:
     return out
 
 
+def sequence_bits() -> dict[str, str]:
+    """The bits of every sequence over random and special inputs, hashed (run with
+    ``TILEC_EXPAND_MATH`` set)."""
+    import hashlib
+    out = {}
+    for dtype, table in ((np.float32, GPU_ULPS), (np.float64, F64_ULPS)):
+        for name in table:
+            got = [_run(name, a, "numpy") for a in (_args(name, 1024, np.random.default_rng(4),
+                                                          dtype), _special(name, dtype))]
+            out[f"{name}/{np.dtype(dtype)}"] = hashlib.sha256(np.concatenate(got)).hexdigest()
+    return out
+
+
+def test_fused_sequences_give_the_same_bits():
+    """PTX's sequences take exact products from a fused ``fma`` where WGSL's split them
+    (Dekker): the same numbers, so every function gives the same bits either way."""
+    code = ("import json\nfrom tests.test_libdevice import sequence_bits\n"
+            "print(json.dumps(sequence_bits()))\n")
+    runs = []
+    for setting in ("1", "fused"):
+        env = dict(os.environ, TILEC_EXPAND_MATH=setting, TILEC_CACHE="0",
+                   PYTHONPATH=repo_pythonpath())
+        proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=900, check=True)
+        runs.append(json.loads(proc.stdout.splitlines()[-1]))
+    assert runs[0] == runs[1] and len(runs[0]) == len(GPU_ULPS) + len(F64_ULPS)
+
+
+def test_ptx_takes_exact_products_from_fma():
+    """asin's square-root correction is one ``fma`` on PTX, no splitting into halves
+    (``and.b32`` with the 12-bit mask), and its polynomial is evaluated once."""
+    ptx = tc.compile(_asin_kernel, signature={"x": "*f32", "out": "*f32"},
+                     constants={"N": 128}, backend="ptx", num_warps=4).asm["ptx"]
+    wgsl = tc.compile(_asin_kernel, signature={"x": "*f32", "out": "*f32"},
+                      constants={"N": 128}, backend="wgsl", num_warps=4).asm["wgsl"]
+    from compiler.passes.math_trig import ASIN
+    # Horner's fmas, the residual t - s^2 and the correction's
+    assert "-4096" not in ptx and ptx.count("fma.rn.f32") == len(ASIN[False]) - 1 + 2
+    assert "& (-4096i)" in wgsl  # Dekker's halves
+
+
 def test_sequences_measured_on_numpy():
     """The f32 and f64 sequences, run by the NumPy backend as PTX runs them."""
     code = ("import json\nfrom tests.test_libdevice import measure_sequences\n"

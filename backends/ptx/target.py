@@ -21,6 +21,7 @@ from dialects.ptx import TensorMapParamOp, has_wgmma
 INPUT = "simt"
 VECTOR_BITS = 128  # ld/st.global.v4.b32
 SHARED_TRIP_BYTES = 48 * 1024  # a layout conversion's trip: the static shared-memory limit
+FUSED_FMA = True  # fma.rn.f32 rounds once: expand-math takes exact products from it
 # dce after simt-to-ptx: the SIMT indices of a dot's k steps are lowered where they stand,
 # and unread once each wgmma's descriptor adds its step to the first one's (lower_mma); left
 # between the wgmmas of a group, they would stop schedule-wgmma issuing it back to back

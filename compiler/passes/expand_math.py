@@ -72,10 +72,11 @@ def _operand(e: Emitter, v: SSAValue) -> F | I:
     return F(e, v if v.type == e.ft else e.emit(arith.ExtFOp(v, e.ft)))
 
 
-def expand(op: Operation, exp: Expansion) -> None:
-    """Replace ``op`` by its expansion, computed in f32 for narrower floats."""
+def expand(op: Operation, exp: Expansion, fused: bool = False) -> None:
+    """Replace ``op`` by its expansion, computed in f32 for narrower floats; ``fused``:
+    the target's f32 ``fma`` is rounded once."""
     t = op.results[0].type
-    e = Emitter(op, t if element_type(t) == f64 else like(t, f32))
+    e = Emitter(op, t if element_type(t) == f64 else like(t, f32), fused=fused)
     r: SSAValue = exp(*(_operand(e, v) for v in op.operands)).v
     if r.type != t:
         r = e.emit(casts.TruncFOp(r, t))
@@ -85,13 +86,16 @@ def expand(op: Operation, exp: Expansion) -> None:
 
 @dataclass(frozen=True)
 class ExpandMath(ModulePass):
-    """Math functions as sequences of ops every target has."""
+    """Math functions as sequences of ops every target has; ``fused_fma``: the target
+    rounds an f32 ``fma`` once (exact products then cost one ``fma``, not Dekker's
+    splitting; the results are the same bits)."""
 
     name = "expand-math"
+    fused_fma: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for o in list(op.walk()):
             exp = _expansion(o)
             if exp is not None:
-                expand(o, exp)
+                expand(o, exp, bool(self.fused_fma))
 

@@ -136,19 +136,20 @@ def atan2(y: F, x: F) -> F:
     return copysign(r, y)
 
 
-def _asin_tail(x: F) -> F:
-    """``asin(x) - x`` for ``|x| <= 1/2``."""
-    z = x * x
-    return x * z * poly(ASIN[x.e.wide], z)
-
-
-def _asin_half(t: F) -> tuple[F, F]:
-    """``s`` and ``c`` with ``asin(sqrt(t)) = s + c`` for ``0 <= t <= 1/4``: the square
-    root and a correction holding its error (a Newton step, ``(t - s^2) / 2s``) and the
-    polynomial. In f32 both come from the approximate ``1/sqrt(t)``: the step makes ``s``
-    good to an ulp whatever its own few ulps, and the step's own rounding is ulps of a
-    term ulps small (a correctly rounded square root and a division cost three times the
-    instructions of the rest: Triton's tutorial 07 ran at 76% of Triton's speed)."""
+def _asin_parts(a: F) -> tuple[F, F, F, F, F]:
+    """For ``0 <= a <= 1``: whether ``a <= 1/2``, ``z``, ``P(z)``, ``s`` and ``c``, where
+    ``asin(a) = a + a z P(z)`` with ``z = a^2`` below 1/2 and ``asin(a) = pi/2 - 2 (s + c)``
+    with ``z = t = (1 - a) / 2`` above: the square root of ``t`` and a correction holding
+    its error (a Newton step, ``(t - s^2) / 2s``) and the polynomial. The one polynomial is
+    evaluated at the ``z`` of the branch taken. In f32 both ``s`` and the step's halving
+    come from the approximate ``1/sqrt(t)``: the step makes ``s`` good to an ulp whatever
+    its own few ulps, and the step's own rounding is ulps of a term ulps small (a
+    correctly rounded square root and a division cost three times the instructions of the
+    rest: Triton's tutorial 07 ran at 76% of Triton's speed)."""
+    small = a <= 0.5
+    t = (1.0 - a) * 0.5
+    z = select(small, a * a, t)
+    p = poly(ASIN[a.e.wide], z)
     if t.e.wide:
         s = sqrt(t)
         half = select(t > 0.0, 0.5 / s, 0.0)
@@ -156,28 +157,31 @@ def _asin_half(t: F) -> tuple[F, F]:
         r = rsqrt(t)  # inf at 0, NaN below (|x| > 1): NaN goes on to the result
         zero = t.eq(0.0)
         s, half = select(zero, t, t * r), select(zero, 0.0, 0.5 * r)
-    sq, sq_err = two_prod(s, s)
-    return s, fma(s * t, poly(ASIN[t.e.wide], t), ((t - sq) - sq_err) * half)
+    if t.e.fused:
+        residual = fma(-s, s, t)  # t - s^2 rounded once, as the exact product below gives
+    else:
+        sq, sq_err = two_prod(s, s)
+        residual = (t - sq) - sq_err
+    return small, z, p, s, fma(s * t, p, residual * half)
 
 
 @expands("asin")
 def asin(x: F) -> F:
     w = x.e.wide
     a = fabs(x)
-    s, c = _asin_half((1.0 - a) * 0.5)
+    small, z, p, s, c = _asin_parts(a)
     large = 2.0 * (_PIO4[w][0] - (s - (_PIO4[w][1] - c)))
-    return copysign(select(a <= 0.5, a + _asin_tail(a), large), x)
+    return copysign(select(small, a + a * z * p, large), x)
 
 
 @expands("acos")
 def acos(x: F) -> F:
     w = x.e.wide
-    a = fabs(x)
-    mid = _PIO2[w][0] - (x - (_PIO2[w][1] - _asin_tail(x)))
-    s, c = _asin_half((1.0 - a) * 0.5)
+    small, z, p, s, c = _asin_parts(fabs(x))
+    mid = _PIO2[w][0] - (x - (_PIO2[w][1] - x * z * p))
     right = 2.0 * (s + c)
     left = 2.0 * (_PIO2[w][0] - (s - (_PIO2[w][1] - c)))
-    return select(a <= 0.5, mid, select(x > 0.0, right, left))
+    return select(small, mid, select(x > 0.0, right, left))
 
 
 def _pi_reduce(x: F) -> tuple[F, F, F]:

@@ -39,10 +39,12 @@ from dialects.tile import element_type, i1_like, like
 
 class Emitter:
     """Inserts ops of float type ``t`` (f32 or f64, scalar or shaped), its integer twin
-    and its i1 shape before ``at``, with ``at``'s location; constants are made once."""
+    and its i1 shape before ``at``, with ``at``'s location; constants are made once.
+    ``fused``: the target rounds an f32 ``fma`` once (PTX), so exact products may use it."""
 
-    def __init__(self, at: Operation, t: Attribute, outer: Emitter | None = None):
-        self.at, self.ft = at, t
+    def __init__(self, at: Operation, t: Attribute, outer: Emitter | None = None,
+                 fused: bool = False):
+        self.at, self.ft, self.fused = at, t, fused
         self.wide = element_type(t) == f64
         self.bits = 64 if self.wide else 32
         self.mant = 52 if self.wide else 23  # explicit mantissa bits
@@ -389,11 +391,12 @@ def split(x: F) -> tuple[F, F]:
 
 
 def two_prod(a: F, b: F) -> tuple[F, F]:
-    """``a * b`` as ``p + err`` exactly. f64 (PTX only) takes the error from a fused
-    multiply-add; f32 by Dekker's sum of partial products, since WGSL's ``fma`` may
-    round the product first (lavapipe's does)."""
+    """``a * b`` as ``p + err`` exactly. f64 (PTX only) and f32 on a target whose ``fma``
+    is fused take the error from a fused multiply-add; other f32 by Dekker's sum of
+    partial products, since WGSL's ``fma`` may round the product first (lavapipe's does).
+    Both give the same two numbers: ``err`` is exact."""
     p = fence(a * b)
-    if a.e.wide:
+    if a.e.wide or a.e.fused:
         return p, fma(a, b, -p)
     ah, al = split(a)
     bh, bl = split(b)
