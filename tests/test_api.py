@@ -82,6 +82,10 @@ def test_compiled_kernel_launches_and_checks_dtypes():
     with pytest.raises(tc.LaunchError, match="argument 'x': the kernel was compiled for an "
                                              "array of float32, got a NumPy array of float64"):
         ck[(3,)](x.astype(np.float64), y, out, 300)
+    # a strided view passes; one of the same dtype whose strides are negative does not
+    ck[(1,)](x[::2], y[::2], out[::2], 100)
+    with pytest.raises(tc.LaunchError, match="negative strides"):
+        ck[(1,)](x[::-2], y[::2], out[::2], 100)
 
 
 @pytest.mark.parametrize("bad,match", [
