@@ -31,7 +31,8 @@ from dialects import tile
 # Pass names (with options), after the frontend: every backend runs the tile passes; a
 # SIMT target also drops debugging ops (unless debug=True), turns pointers in scf values
 # into offsets, holds fp8 values as bytes (converting them with its own instructions where
-# it has them), expands the math functions it has no instruction for, prefetches the loads
+# it has them), expands the math functions it has no instruction for, reads dot operands
+# that run down their columns along rows (transposed back), prefetches the loads
 # feeding dots in loops (into shared memory where the target copies asynchronously), loops
 # over chunks of elementwise tiles (transposes too) too large for the threads, picks layouts
 # (for its access width and tensor cores, if it has them), lowers to per-thread code and
@@ -39,7 +40,7 @@ from dialects import tile
 # runs its own passes.
 _TILE = ["canonicalize", "cse"]
 _TO_SIMT = ["strip-debug", "lower-control", "lower-fp8{{native={fp8}}}",
-            "expand-math{{fused-fma={fused}}}",
+            "expand-math{{fused-fma={fused}}}", "transpose-loads",
             "pipeline-loads{{cp-async={mma}}}",
             "strip-mine", "assign-layouts{{vector-bits={bits} mma={mma}}}",
             "tile-to-simt{{shared-trip-bytes={trip}}}", "canonicalize", "cse", "rematerialize"]

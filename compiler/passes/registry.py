@@ -25,6 +25,7 @@ _TILEC = {
     "check-bounds": ("compiler.passes", "CheckBounds"),
     "lower-control": ("compiler.passes", "LowerControl"),
     "lower-fp8": ("compiler.passes", "LowerFp8"),
+    "transpose-loads": ("compiler.passes", "TransposeLoads"),
     "pipeline-loads": ("compiler.passes", "PipelineLoads"),
     "tma-stores": ("compiler.passes", "TmaStores"),
     "strip-mine": ("compiler.passes", "StripMine"),
