@@ -58,7 +58,7 @@ from xdsl.dialects.builtin import (
     f32,
     i32,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -185,13 +185,50 @@ WGMMA_MAX_N = 256  # columns of one wgmma
 def wgmma_ok(op: tile.DotOp, num_warps: int) -> bool:
     """Whether Hopper's wgmma can do ``op`` from 128-byte-swizzled stages: f16 or bf16 into
     f32, whole warpgroups with whole m16 tiles per warp along M (warps ``[num_warps,
-    1]``), K and N in whole 128-byte atoms, N at most one instruction's 256."""
+    1]``), N at most one instruction's 256, and each operand's stored rows whole 128-byte
+    atoms (``_atoms_ok``)."""
     elem = element_type(op.a.type)
-    (m, k), n = op.a.type.get_shape(), op.b.type.get_shape()[1]  # pyright: ignore
+    m = op.a.type.get_shape()[0]  # pyright: ignore
     return (isinstance(elem, Float16Type | BFloat16Type) and element_type(op.b.type) == elem
             and element_type(op.result.type) == f32 and num_warps % 4 == 0
-            and m % (16 * num_warps) == 0 and k % 64 == 0 and n % 64 == 0
-            and n <= WGMMA_MAX_N)
+            and m % (16 * num_warps) == 0 and op.b.type.get_shape()[1] <= WGMMA_MAX_N  # pyright: ignore
+            and _atoms_ok(op))
+
+
+def _atoms_ok(op: tile.DotOp) -> bool:
+    """Whether ``op``'s operands are stored in rows of whole 128-byte atoms (64 16-bit
+    elements): A in rows of K, B in rows of N, or of K where B is read through a transpose
+    (K-major: then N need only be whole n8 column groups, attention's backward reading 32
+    keys as K^T); except an A that stays in registers as the fragments of a dot's
+    accumulator (``from_accumulator``), whose K need only be whole k16 steps."""
+    k, n = op.b.type.get_shape()  # pyright: ignore
+    if isinstance(op.b.owner, tile.TransOp):
+        b_ok = k % 64 == 0 and n % 8 == 0
+    else:
+        b_ok = n % 64 == 0 and k % 16 == 0
+    a_ok = k % 64 == 0 or (not isinstance(op.a.owner, tile.TransOp)
+                           and from_accumulator(op.a, op.parent_block()))
+    return a_ok and b_ok
+
+
+def from_accumulator(v: SSAValue, block: Block | None) -> bool:
+    """Whether ``v`` is computed element by element in ``block`` from the result of a dot
+    of its shape (attention's ``P = exp2(S - m)``, ``dS = P (dP - delta)``): its layout is
+    then that dot's accumulator."""
+    shape = v.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
+    work, seen = [v], set()
+    while work:
+        owner = work.pop().owner
+        if not isinstance(owner, Operation) or owner.parent_block() is not block \
+                or owner in seen:
+            continue
+        seen.add(owner)
+        if isinstance(owner, tile.DotOp):
+            return owner.result.type.get_shape() == shape  # pyright: ignore
+        if owner.name.startswith(("arith.", "math.")):
+            work.extend(o for o in owner.operands
+                        if isinstance(o.type, TensorType) and o.type.get_shape() == shape)
+    return False
 
 
 def _wgmma_operands(op: tile.DotOp) -> bool:
@@ -414,10 +451,22 @@ class _Assigner:
         """A dot result's layout: on tensor cores where the target has them and can (wgmma
         where ``pipeline-loads`` staged both operands for it)."""
         if (self.mma >= WGMMA_SM and wgmma_ok(op, self.num_warps)
-                and _wgmma_operands(op)):
+                and _wgmma_operands(op) and self._a_placed(op)):
             return MmaLayoutAttr(3, (self.num_warps, 1))
         found = mma_layout(op, self.num_warps, self.mma) if self.mma else None
         return found or dot_layout(op.result.type.get_shape(), self.num_warps)  # pyright: ignore
+
+    def _a_placed(self, op: tile.DotOp) -> bool:
+        """Whether A can be read as wgmma reads it: stored in whole atoms, or (K short of
+        an atom) taken from registers, which needs its layout to be a warpgroup dot's
+        accumulator with this dot's warps (decided first, unless it is being decided)."""
+        if op.a.type.get_shape()[1] % 64 == 0:  # pyright: ignore
+            return True
+        if self.layouts.get(self.groups.find(op.a), 0) is None:
+            return False
+        a = self.layout(op.a)
+        return (isinstance(a, MmaLayoutAttr) and a.version.data == 3
+                and a.warps == (self.num_warps, 1))
 
     def default(self, v: SSAValue) -> BlockedLayoutAttr:
         shape = v.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
