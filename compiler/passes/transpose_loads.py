@@ -96,9 +96,7 @@ def _swapped_pointers(ptr: SSAValue, before: Operation) -> tuple[SSAValue, tile.
     add = ptr.owner
     if not (isinstance(add, tile.AddPtrOp) and isinstance(base := add.ptr.owner, tile.SplatOp)
             and isinstance(add.offset.type, TensorType)):
-        swap = tile.TransOp(ptr, SWAP)
-        Rewriter.insert_op(swap, InsertPoint.before(before))
-        return swap.result, None
+        return _swapped(ptr, before), None  # pyright: ignore[reportReturnType]
     offsets = tile.TransOp(add.offset, SWAP)
     shape = offsets.result.type.get_shape()
     splat = tile.SplatOp(base.value, TensorType(base.result.type.element_type, shape))
