@@ -40,7 +40,7 @@ from dialects import tile
 # runs its own passes.
 _TILE = ["canonicalize", "cse"]
 _TO_SIMT = ["strip-debug", "lower-control", "lower-fp8{{native={fp8}}}",
-            "expand-math{{fused-fma={fused}}}", "transpose-loads",
+            "expand-math{{fused-fma={fused}}}", "transpose-loads", "carry-sums",
             "pipeline-loads{{cp-async={mma}}}",
             "strip-mine", "assign-layouts{{vector-bits={bits} mma={mma}}}",
             "tile-to-simt{{shared-trip-bytes={trip}}}", "canonicalize", "cse", "rematerialize"]
