@@ -213,8 +213,8 @@ def _atoms_ok(op: tile.DotOp) -> bool:
 
 def from_accumulator(v: SSAValue, block: Block | None) -> bool:
     """Whether ``v`` is computed element by element in ``block`` from the result of a dot
-    of its shape (attention's ``P = exp2(S - m)``, ``dS = P (dP - delta)``): its layout is
-    then that dot's accumulator."""
+    of its shape (attention's ``P = exp2(S - m)``, masked or not, ``dS = P (dP - delta)``):
+    its layout is then that dot's accumulator."""
     shape = v.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
     work, seen = [v], set()
     while work:
@@ -225,7 +225,7 @@ def from_accumulator(v: SSAValue, block: Block | None) -> bool:
         seen.add(owner)
         if isinstance(owner, tile.DotOp):
             return owner.result.type.get_shape() == shape  # pyright: ignore
-        if owner.name.startswith(("arith.", "math.")):
+        if owner.name.startswith(("arith.", "math.", "tile.select")):  # a causal mask too
             work.extend(o for o in owner.operands
                         if isinstance(o.type, TensorType) and o.type.get_shape() == shape)
     return False

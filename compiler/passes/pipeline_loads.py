@@ -33,7 +33,7 @@ for its group (``tile.async_wait S-2``, which also waits for every thread), read
 iterations are in flight during the math. On Hopper one stage may serve several dots
 (attention's backward reads a block of keys as B and as B transposed), and a load that
 reaches a dot only through other math (the log-sum-exp a score is shifted by) is
-prefetched into registers beside the stages.
+prefetched into registers beside the stages, one iteration ahead.
 
 A loop that asks for pipelining (``tl.range(..., num_stages=S)``: the ``tile.num_stages``
 attribute) gets more: every qualifying ``tile.load`` of its body moves ``S - 1``
@@ -335,7 +335,10 @@ def _pipeline_dots(loop: scf.ForOp, step: int | None, depth: int,
     if not loads:
         return None
     # operands read as they are loaded may be staged; a load that reaches a dot only
-    # through other math (attention's log-sum-exp) waits in registers beside them
+    # through other math (attention's log-sum-exp) waits in registers beside them, one
+    # iteration ahead: each iteration more is as many registers again for the loop to
+    # carry (at 5 stages tutorial 06's backward carried 64 a thread and spilled), and an
+    # iteration of staged dots is long enough for a load to land
     direct = loads if tma else [ld for ld in loads if _dot_reads(ld)]
     if not (tma or facts is not None and direct
             and all(_copyable(ld, num_warps, facts, wgmma) for ld in direct)):
@@ -343,7 +346,7 @@ def _pipeline_dots(loop: scf.ForOp, step: int | None, depth: int,
     staged = _stage(loop, step, depth, direct, slices, movable, num_warps, tma, wgmma)
     rest = [ld for ld in loads if ld not in direct]
     if rest:
-        staged = Pipeliner(*_args(staged, step, depth, rest, slices,
+        staged = Pipeliner(*_args(staged, step, 1, rest, slices,
                                   _advanceable(staged.body.block))).run()
     return staged
 
