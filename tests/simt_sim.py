@@ -83,6 +83,7 @@ class Program:
         for op in block.ops:
             if op.name in ("func.return", "scf.yield"):
                 return [self.env[v] for v in op.operands]
+            self.reading(op)
             handler = self.HANDLERS.get(op.name)
             ins = [self.env.get(v) for v in op.operands]
             if handler is not None:
@@ -100,6 +101,9 @@ class Program:
                 self.env[r] = val if isinstance(r.type, MemRefType) else val.astype(
                     np_type(r.type))
         return []
+
+    def reading(self, op) -> None:
+        """Called before ``op`` runs: a simulator of asynchronous ops checks its operands."""
 
     def _for(self, op, lb, ub, step, *init):
         """scf.for with bounds the same in every thread (scalars of the program)."""

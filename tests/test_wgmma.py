@@ -52,8 +52,26 @@ class WgmmaProgram(MmaProgram):
     def run(self) -> None:
         self.groups_wg: list[list] = []
         self.open_wg: list = []
+        self.unready: list[set] = []  # per committed group, and the open one last
+        self.open_results: set = set()
         super().run()
         assert not self.groups_wg and not self.open_wg, "wgmma groups never waited for"
+
+    def reading(self, op) -> None:
+        """No op but a later wgmma accumulating into it (or a loop carrying it on) reads a
+        wgmma's result before a wait covers its group; a shuffle of it (registers renamed:
+        a running-on dot's lanes) is as unready as it."""
+        if op.name == "scf.yield":
+            return
+        if op.name == "vector.shuffle":
+            for group in (*self.unready, self.open_results):
+                if any(v in group for v in op.operands):
+                    group.update(op.results)
+            return
+        reads = [op.c] if op.name == "simt.wgmma" else []
+        unready = set().union(self.open_results, *self.unready)
+        assert not any(v in unready for v in op.operands if v not in reads), \
+            f"{op.name} reads a wgmma result before waiting for it"
 
     def _unread(self, buffer, elements) -> None:
         for group in [*self.groups_wg, self.open_wg]:
@@ -100,6 +118,7 @@ class WgmmaProgram(MmaProgram):
             rows = 16 * (t // 32) + t % 32 // 4 + 8 * (e % 4 // 2)
             cols = 8 * (e // 4) + 2 * (t % 4) + e % 2
             out[group] += d[rows, cols]
+        self.open_results.add(op.result)
         return out
 
     def _uniform(self, index, group: slice) -> int:
@@ -115,10 +134,13 @@ class WgmmaProgram(MmaProgram):
     def _wgmma_commit(self, op):
         self.groups_wg.append(self.open_wg)
         self.open_wg = []
+        self.unready.append(self.open_results)
+        self.open_results = set()
 
     def _wgmma_wait(self, op):
         keep = op.pending.value.data
         self.groups_wg = self.groups_wg[len(self.groups_wg) - keep:] if keep else []
+        self.unready = self.unready[len(self.unready) - keep:] if keep else []
 
     def _landed(self, op):
         self.fenced = False

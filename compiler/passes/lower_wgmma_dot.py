@@ -76,7 +76,8 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
     (a_buf, a_start), (b_buf, b_start) = _operands(lo, op, at, (a_t, b_t), g.wm, fragments)
     if not (fragments or a_trans):
         a_start = _plus_warpgroup(lo, op, at, a_start, g, 64 * atom)
-    looping = (ASYNC_DOT_ATTR in op.attributes and loop_accumulator(op) is not None
+    carried = loop_accumulator(op) is not None  # its registers may be written in place
+    looping = (ASYNC_DOT_ATTR in op.attributes and carried
                and not _stored_in_loop(lo, op, loop, fragments))
     if looping:
         _wait_before_scale(op)
@@ -98,7 +99,7 @@ def lower_wgmma_dot(lo: Lowering, op: tile.DotOp) -> None:
             b_at = (k0 // atom * n) * atom + k0 % atom if k_major else k0 * atom
             d = at(simt.WgmmaOp(a, a_index, b_buf, _plus(at, b_start, b_at), d,
                                 ROW_GROUP_BYTES, simt.K_MAJOR_LBO if k_major else k * SWIZZLE_BYTES,
-                                ROW_GROUP_BYTES, looping and k0 == 0, k_major))
+                                ROW_GROUP_BYTES, carried and k0 == 0, k_major))
         accs.append(d)
     at(simt.WgmmaCommitOp())
     at(simt.WgmmaWaitOp(1 if looping else 0))
