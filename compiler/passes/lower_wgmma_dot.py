@@ -25,11 +25,12 @@ stage, or is stored unpermuted, and ``ldmatrix.trans`` gives each warp its rows'
 fragments (a permutation of whole 16-byte chunks of the source's rows: free, where TMA
 could only move them whole).
 Every wgmma of the dot is one group. It is waited for at once, so the accumulator is ready
-and the stages are no longer read when the dot's value is used, unless the dot only adds
-into a loop's accumulator (``running_dots.loop_accumulator``) and ``pipeline-loads``
-left the stages it reads alone for one more iteration (``ASYNC_DOT_ATTR``): then the group
-may run on into the next iteration (which waits for all but its own latest), the wgmmas
-write the loop's registers in place, and the wait for all of them follows the loop. An
+and the stages are no longer read when the dot's value is used (``sink-wgmma-waits`` later
+issues what does not read it first). A dot that only adds into a loop's accumulator
+(``running_dots.loop_accumulator``) writes the loop's registers in place: no copy of them
+in before it and out after. If ``pipeline-loads`` also left the stages it reads alone for
+one more iteration (``ASYNC_DOT_ATTR``), the group may run on into the next iteration
+(which waits for all but its own latest), and the wait for all of them follows the loop. An
 accumulator the loop rescales first (attention's ``acc * alpha``) is waited for before the
 rescale, which then writes the product over it (``simt.wgmma``'s ``in_place``).
 """
