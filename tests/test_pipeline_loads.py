@@ -400,10 +400,11 @@ def test_ptx_explicit_loop_copies_rows_into_stages():
 
 @pytest.mark.parametrize("form", ["pointers", "descriptors"])
 def test_wgmma_runs_on_only_from_tma_stages(form):
-    """At 4 stages on sm_90 a dot reading its operands from stages may run on into the
+    """At 4 stages on sm_90 a dot reading both operands from stages may run on into the
     next iteration (waiting for all but its latest wgmma) only where TMA filled them: from
     cp.async stages it is waited for each iteration (running on from those gave wrong
-    products at times on an H200)."""
+    products at times on an H200). One whose A is a dot's result in registers may
+    (``test_backward_loop``)."""
     M = N = K = 1024
     f16 = np.float16
     a, b, c = np.zeros((M, K), f16), np.zeros((K, N), f16), np.zeros((M, N), f16)

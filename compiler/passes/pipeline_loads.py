@@ -367,9 +367,12 @@ def _stage(loop: scf.ForOp, step: int | None, depth: int, loads: list, slices: d
     # ahead: a 48 KiB TMA stage takes longer than one iteration to land (128x256x64 f16 on
     # an H200: 3 stages 66% of cuBLAS running on, 79% waited for; 4 stages 99% running on,
     # 80% waited for)
-    # Only from TMA stages: on an H200 a transposed A read by ldmatrix from cp.async stages
-    # gave wrong products running on at 4 stages (right at 2, and from TMA stages).
-    running = [d for d in dots if may_run_on(d, loads)] if tma and depth > 2 else []
+    # From cp.async stages only a dot whose A is another dot's accumulator in registers
+    # (attention's P and dS, as Triton's backward runs them): on an H200 a matmul whose A
+    # was read from cp.async stages (by ldmatrix.trans, or in place) gave wrong products
+    # at times running on at 4 stages (right at 2, and from TMA stages).
+    running = [d for d in dots if may_run_on(d, loads)
+               and (tma or wgmma and source(d.a).owner not in loads)] if depth > 2 else []
     lag = int(bool(running))
     args[2] = depth - lag  # the same number of stages: one more is still being read
     for d in running:
