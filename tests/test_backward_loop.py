@@ -49,6 +49,27 @@ def key_grads(q, k, v, do, dk_out, dv_out, M, D: tl.constexpr, BN: tl.constexpr,
     tl.store(dv_out + rn[:, None] * D + d[None, :], dv)
 
 
+@tc.kernel
+def query_grads(q, k, v, do, dq_out, N, D: tl.constexpr, BM: tl.constexpr,
+                BN: tl.constexpr):
+    """For the queries ``rm``: dQ = dS K summed over the blocks of keys, where
+    dS = (Q K^T) * (dO V^T): the two score dots read nothing of each other."""
+    rm, d = tl.program_id(0) * BM + tl.arange(0, BM), tl.arange(0, D)
+    qb = tl.load(q + rm[:, None] * D + d[None, :])
+    gb = tl.load(do + rm[:, None] * D + d[None, :])
+    dq = tl.zeros((BM, D), tl.float32)
+    kT_ptrs = k + tl.arange(0, BN)[None, :] * D + d[:, None]
+    vT_ptrs = v + tl.arange(0, BN)[None, :] * D + d[:, None]
+    for _ in range(0, N, BN):
+        kT = tl.load(kT_ptrs)
+        s = tl.dot(qb, kT)
+        dp = tl.dot(gb, tl.load(vT_ptrs))
+        dq = tl.dot((s * dp).to(tl.float16), tl.trans(kT), dq)
+        kT_ptrs += BN * D
+        vT_ptrs += BN * D
+    tl.store(dq_out + rm[:, None] * D + d[None, :], dq)
+
+
 def _inputs(causal: bool = False):
     rng = np.random.default_rng(7)
     q, k, v, do = ((rng.standard_normal((n, D)) / 4).astype(np.float16)
@@ -139,6 +160,42 @@ def test_masked_scores_stay_fragments_and_operands_staged_on_sm90():
     assert sum(": vector<8xf16>" in line for line in loop.splitlines()
                if "simt.wgmma " in line) == 2 * BM // 16
     _simulate(_stage(ck, "sink-wgmma-waits"), causal=True)
+
+
+QM, KN = 64, 128  # queries of one program, keys: blocks of BM (32) keys
+
+
+def _query_inputs():
+    rng = np.random.default_rng(11)
+    q, k, v, do = ((rng.standard_normal((n, D)) / 4).astype(np.float16)
+                   for n in (QM, KN, KN, QM))
+    f = np.float32
+    ds = (q.astype(f) @ k.T.astype(f)) * (do.astype(f) @ v.T.astype(f))
+    return (q, k, v, do), ds.astype(np.float16).astype(f) @ k.astype(f)
+
+
+def test_query_loop(backend):
+    (q, k, v, do), want = _query_inputs()
+    dq = np.full((QM, D), np.nan, np.float32)
+    if launch(query_grads, (1,), q, k, v, do, dq, KN, backend=backend, D=D, BM=QM, BN=BM):
+        _close(dq, want)
+
+
+def test_query_loop_runs_dq_on_at_five_stages_on_sm90():
+    """At 5 stages dQ runs on into the next iteration; the score dots before it are each
+    waited for in turn (``sink-wgmma-waits`` leaves a loop whose dot runs on as it is),
+    and the simulated loop is right."""
+    (q, k, v, do), want = _query_inputs()
+    dq = np.zeros((QM, D), np.float32)
+    ck = tc.compile(query_grads, backend="ptx", target="sm_90", args=(q, k, v, do, dq, KN),
+                    constants={"D": D, "BM": QM, "BN": BM}, num_warps=4, num_stages=5)
+    after = _stage(ck, "sink-wgmma-waits")
+    waits = [line.strip() for line in _loop(after).splitlines() if "simt.wgmma_wait" in line]
+    assert waits == ["simt.wgmma_wait 0", "simt.wgmma_wait 0", "simt.wgmma_wait 1"]
+    names = {"q": q, "k": k, "v": v, "do": do, "dq_out": dq}
+    TmaProgram(parse_module(after), {n: a.ravel() for n, a in names.items()}, {"N": KN},
+               (0,), (1,)).run()
+    _close(dq, want)
 
 
 def test_simulator_catches_a_result_read_before_its_wait_on_sm90():
