@@ -25,8 +25,8 @@ FUSED_FMA = True  # fma.rn.f32 rounds once: expand-math takes exact products fro
 # dce after simt-to-ptx: the SIMT indices of a dot's k steps are lowered where they stand,
 # and unread once each wgmma's descriptor adds its step to the first one's (lower_mma); left
 # between the wgmmas of a group, they would stop schedule-wgmma issuing it back to back
-PASSES = ("sink-wgmma-waits", "place-shared", "simt-to-ptx", "dce", "inline-slow-paths", "schedule-wgmma",
-          "spread-copies")
+PASSES = ("sink-wgmma-waits", "place-shared", "simt-to-ptx", "dce", "inline-slow-paths",
+          "schedule-wgmma", "spread-copies")
 WGMMA_ARCHS = ("sm_90", "sm_90a")  # Hopper: wgmma exists only in the sm_90a ISA
 # A kernel of more PTX lines than this is not assembled again with a register cap: a cap
 # costs a second assembly, and ptxas' time grows with the PTX (a 128x64 one-warp transpose
