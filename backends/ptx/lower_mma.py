@@ -91,10 +91,11 @@ def _scale_in_place(c: SSAValue) -> None:
 def _descriptor(lo: Lowering, buffer: SSAValue, index: SSAValue, lbo: int, sbo: int
                 ) -> SSAValue:
     """The matrix descriptor of the operand at element ``index`` of shared ``buffer``. An
-    index ``x + c`` whose constant ``c`` is a whole number of 16-byte units is ``x``'s start
-    field plus those units: the k steps of a dot (and the dots of one stage) share the
-    address arithmetic of ``x``. The field cannot carry into the next: shared addresses
-    are below 2**18, so every start field (address >> 4) fits its 14 bits."""
+    index ``x + c`` whose constant ``c`` is a whole number of 16-byte units is ``x``'s
+    descriptor plus those units (one 64-bit add): the k steps of a dot (and the dots of one
+    stage) share the address arithmetic of ``x`` and its descriptor. The units only add
+    to the start field, in the low bits: it cannot carry into the next, since shared
+    addresses are below 2**18 and every start field (address >> 4) fits its 14 bits."""
     size = BYTES[dtype(buffer.type.element_type)]  # pyright: ignore[reportAttributeAccessIssue]
     base, units = _constant_part(index, size)
     start_key, low_key = ("start", buffer, base), ("low", buffer, base, lbo)
@@ -106,11 +107,14 @@ def _descriptor(lo: Lowering, buffer: SSAValue, index: SSAValue, lbo: int, sbo: 
     if low_key not in lo.memo:  # start address and leading byte offset
         lo.memo[low_key] = lo.inst("or.b32", [lo.memo[start_key],
                                               lo.const((lbo >> 4) << 16, "i32")], i32)
-    low = lo.memo[low_key]
-    if units:
-        low = lo.inst("add.s32", [low, lo.const(units, "i32")], i32)
-    high = SWIZZLE_128B | (sbo >> 4) << 32
-    return lo.inst("or.b64", [lo.inst("cvt.u64.u32", [low], i64), lo.const(high, "i64")], i64)
+    desc_key = ("desc", buffer, base, lbo, sbo)
+    if desc_key not in lo.memo:
+        high = SWIZZLE_128B | (sbo >> 4) << 32
+        lo.memo[desc_key] = lo.inst("or.b64", [lo.inst("cvt.u64.u32", [lo.memo[low_key]], i64),
+                                               lo.const(high, "i64")], i64)
+    if not units:
+        return lo.memo[desc_key]
+    return lo.inst("add.s64", [lo.memo[desc_key], lo.const(units, "i64")], i64)
 
 
 def _constant_part(index: SSAValue, size: int) -> tuple[SSAValue, int]:
