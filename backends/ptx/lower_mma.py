@@ -91,42 +91,48 @@ def _scale_in_place(c: SSAValue) -> None:
 def _descriptor(lo: Lowering, buffer: SSAValue, index: SSAValue, lbo: int, sbo: int
                 ) -> SSAValue:
     """The matrix descriptor of the operand at element ``index`` of shared ``buffer``. An
-    index ``x + c`` whose constant ``c`` is a whole number of 16-byte units is ``x``'s
-    descriptor plus those units (one 64-bit add): the k steps of a dot (and the dots of one
-    stage) share the address arithmetic of ``x`` and its descriptor. The units only add
-    to the start field, in the low bits: it cannot carry into the next, since shared
-    addresses are below 2**18 and every start field (address >> 4) fits its 14 bits."""
+    index ``x + c`` whose constant ``c`` is a whole number of 16-byte units is ``x``'s start
+    field plus those units: the k steps of a dot (and the dots of one stage) share the
+    address arithmetic of ``x``; a constant index (A kept in shared memory through a loop,
+    read at k steps 0, 16, ...) is the buffer's own start plus units, with no address
+    arithmetic at all (18 of a loop's 22 start fields in tutorial 06's backward). The field
+    cannot carry into the next: shared addresses are below 2**18, so every start field
+    (address >> 4) fits its 14 bits. (One 64-bit add to a whole descriptor instead of the
+    add to its low word: the same SASS count in the hot loops, ptxas splits it in two.)"""
     size = BYTES[dtype(buffer.type.element_type)]  # pyright: ignore[reportAttributeAccessIssue]
     base, units = _constant_part(index, size)
     start_key, low_key = ("start", buffer, base), ("low", buffer, base, lbo)
     if start_key not in lo.memo:
-        addr = lo.inst("mad.lo.s32", [lo.values[base], lo.const(size, "i32"),
-                                      lo.values[buffer]], i32)
+        addr = lo.values[buffer] if base is None else lo.inst(
+            "mad.lo.s32", [lo.values[base], lo.const(size, "i32"), lo.values[buffer]], i32)
         lo.memo[start_key] = lo.inst("bfe.u32", [addr, lo.const(4, "i32"),
                                                  lo.const(14, "i32")], i32)
     if low_key not in lo.memo:  # start address and leading byte offset
         lo.memo[low_key] = lo.inst("or.b32", [lo.memo[start_key],
                                               lo.const((lbo >> 4) << 16, "i32")], i32)
-    desc_key = ("desc", buffer, base, lbo, sbo)
-    if desc_key not in lo.memo:
-        high = SWIZZLE_128B | (sbo >> 4) << 32
-        lo.memo[desc_key] = lo.inst("or.b64", [lo.inst("cvt.u64.u32", [lo.memo[low_key]], i64),
-                                               lo.const(high, "i64")], i64)
-    if not units:
-        return lo.memo[desc_key]
-    return lo.inst("add.s64", [lo.memo[desc_key], lo.const(units, "i64")], i64)
+    low = lo.memo[low_key]
+    if units:
+        low = lo.inst("add.s32", [low, lo.const(units, "i32")], i32)
+    high = SWIZZLE_128B | (sbo >> 4) << 32
+    return lo.inst("or.b64", [lo.inst("cvt.u64.u32", [low], i64), lo.const(high, "i64")], i64)
 
 
-def _constant_part(index: SSAValue, size: int) -> tuple[SSAValue, int]:
+def _constant_part(index: SSAValue, size: int) -> tuple[SSAValue | None, int]:
     """``(x, c * size / 16)`` for ``index = x + c`` (SIMT ``arith.addi``s of non-negative
-    constants) where ``c * size`` is a multiple of 16 bytes, else ``(index, 0)``."""
-    base, offset = index, 0
-    while isinstance(add := base.owner, arith.AddiOp):
-        const = add.rhs.owner
+    constants) where ``c * size`` is a multiple of 16 bytes, ``(None, c * size / 16)`` for
+    ``index = c`` (a buffer read from its start: A kept in shared memory through a loop),
+    else ``(index, 0)``."""
+    base: SSAValue | None = index
+    offset = 0
+    while base is not None:
+        add = base.owner
+        const = add if isinstance(add, arith.ConstantOp) else \
+            add.rhs.owner if isinstance(add, arith.AddiOp) else None
         if not (isinstance(const, arith.ConstantOp) and isinstance(const.value, IntegerAttr)
                 and const.value.value.data >= 0):
             break
-        base, offset = add.lhs, offset + const.value.value.data
+        base = add.lhs if isinstance(add, arith.AddiOp) else None
+        offset += const.value.value.data
     if offset * size % 16:
         return index, 0
     return base, offset * size // 16
