@@ -232,6 +232,23 @@ def test_attention_descriptor_on_gpu(ptx_device, shape, causal, stages):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("shape", [(2, 3, 512, 128), (1, 2, 512, 64)])
+def test_attention_descriptor_four_warps_on_gpu(ptx_device, shape, causal):
+    """The configuration Triton's tutorial 06 forward picks on an H200 (BM 128, BN 64, 4
+    warps, 4 stages): one warpgroup holds 128 rows, and at head dim 128 its registers are
+    full while the P V dot runs on (moving ops before a wait there once made the
+    tutorial's causal forward wrong at this shape)."""
+    rng = np.random.default_rng(6)
+    q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
+    out = np.full(shape, np.nan, np.float16)
+    ex_attention.launch_descriptor(q, k, v, out, causal, "ptx", BM=128, BN=64, num_warps=4,
+                                   num_stages=4)
+    np.testing.assert_allclose(out.astype(np.float64),
+                               ex_attention.reference(q, k, v, causal), atol=2e-2)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("shape", [(1, 2, 200, 64), (2, 2, 384, 128)])
 def test_attention_by_cp_async_running_on_gpu(ptx_device, shape, causal):
     """The pointer kernel, K and V copied by cp.async into 4 stages: its P V dot runs on
