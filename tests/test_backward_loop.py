@@ -71,17 +71,36 @@ def query_grads(q, k, v, do, dq_out, N, D: tl.constexpr, BM: tl.constexpr,
     tl.store(dq_out + rm[:, None] * D + d[None, :], dq)
 
 
-def _inputs(causal: bool = False):
-    rng = np.random.default_rng(7)
-    q, k, v, do = ((rng.standard_normal((n, D)) / 4).astype(np.float16)
-                   for n in (M, N, N, M))
-    f = np.float32
+def _operands(queries: int, keys: int, seed: int) -> tuple:
+    """q, k, v and dO in f16."""
+    rng = np.random.default_rng(seed)
+    return tuple((rng.standard_normal((n, D)) / 4).astype(np.float16)
+                 for n in (queries, keys, keys, queries))
+
+
+def _wanted(q, k, v, do, causal: bool = False) -> tuple:
+    """dK and dV as ``key_grads`` computes them, and dQ as ``query_grads`` (unmasked),
+    with the same roundings to f16."""
+    f, half = np.float32, np.float16
     s = k.astype(f) @ q.T.astype(f)
+    dp = v.astype(f) @ do.T.astype(f)
+    dq = (s * dp).T.astype(half).astype(f) @ k.astype(f)
     if causal:
-        s = np.where(np.arange(M)[None, :] >= np.arange(N)[:, None], s, f(0))
-    dv = s.astype(np.float16).astype(f) @ do.astype(f)
-    ds = (s * (v.astype(f) @ do.T.astype(f))).astype(np.float16).astype(f)
-    return (q, k, v, do), ds @ q.astype(f), dv
+        s = np.where(np.arange(len(q))[None, :] >= np.arange(len(k))[:, None], s, f(0))
+    dv = s.astype(half).astype(f) @ do.astype(f)
+    return (s * dp).astype(half).astype(f) @ q.astype(f), dv, dq
+
+
+def _inputs(causal: bool = False):
+    ins = _operands(M, N, 7)
+    dk, dv, _ = _wanted(*ins, causal)
+    return ins, dk, dv
+
+
+def _simulated(text: str, arrays: dict, scalars: dict) -> None:
+    """Run one program of ``text`` (SIMT IR) in the wgmma simulator, arrays in place."""
+    TmaProgram(parse_module(text), {n: a.ravel() for n, a in arrays.items()}, scalars,
+               (0,), (1,)).run()
 
 
 def _close(got, want):
@@ -109,11 +128,12 @@ def _compiled(causal: bool = False, stages: int = 3):
 def _simulate(text: str, causal: bool) -> None:
     ins, dk_want, dv_want = _inputs(causal)
     dk, dv = (np.zeros((N, D), np.float32) for _ in range(2))
-    names = dict(zip(("q", "k", "v", "do", "dk_out", "dv_out"), (*ins, dk, dv), strict=True))
-    TmaProgram(parse_module(text), {n: a.ravel() for n, a in names.items()}, {"M": M},
-               (0,), (1,)).run()
+    _simulated(text, dict(zip(KEY_ARGS, (*ins, dk, dv), strict=True)), {"M": M})
     _close(dk, dk_want)
     _close(dv, dv_want)
+
+
+KEY_ARGS = ("q", "k", "v", "do", "dk_out", "dv_out")
 
 
 def _stage(ck, name: str) -> str:
@@ -167,12 +187,8 @@ QM, KN = 64, 128  # queries of one program, keys: blocks of BM (32) keys
 
 
 def _query_inputs():
-    rng = np.random.default_rng(11)
-    q, k, v, do = ((rng.standard_normal((n, D)) / 4).astype(np.float16)
-                   for n in (QM, KN, KN, QM))
-    f = np.float32
-    ds = (q.astype(f) @ k.T.astype(f)) * (do.astype(f) @ v.T.astype(f))
-    return (q, k, v, do), ds.astype(np.float16).astype(f) @ k.astype(f)
+    ins = _operands(QM, KN, 11)
+    return ins, _wanted(*ins)[2]
 
 
 def test_query_loop(backend):
@@ -193,9 +209,7 @@ def test_query_loop_runs_dq_on_at_five_stages_on_sm90():
     after = _stage(ck, "sink-wgmma-waits")
     waits = [line.strip() for line in _loop(after).splitlines() if "simt.wgmma_wait" in line]
     assert waits == ["simt.wgmma_wait 0", "simt.wgmma_wait 0", "simt.wgmma_wait 1"]
-    names = {"q": q, "k": k, "v": v, "do": do, "dq_out": dq}
-    TmaProgram(parse_module(after), {n: a.ravel() for n, a in names.items()}, {"N": KN},
-               (0,), (1,)).run()
+    _simulated(after, {"q": q, "k": k, "v": v, "do": do, "dq_out": dq}, {"N": KN})
     _close(dq, want)
 
 
@@ -207,10 +221,8 @@ def test_simulator_catches_a_result_read_before_its_wait_on_sm90():
     broken = after[:loop] + re.sub(r"\n\s*simt.wgmma_wait 0", "", after[loop:], count=1)
     ins, *_ = _inputs()
     out = np.zeros((N, D), np.float32)
-    names = dict(zip(("q", "k", "v", "do", "dk_out", "dv_out"), (*ins, out, out), strict=True))
     with pytest.raises(AssertionError, match="before waiting"):
-        TmaProgram(parse_module(broken), {n: a.ravel() for n, a in names.items()}, {"M": M},
-                   (0,), (1,)).run()
+        _simulated(broken, dict(zip(KEY_ARGS, (*ins, out, out), strict=True)), {"M": M})
 
 
 @pytest.mark.gpu
@@ -222,18 +234,9 @@ def test_running_on_from_copied_stages_repeatedly_gpu(causal):
     ok, why = availability("ptx")
     if not ok:
         pytest.skip(f"ptx: {why}")
-    rng = np.random.default_rng(13)
-    m, n = 1024, 512
-    q, k, v, do = ((rng.standard_normal((r, D)) / 4).astype(np.float16) for r in (m, n, n, m))
-    f = np.float32
-    s = k.astype(f) @ q.T.astype(f)
-    if causal:
-        s = np.where(np.arange(m)[None, :] >= np.arange(n)[:, None], s, f(0))
-    dv_want = s.astype(np.float16).astype(f) @ do.astype(f)
-    ds = (s * (v.astype(f) @ do.T.astype(f))).astype(np.float16).astype(f)
-    dk_want = ds @ q.astype(f)
-    dq_want = ((q.astype(f) @ k.T.astype(f)) * (do.astype(f) @ v.T.astype(f))).astype(
-        np.float16).astype(f) @ k.astype(f)
+    m, n, f = 1024, 512, np.float32
+    q, k, v, do = _operands(m, n, 13)
+    dk_want, dv_want, dq_want = _wanted(q, k, v, do, causal)
     first = None
     for _ in range(5):
         dk, dv = (np.full((n, D), np.nan, f) for _ in range(2))

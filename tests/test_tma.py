@@ -221,11 +221,17 @@ def test_attention_descriptor_on_gpu(ptx_device, shape, causal, stages):
     """Blocks past a head's keys read the next head's rows (or zeros at the end): the
     scores' mask drops them. Sequences of whole tiles store O by TMA. With 4 stages the
     P V dot runs on into the next iteration."""
-    rng = np.random.default_rng(3)
+    _check_attention(ex_attention.launch_descriptor, shape, causal, 3, num_warps=8,
+                     num_stages=stages)
+
+
+def _check_attention(launch, shape, causal: bool, seed: int, **config) -> None:
+    """``launch`` (an attention example's) on random f16 q, k, v at BM 128, BN 64 on ptx,
+    against the reference."""
+    rng = np.random.default_rng(seed)
     q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
     out = np.full(shape, np.nan, np.float16)
-    ex_attention.launch_descriptor(q, k, v, out, causal, "ptx", BM=128, BN=64, num_warps=8,
-                                   num_stages=stages)
+    launch(q, k, v, out, causal, "ptx", BM=128, BN=64, **config)
     np.testing.assert_allclose(out.astype(np.float64),
                                ex_attention.reference(q, k, v, causal), atol=2e-2)
 
@@ -238,13 +244,8 @@ def test_attention_descriptor_four_warps_on_gpu(ptx_device, shape, causal):
     warps, 4 stages): one warpgroup holds 128 rows, and at head dim 128 its registers are
     full while the P V dot runs on (moving ops before a wait there once made the
     tutorial's causal forward wrong at this shape)."""
-    rng = np.random.default_rng(6)
-    q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
-    out = np.full(shape, np.nan, np.float16)
-    ex_attention.launch_descriptor(q, k, v, out, causal, "ptx", BM=128, BN=64, num_warps=4,
-                                   num_stages=4)
-    np.testing.assert_allclose(out.astype(np.float64),
-                               ex_attention.reference(q, k, v, causal), atol=2e-2)
+    _check_attention(ex_attention.launch_descriptor, shape, causal, 6, num_warps=4,
+                     num_stages=4)
 
 
 @pytest.mark.gpu
@@ -253,13 +254,7 @@ def test_attention_descriptor_four_warps_on_gpu(ptx_device, shape, causal):
 def test_attention_by_cp_async_running_on_gpu(ptx_device, shape, causal):
     """The pointer kernel, K and V copied by cp.async into 4 stages: its P V dot runs on
     into the next iteration as with TMA."""
-    rng = np.random.default_rng(4)
-    q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
-    out = np.full(shape, np.nan, np.float16)
-    ex_attention.launch(q, k, v, out, causal, "ptx", BM=128, BN=64, num_warps=8,
-                        num_stages=4)
-    np.testing.assert_allclose(out.astype(np.float64),
-                               ex_attention.reference(q, k, v, causal), atol=2e-2)
+    _check_attention(ex_attention.launch, shape, causal, 4, num_warps=8, num_stages=4)
 
 
 @pytest.mark.gpu

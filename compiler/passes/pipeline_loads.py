@@ -368,9 +368,9 @@ def _stage(loop: scf.ForOp, step: int | None, depth: int, loads: list, slices: d
     # an H200: 3 stages 66% of cuBLAS running on, 79% waited for; 4 stages 99% running on,
     # 80% waited for)
     # From cp.async stages only a dot whose A is another dot's accumulator in registers
-    # (attention's P and dS, as Triton's backward runs them): on an H200 a matmul whose A
-    # was read from cp.async stages (by ldmatrix.trans, or in place) gave wrong products
-    # at times running on at 4 stages (right at 2, and from TMA stages).
+    # (attention's P and dS, as Triton's backward runs them): on an H200 a transposed A
+    # read by ldmatrix from cp.async stages gave wrong products running on at 4 stages
+    # (right at 2, and from TMA stages); an A read in place from them has not been tried.
     running = [d for d in dots if may_run_on(d, loads)
                and (tma or wgmma and source(d.a).owner not in loads)] if depth > 2 else []
     lag = int(bool(running))
