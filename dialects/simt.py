@@ -60,17 +60,28 @@ from dialects.tile import (
 f16, bf16, f32 = Float16Type(), BFloat16Type(), Float32Type()
 
 
-@irdl_op_definition
-class ThreadIdOp(IRDLOperation):
-    """This thread's index within its program, 0 .. 32 * num_warps - 1."""
-
-    name = "simt.thread_id"
+class _IdOp(IRDLOperation):
     result = result_def(IntegerType)
     assembly_format = "attr-dict `:` type($result)"
     traits = traits_def(NoMemoryEffect())
 
     def __init__(self):
         super().__init__(result_types=[i32])
+
+
+@irdl_op_definition
+class ThreadIdOp(_IdOp):
+    """This thread's index within its program, 0 .. 32 * num_warps - 1."""
+
+    name = "simt.thread_id"
+
+
+@irdl_op_definition
+class WarpIdOp(_IdOp):
+    """This thread's warp, ``thread_id / 32``: the same in every lane, so a target may keep
+    it and what is computed from it (a warpgroup's descriptors) in the warp's registers."""
+
+    name = "simt.warp_id"
 
 
 def _lanes(t: Attribute) -> int:
@@ -274,23 +285,14 @@ class CpAsyncOp(_Access):
             raise VerifyException("simt.cp_async copies 4, 8 or 16 bytes at a time")
 
 
-@irdl_op_definition
-class CpAsyncCommitOp(IRDLOperation):
-    """Close this thread's group of ``simt.cp_async`` copies issued since the last one."""
-
-    name = "simt.cp_async_commit"
+class _BareOp(IRDLOperation):
     assembly_format = "attr-dict"
 
     def __init__(self):
         super().__init__()
 
 
-@irdl_op_definition
-class CpAsyncWaitOp(IRDLOperation):
-    """Wait until at most ``pending`` of this thread's groups of copies are unfinished (no
-    barrier: a ``simt.barrier`` after it makes the copies visible to other threads)."""
-
-    name = "simt.cp_async_wait"
+class _PendingOp(IRDLOperation):
     pending = prop_def(IntegerAttr[I32])
     assembly_format = "$pending attr-dict"
 
@@ -298,21 +300,32 @@ class CpAsyncWaitOp(IRDLOperation):
         super().__init__(properties={"pending": IntegerAttr(pending, i32)})
 
 
+@irdl_op_definition
+class CpAsyncCommitOp(_BareOp):
+    """Close this thread's group of ``simt.cp_async`` copies issued since the last one."""
+
+    name = "simt.cp_async_commit"
+
+
+@irdl_op_definition
+class CpAsyncWaitOp(_PendingOp):
+    """Wait until at most ``pending`` of this thread's groups of copies are unfinished (no
+    barrier: a ``simt.barrier`` after it makes the copies visible to other threads)."""
+
+    name = "simt.cp_async_wait"
+
+
 GLOBAL_BARRIER_ATTR = "simt.global_memory"  # on a barrier: order global memory too
 
 
 @irdl_op_definition
-class BarrierOp(IRDLOperation):
+class BarrierOp(_BareOp):
     """Wait until every thread of the program gets here; shared-memory writes before it
     are visible to reads after it (PTX ``bar.sync 0``, WGSL ``workgroupBarrier``), and
     with ``{simt.global_memory}`` global ones too (PTX: the same; WGSL adds
     ``storageBarrier``)."""
 
     name = "simt.barrier"
-    assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__()
 
 
 @irdl_op_definition
@@ -604,41 +617,28 @@ class WgmmaOp(IRDLOperation):
 
 
 @irdl_op_definition
-class WgmmaCommitOp(IRDLOperation):
+class WgmmaCommitOp(_BareOp):
     """Close the warpgroup's group of ``simt.wgmma`` issued since the last one."""
 
     name = "simt.wgmma_commit"
-    assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__()
 
 
 @irdl_op_definition
-class WgmmaWaitOp(IRDLOperation):
+class WgmmaWaitOp(_PendingOp):
     """Wait until at most ``pending`` of the warpgroup's wgmma groups are unfinished."""
 
     name = "simt.wgmma_wait"
-    pending = prop_def(IntegerAttr[I32])
-    assembly_format = "$pending attr-dict"
-
-    def __init__(self, pending: int):
-        super().__init__(properties={"pending": IntegerAttr(pending, i32)})
 
 
 @irdl_op_definition
-class FenceProxyAsyncOp(IRDLOperation):
+class FenceProxyAsyncOp(_BareOp):
     """Make this thread's shared-memory writes (stores, landed ``cp_async`` copies) visible
     to the async proxy that ``wgmma`` reads through (a barrier after it: to every thread's)."""
 
     name = "simt.fence_proxy_async"
-    assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__()
 
 
-SIMT = Dialect("simt", [ThreadIdOp, LoadOp, StoreOp, SharedAllocOp, SharedLoadOp,
+SIMT = Dialect("simt", [ThreadIdOp, WarpIdOp, LoadOp, StoreOp, SharedAllocOp, SharedLoadOp,
                         SharedStoreOp, BarrierOp, ShuffleXorOp, ShuffleUpOp, ShuffleDownOp,
                         AtomicRMWOp, AtomicCASOp, LdMatrixOp, MmaOp, CpAsyncOp,
                         CpAsyncCommitOp, CpAsyncWaitOp, WgmmaOp, WgmmaCommitOp, WgmmaWaitOp,

@@ -208,6 +208,7 @@ class Program:
 
     HANDLERS: ClassVar[dict[str, Callable]] = {
         "simt.thread_id": lambda self, op: np.arange(self.threads)[:, None],
+        "simt.warp_id": lambda self, op: np.arange(self.threads)[:, None] // 32,
         "tile.program_id": lambda self, op: np.array([[self.pid[op.axis.value.data]]]),
         "tile.num_programs": lambda self, op: np.array([[self.grid[op.axis.value.data]]]),
         "arith.constant": _constant,

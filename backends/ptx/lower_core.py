@@ -229,6 +229,15 @@ class Lowering:
     def _thread_id(self, _op: simt.ThreadIdOp) -> SSAValue:
         return self.value(ptx.SRegOp("%tid.x"))
 
+    @lowers(simt.WarpIdOp)
+    def _warp_id(self, _op: simt.WarpIdOp) -> SSAValue:
+        """``%tid.x / 32`` as lane 0 has it: from a broadcast ptxas knows every lane holds
+        the same, and keeps what is computed from it in the warp's uniform registers."""
+        warp = self.inst("shr.u32", [self.value(ptx.SRegOp("%tid.x")), self.const(5, "i32")],
+                         i32)
+        lanes = [self.const(0, "i32"), self.const(31, "i32"), self.const(-1, "i32")]
+        return self.inst("shfl.sync.idx.b32", [warp, *lanes], i32)
+
     @lowers(vector.BroadcastOp)
     def _broadcast(self, op: vector.BroadcastOp) -> SSAValue:
         if isinstance(op.source.type, VectorType):

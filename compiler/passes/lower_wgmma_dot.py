@@ -257,10 +257,9 @@ def _plus_warpgroup(lo: Lowering, op: tile.DotOp, at: At, start: SSAValue, g: Ge
     """``start`` moved to this thread's warpgroup's 64 rows (``rows`` elements each)."""
     if g.wm == WARPGROUP:
         return start
-    tid = lo.thread_id(op)
-    shift = lo.prologue_op(arith.ConstantOp.from_int_and_width(GROUP_THREADS.bit_length() - 1,
-                                                               32), op)
-    group = lo.prologue_op(arith.ShRUIOp(tid, shift), op)
+    shift = lo.prologue_op(arith.ConstantOp.from_int_and_width(
+        WARPGROUP.bit_length() - 1, 32), op)
+    group = lo.prologue_op(arith.ShRUIOp(lo.warp_id(op), shift), op)
     size = lo.prologue_op(arith.ConstantOp.from_int_and_width(rows, 32), op)
     return at(arith.AddiOp(start, lo.prologue_op(arith.MuliOp(group, size), op)))
 

@@ -120,6 +120,7 @@ class Lowering:
         self.trip_words = trip_words  # 32-bit words one trip through shared memory moves
         self.tid_bits = ilog2(WARP_SIZE * num_warps.value.data)
         self._tid: SSAValue | None = None
+        self._warp: SSAValue | None = None
         self.prologue: Operation | None = None  # last op of the thread-id arithmetic
         self.thread_parts: dict[DimMap, SSAValue | None] = {}
         entry = f.body.blocks[0]
@@ -236,6 +237,12 @@ class Lowering:
         if self._tid is None:
             self._tid = self.prologue_op(simt.ThreadIdOp(), loc_op)
         return self._tid
+
+    def warp_id(self, loc_op: Operation) -> SSAValue:
+        """``simt.warp_id``, built once per kernel."""
+        if self._warp is None:
+            self._warp = self.prologue_op(simt.WarpIdOp(), loc_op)
+        return self._warp
 
     # -- handlers -------------------------------------------------------------------------
 
