@@ -19,6 +19,7 @@ from examples import attention
 from examples import matmul as example
 from tests.conftest import launch, tolerance
 from tests.test_dot import matmul as strided_matmul
+from tests.test_wgmma_transposed_a import at_b_pointers
 
 
 @tc.kernel
@@ -398,23 +399,29 @@ def test_ptx_explicit_loop_copies_rows_into_stages():
     assert 2 * 1024 * 4 <= ck.metadata.shared < 3 * 1024 * 4
 
 
-@pytest.mark.parametrize("form", ["pointers", "descriptors"])
-def test_wgmma_runs_on_only_from_tma_stages(form):
-    """At 4 stages on sm_90 a dot reading both operands from stages may run on into the
-    next iteration (waiting for all but its latest wgmma) only where TMA filled them: from
-    cp.async stages it is waited for each iteration (running on from those gave wrong
-    products at times on an H200). One whose A is a dot's result in registers may
-    (``test_backward_loop``)."""
+@pytest.mark.parametrize("form", ["pointers", "descriptors", "transposed"])
+def test_wgmma_runs_on_from_stages_it_reads_in_place(form):
+    """At 4 stages on sm_90 a dot reading both operands in place from stages runs on into
+    the next iteration (waiting for all but its latest wgmma), whether TMA or cp.async
+    filled them; one whose A is transposed out of a cp.async stage into registers
+    (``ldmatrix.trans``) is waited for each iteration (running on, it gave wrong products
+    at times on an H200). A in place: each warpgroup's descriptors start from the warp id
+    lane 0 broadcasts, which ptxas keeps in uniform registers."""
     M = N = K = 1024
     f16 = np.float16
     a, b, c = np.zeros((M, K), f16), np.zeros((K, N), f16), np.zeros((M, N), f16)
     tiles = {"BM": 128, "BN": 128, "BK": 64, "GROUP": 8, "ACTIVATION": ""}
     if form == "pointers":
         kernel, args = example.matmul, (a, b, c, M, N, K, K, N, N)
-    else:
+    elif form == "descriptors":
         kernel, args = example.matmul_descriptor, (a, b, c, M, N, K)
+    else:
+        kernel, args = at_b_pointers, (a, b, c.astype(np.float32), M, N, K)
+        tiles = {"BM": 128, "BN": 128, "BK": 64, "SCALE": 1}
     ptx = tc.compile(kernel, backend="ptx", target="sm_90", args=args, constants=tiles,
                      num_warps=8, num_stages=4).asm["ptx"]
     assert "wgmma.mma_async" in ptx
     assert ("cp.async.bulk.tensor" in ptx) == (form == "descriptors")
-    assert ("wgmma.wait_group.sync.aligned 1;" in ptx) == (form == "descriptors")
+    assert ("wgmma.wait_group.sync.aligned 1;" in ptx) == (form != "transposed")
+    assert ("ldmatrix.sync.aligned.m8n8.x4.trans" in ptx) == (form == "transposed")
+    assert form == "transposed" or "shfl.sync.idx.b32" in ptx

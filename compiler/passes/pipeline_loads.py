@@ -367,12 +367,14 @@ def _stage(loop: scf.ForOp, step: int | None, depth: int, loads: list, slices: d
     # ahead: a 48 KiB TMA stage takes longer than one iteration to land (128x256x64 f16 on
     # an H200: 3 stages 66% of cuBLAS running on, 79% waited for; 4 stages 99% running on,
     # 80% waited for)
-    # From cp.async stages only a dot whose A is another dot's accumulator in registers
-    # (attention's P and dS, as Triton's backward runs them): on an H200 a transposed A
-    # read by ldmatrix from cp.async stages gave wrong products running on at 4 stages
-    # (right at 2, and from TMA stages); an A read in place from them has not been tried.
+    # From cp.async stages a dot whose A is read in place (on an H200: 960 products of 12
+    # tiles, 4 shapes, f16 and bf16, all right and the same five launches running) or is
+    # another dot's accumulator in registers (attention's P and dS, as Triton's backward
+    # runs them); not a transposed A that ldmatrix reads from the stage into registers:
+    # that gave wrong products running on at 4 stages (right at 2, and from TMA stages).
     running = [d for d in dots if may_run_on(d, loads)
-               and (tma or wgmma and source(d.a).owner not in loads)] if depth > 2 else []
+               and (tma or wgmma and (d.a.owner in loads or source(d.a).owner not in loads))
+               ] if depth > 2 else []
     lag = int(bool(running))
     args[2] = depth - lag  # the same number of stages: one more is still being read
     for d in running:
