@@ -184,15 +184,19 @@ def _simulate(m, n, k, bm, bn, bk, num_warps, stages=3, seed=0):
     return c, example.reference(a, b), text
 
 
-@pytest.mark.parametrize("m, n, k, bm, bn, bk, num_warps", [
-    (64, 64, 64, 64, 64, 64, 4),  # one wgmma m64n64 per k step
-    (144, 160, 192, 128, 128, 64, 4),  # two m16 tiles a warp; masked edges of M and N
-    (128, 256, 128, 128, 256, 64, 8),  # two warpgroups, n256
-    (64, 64, 256, 64, 64, 128, 4),  # K in two atoms
+@pytest.mark.parametrize("m, n, k, bm, bn, bk, num_warps, stages", [
+    (64, 64, 64, 64, 64, 64, 4, 3),  # one wgmma m64n64 per k step
+    (144, 160, 192, 128, 128, 64, 4, 3),  # two m16 tiles a warp; masked edges of M and N
+    (128, 256, 128, 128, 256, 64, 8, 3),  # two warpgroups, n256
+    (64, 64, 256, 64, 64, 128, 4, 3),  # K in two atoms
+    (128, 256, 448, 128, 256, 64, 8, 4),  # 3 iterations ahead, ring wrapping twice
 ])
-def test_matmul_on_wgmma_simulated(m, n, k, bm, bn, bk, num_warps):
-    out, want, text = _simulate(m, n, k, bm, bn, bk, num_warps)
+def test_matmul_on_wgmma_simulated(m, n, k, bm, bn, bk, num_warps, stages):
+    """The dot runs on into the next iteration; its stage is refilled after its wait."""
+    out, want, text = _simulate(m, n, k, bm, bn, bk, num_warps, stages)
     assert "simt.wgmma " in text and "simt.ldmatrix" not in text
+    refill = text.rindex(f"simt.cp_async_wait {stages - 2}\n")
+    assert text.index("simt.wgmma_wait 1") < refill < text.rindex("simt.cp_async ")
     assert "#tile.mma<version = 3" not in text  # the SIMT stage holds no tiles
     np.testing.assert_allclose(out.astype(np.float64), want, rtol=0,
                                atol=2.0**-10 * np.abs(want).max())

@@ -30,7 +30,11 @@ swizzled, or rows padded, as ``ldmatrix`` reads them), the prologue copies itera
 for its group (``tile.async_wait S-2``, which also waits for every thread), reads stage
 ``i % S`` (``tile.shared_read``) and copies iteration ``i + S - 1`` into the stage iteration
 ``i - 1`` read. Registers stay free for the accumulator, and the copies of ``S - 1``
-iterations are in flight during the math. On Hopper one stage may serve several dots
+iterations are in flight during the math. On Hopper, from 3 stages, a lone dot reading
+both operands in place runs on into the next iteration (``tile.async_dot``: the next waits
+for all but its latest wgmma), the refill of stage ``i - 1`` issued after that wait and a
+barrier (Triton's order); dots of a loop with several (attention) run on from 4 stages,
+the copies ``S - 2`` iterations ahead. On Hopper one stage may serve several dots
 (attention's backward reads a block of keys as B and as B transposed), and a load that
 reaches a dot only through other math (the log-sum-exp a score is shifted by) is
 prefetched into registers beside the stages, one iteration ahead.
@@ -80,6 +84,7 @@ from compiler.passes.lower_array_views import is_unit, lower_view_access
 from compiler.passes.pipeliners import (
     AsyncPipeliner,
     Pipeliner,
+    RefillAfterDotPipeliner,
     SameStagePipeliner,
     Slice,
     TmaPipeliner,
@@ -363,22 +368,28 @@ def _stage(loop: scf.ForOp, step: int | None, depth: int, loads: list, slices: d
         for d in dots)
     # a dot may run on into the next iteration only if it reads stages alone (an operand
     # in registers is stored into the dot's buffer again in the next iteration; attention's
-    # P, taken as register fragments, is not), and only where the loads stay 2 iterations
-    # ahead: a 48 KiB TMA stage takes longer than one iteration to land (128x256x64 f16 on
-    # an H200: 3 stages 66% of cuBLAS running on, 79% waited for; 4 stages 99% running on,
-    # 80% waited for)
-    # From cp.async stages a dot whose A is read in place (on an H200: 960 products of 12
-    # tiles, 4 shapes, f16 and bf16, all right and the same five launches running) or is
-    # another dot's accumulator in registers (attention's P and dS, as Triton's backward
-    # runs them); not a transposed A that ldmatrix reads from the stage into registers:
-    # that gave wrong products running on at 4 stages (right at 2, and from TMA stages).
+    # P, taken as register fragments, is not). From cp.async stages a dot whose A is read
+    # in place (on an H200: 960 products of 12 tiles, 4 shapes, f16 and bf16, right and the
+    # same over five launches, both refills) or is another dot's accumulator in registers
+    # (attention's P and dS, as Triton's backward runs them); not a transposed A that
+    # ldmatrix reads from the stage into registers: that gave wrong products running on at
+    # 4 stages (right at 2, and from TMA stages).
     running = [d for d in dots if may_run_on(d, loads)
-               and (tma or wgmma and (d.a.owner in loads or source(d.a).owner not in loads))
-               ] if depth > 2 else []
-    lag = int(bool(running))
-    args[2] = depth - lag  # the same number of stages: one more is still being read
+               and (tma or wgmma and (d.a.owner in loads or source(d.a).owner not in loads))]
+    # Triton's refill for one dot: at 3 stages (its tutorial's 128x256x64 matmul) running
+    # on, 2 iterations ahead; at 4 as fast as a refill at the top of the iteration.
+    # Elsewhere the loads stay 2 iterations ahead as dots run on: a 48 KiB TMA stage takes
+    # longer than one iteration to land (128x256x64 f16 on an H200: 3 stages 66% of cuBLAS
+    # running on, 79% waited for; 4 stages 99% running on, 80% waited for).
+    after_dot = not tma and len(dots) == len(running) == 1 and depth >= 2
+    if not after_dot and depth <= 2:
+        running = []
     for d in running:
         d.attributes[ASYNC_DOT_ATTR] = UnitAttr()
+    if after_dot:
+        return RefillAfterDotPipeliner(*args, dot=running[0], wgmma_warps=num_warps).run()
+    lag = int(bool(running))
+    args[2] = depth - lag  # the same number of stages: one more is still being read
     pipeliner = TmaPipeliner if tma else AsyncPipeliner
     return pipeliner(*args, wgmma_warps=num_warps if wgmma else 0, lag=lag).run()
 

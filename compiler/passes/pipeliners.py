@@ -284,7 +284,8 @@ class AsyncPipeliner(Pipeliner):
             Rewriter.erase_op(ld)
         # The copies go first: they are in flight during this iteration's math.
         state, live = self._ahead(top)
-        self._copy(state, live, self._refilled(stage, top), top)
+        refilled = self._refilled(stage, top)
+        self._copy(state, live, refilled, self._refill_point(top))
         following = self._rotate(stage, 1, top)
         yielded, inits = [*body.last_op.operands, following], [self._const(0, before)]
         if phase is not None:  # flipped as the stage wraps around
@@ -302,6 +303,28 @@ class AsyncPipeliner(Pipeliner):
         ago, which every thread is done with (the wait's barrier; with a lag, the dot's
         own wait for all but its latest group)."""
         return self._rotate(stage, self.ring - 1 - self.lag, top)
+
+    def _refill_point(self, top: InsertPoint) -> InsertPoint:
+        """Where this iteration's copies are issued."""
+        return top
+
+
+class RefillAfterDotPipeliner(AsyncPipeliner):
+    """Stages of one dot that runs on into the next iteration, refilled as Triton's
+    pipeliner does: a ring of ``depth + 1`` stages, iteration ``i`` refilling the one
+    iteration ``i - 1`` read once the dot has waited for all but its latest wgmma and a
+    barrier says every warpgroup has (a second wait, which finds no group left to wait
+    for). Copies go ``depth`` iterations ahead, one more than ``lag = 1`` gives in as many
+    stages, for a second barrier an iteration."""
+
+    def __init__(self, *args, dot: tile.DotOp, wgmma_warps: int):
+        super().__init__(*args, wgmma_warps=wgmma_warps)
+        self.dot = dot
+
+    def _refill_point(self, top: InsertPoint) -> InsertPoint:
+        after = InsertPoint.after(self.dot)
+        _put(tile.AsyncWaitOp(self.depth - 1), after, self.loop)
+        return after
 
 
 class SameStagePipeliner(AsyncPipeliner):

@@ -1,10 +1,11 @@
 // Hopper's wgmma path: pipeline-loads{cp-async=90} stages a dot's operands 128-byte
 // swizzled when wgmma can do the dot (f16 into f32, 16 rows a warp in warpgroups, K and N
 // whole 128-byte atoms): A's rows permuted for the accumulator's 4 warps, B's not. Reading
-// both in place, with 4 stages the dot runs on into the next iteration (`tile.async_dot`,
-// as from TMA stages: tma_stages.mlir), so the copies go 2 iterations ahead into the
-// stage read 2 iterations before. assign-layouts then picks #tile.mma version 3 for it.
-// With 3 stages the dot is waited for in its iteration and the copies go 2 ahead.
+// both in place, the dot runs on into the next iteration (`tile.async_dot`, as from TMA
+// stages: tma_stages.mlir); with 4 stages the copies go 3 iterations ahead into the stage
+// read the iteration before, issued after the dot (its wait for all but its latest
+// wgmma) and a second wait (its barrier). assign-layouts then picks #tile.mma version 3
+// for it. With 3 stages the copies go 2 ahead.
 // For mma.sync (cp-async=80) the stages are swizzled too, rows not permuted, and the dot
 // waits for its stage: 2 iterations ahead.
 // RUN: %opt %s -p 'pipeline-loads{num-stages=4 cp-async=90 num-warps=4}' | filecheck %s
@@ -19,23 +20,26 @@
 // CHECK: tile.async_copy %{{.*}}, %[[B]][%{{.*}}] mask
 // CHECK-NEXT: tile.async_commit
 // CHECK: tile.async_commit
+// CHECK: tile.async_commit
 // CHECK-NOT: tile.async_commit
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[S:.*]] = %{{.*}}) -> (tensor<64x64xf32>, i32)
-// CHECK-NEXT: tile.async_wait 1
+// CHECK-NEXT: tile.async_wait 2
 // CHECK-NEXT: %[[X:.*]] = tile.shared_read %[[A]][%[[S]]]
 // CHECK-NEXT: %[[Y:.*]] = tile.shared_read %[[B]][%[[S]]]
-// CHECK: %[[AHEAD:.*]] = arith.constant 2 : i32
-// CHECK: arith.addi %[[S]], %[[AHEAD]]
+// CHECK: %[[BACK:.*]] = arith.constant 3 : i32
+// CHECK: arith.addi %[[S]], %[[BACK]]
+// CHECK: tile.dot %[[X]], %[[Y]]
+// CHECK-SAME: tile.async_dot
+// CHECK-NEXT: tile.async_wait 2
 // CHECK: tile.async_copy %{{.*}}, %[[A]][%[[W:.*]]] mask
 // CHECK: tile.async_copy %{{.*}}, %[[B]][%[[W]]] mask
 // CHECK-NEXT: tile.async_commit
-// CHECK: tile.dot %[[X]], %[[Y]]
-// CHECK-SAME: tile.async_dot
 // LAYOUT: tile.dot {{.*}} -> tensor<64x64xf32, #tile.mma<version = 3, warps = [4, 1]>>
 // THREE: tile.shared_alloc {swizzle = 128 : i32, warps = 4 : i32} : memref<3x64x64xf16, 3 : i32>
 // THREE: tile.async_wait 1
 // THREE: tile.dot
-// THREE-NOT: tile.async_dot
+// THREE-SAME: tile.async_dot
+// THREE-NEXT: tile.async_wait 1
 // AMPERE: tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
 // AMPERE-NEXT: tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
 // AMPERE: tile.async_wait 1
