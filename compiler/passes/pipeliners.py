@@ -313,9 +313,8 @@ class RefillAfterDotPipeliner(AsyncPipeliner):
     """Stages of one dot that runs on into the next iteration, refilled as Triton's
     pipeliner does: a ring of ``depth + 1`` stages, iteration ``i`` refilling the one
     iteration ``i - 1`` read once the dot has waited for all but its latest wgmma and a
-    barrier says every warpgroup has (a second wait, which finds no group left to wait
-    for). Copies go ``depth`` iterations ahead, one more than ``lag = 1`` gives in as many
-    stages, for a second barrier an iteration."""
+    barrier says every warpgroup has. Copies go ``depth`` iterations ahead, one more than
+    ``lag = 1`` gives in as many stages, for a second barrier an iteration."""
 
     def __init__(self, *args, dot: tile.DotOp, wgmma_warps: int):
         super().__init__(*args, wgmma_warps=wgmma_warps)
@@ -323,7 +322,7 @@ class RefillAfterDotPipeliner(AsyncPipeliner):
 
     def _refill_point(self, top: InsertPoint) -> InsertPoint:
         after = InsertPoint.after(self.dot)
-        _put(tile.AsyncWaitOp(self.depth - 1), after, self.loop)
+        _put(tile.BarrierOp(), after, self.loop)
         return after
 
 

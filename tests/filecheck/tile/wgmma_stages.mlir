@@ -4,7 +4,7 @@
 // both in place, the dot runs on into the next iteration (`tile.async_dot`, as from TMA
 // stages: tma_stages.mlir); with 4 stages the copies go 3 iterations ahead into the stage
 // read the iteration before, issued after the dot (its wait for all but its latest
-// wgmma) and a second wait (its barrier). assign-layouts then picks #tile.mma version 3
+// wgmma) and a barrier. assign-layouts then picks #tile.mma version 3
 // for it. With 3 stages the copies go 2 ahead.
 // For mma.sync (cp-async=80) the stages are swizzled too, rows not permuted, and the dot
 // waits for its stage: 2 iterations ahead.
@@ -30,7 +30,7 @@
 // CHECK: arith.addi %[[S]], %[[BACK]]
 // CHECK: tile.dot %[[X]], %[[Y]]
 // CHECK-SAME: tile.async_dot
-// CHECK-NEXT: tile.async_wait 2
+// CHECK-NEXT: tile.barrier
 // CHECK: tile.async_copy %{{.*}}, %[[A]][%[[W:.*]]] mask
 // CHECK: tile.async_copy %{{.*}}, %[[B]][%[[W]]] mask
 // CHECK-NEXT: tile.async_commit
@@ -39,7 +39,7 @@
 // THREE: tile.async_wait 1
 // THREE: tile.dot
 // THREE-SAME: tile.async_dot
-// THREE-NEXT: tile.async_wait 1
+// THREE-NEXT: tile.barrier
 // AMPERE: tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
 // AMPERE-NEXT: tile.shared_alloc {swizzle = 128 : i32} : memref<3x64x64xf16, 3 : i32>
 // AMPERE: tile.async_wait 1
