@@ -55,7 +55,6 @@ from dialects.tile import MmaLayoutAttr
 from dialects.tile.async_copy import ASYNC_DOT_ATTR, SWIZZLE_BYTES, WARPGROUP
 
 ROW_GROUP_BYTES = 8 * SWIZZLE_BYTES  # 8 rows of a 128-byte swizzle atom
-GROUP_THREADS = 32 * WARPGROUP
 CHUNK = 8  # 16-bit elements a swizzle keeps together
 
 

@@ -282,10 +282,10 @@ class AsyncPipeliner(Pipeliner):
             read = _insert(tile.SharedReadOp(buf, stage, ld.result.type), top, ld)
             ld.result.replace_all_uses_with(_with_other(ld, read))
             Rewriter.erase_op(ld)
-        # The copies go first: they are in flight during this iteration's math.
+        # The copies go first (unless the stage they refill is still being read: after the
+        # dot that reads it): they are in flight during this iteration's math.
         state, live = self._ahead(top)
-        refilled = self._refilled(stage, top)
-        self._copy(state, live, refilled, self._refill_point(top))
+        self._copy(state, live, self._refilled(stage, top), self._refill_point(top))
         following = self._rotate(stage, 1, top)
         yielded, inits = [*body.last_op.operands, following], [self._const(0, before)]
         if phase is not None:  # flipped as the stage wraps around
