@@ -174,3 +174,21 @@ def test_launch_options_are_checked(options, error, match):
     x = np.zeros(8, np.float32)
     with pytest.raises(error, match=match):
         centered[(1,)](x, x, 8, 0.1, BLOCK=8, backend="numpy", **options)
+
+
+@tc.kernel
+def masked_scores(S, Y, n, BLOCK: tl.constexpr):
+    """A mask's fill as attention kernels write it: a float32 literal past float16's range,
+    which a load's ``other`` and a store's value convert as a cast does (to -inf)."""
+    cols = tl.arange(0, BLOCK)
+    s = tl.load(S + cols, mask=cols < n, other=-1e9)
+    tl.store(Y + cols, s)
+    tl.store(Y + BLOCK + cols, 1e9, mask=cols < 1)
+
+
+def test_literals_a_load_or_store_casts_overflow_to_infinity(backend):
+    s = np.linspace(-2, 2, 5, dtype=np.float16)
+    y = np.zeros(16 + 1, np.float16)
+    if launch(masked_scores, (1,), s, y, len(s), backend=backend, BLOCK=8):
+        np.testing.assert_array_equal(y[:5], s)
+        assert np.isneginf(y[5:8]).all() and np.isposinf(y[8]) and (y[9:] == 0).all()

@@ -85,10 +85,12 @@ def _common_shape(*vals: Operand) -> tuple[int, ...]:
     return broadcast_shapes(*(v.shape for v in vals if isinstance(v, Value)))
 
 
-def materialize(b: Builder, v: Operand, dtype: tl.dtype, shape: tuple[int, ...]) -> Value:
-    """``v`` (a Value or a Python literal) as a Value of ``dtype`` and ``shape``."""
+def materialize(b: Builder, v: Operand, dtype: tl.dtype, shape: tuple[int, ...],
+                as_cast: bool = False) -> Value:
+    """``v`` (a Value or a Python literal) as a Value of ``dtype`` and ``shape``; a literal
+    ``as_cast`` converts it (``constant``)."""
     if not isinstance(v, Value):
-        return constant(b, v, dtype, shape)
+        return constant(b, v, dtype, shape, as_cast)
     return splat(b, cast(b, v, dtype), shape)
 
 

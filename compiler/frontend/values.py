@@ -121,7 +121,10 @@ class Builder:
 # ---------------------------------------------------------------- constants, splat, cast
 
 def constant(b: Builder, py: bool | float, dtype: tl.dtype,
-             shape: tuple[int, ...] = ()) -> Value:
+             shape: tuple[int, ...] = (), as_cast: bool = False) -> Value:
+    """``py`` as a constant of ``dtype``; a float past the type's range is an error, or,
+    ``as_cast``, an infinity of its sign, as a cast makes it (Triton casts the literal a
+    load fills masked-off lanes with, or a store or atomic writes, to the element type)."""
     if not isinstance(py, bool | int | float):
         raise CompileError(f"cannot use {type(py).__name__} value {py!r} as a {dtype} constant")
     t = ir_type(dtype)
@@ -131,7 +134,9 @@ def constant(b: Builder, py: bool | float, dtype: tl.dtype,
         try:
             attr = FloatAttr(float(py), t)
         except OverflowError:
-            raise CompileError(f"{py!r} is out of range for {dtype}") from None
+            if not as_cast:
+                raise CompileError(f"{py!r} is out of range for {dtype}") from None
+            attr = FloatAttr(math.copysign(math.inf, py), t)
     else:
         attr = IntegerAttr(_wrap(int(py), dtype), t)
     v = b.value(arith.ConstantOp(attr, t), dtype)

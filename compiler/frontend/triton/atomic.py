@@ -47,8 +47,8 @@ def atomic_cas(cg: CodeGenerator, pointer: Any, cmp: Any, val: Any, mask: Any = 
                sem: Any = None, scope: Any = None) -> Value:
     order = _order(cg, "tl.atomic_cas", sem, scope)
     ptr = _atomic_pointer(cg, pointer, "tl.atomic_cas", cmp, val, mask)
-    cmp_v = materialize(cg.b, cmp, ptr.dtype, ptr.shape)
-    val_v = materialize(cg.b, val, ptr.dtype, ptr.shape)
+    cmp_v = materialize(cg.b, cmp, ptr.dtype, ptr.shape, as_cast=True)
+    val_v = materialize(cg.b, val, ptr.dtype, ptr.shape, as_cast=True)
     mask_v = as_mask(cg, mask, ptr)
     op = tile.AtomicCASOp(ptr.ssa, cmp_v.ssa, val_v.ssa, mask_v.ssa if mask_v else None,
                           **order)
@@ -64,7 +64,7 @@ def _atomic_rmw(cg: CodeGenerator, kind: str, pointer: Any, val: Any, mask: Any,
         cg.fail(f"{what} needs a pointer to integers, got {ptr.describe()}")
     if kind in ("max", "min") and ptr.dtype.kind == "u":
         kind = "u" + kind  # integers are signless in IR: the op says how to compare
-    val_v = materialize(cg.b, val, ptr.dtype, ptr.shape)
+    val_v = materialize(cg.b, val, ptr.dtype, ptr.shape, as_cast=True)
     mask_v = as_mask(cg, mask, ptr)
     op = tile.AtomicRMWOp(kind, ptr.ssa, val_v.ssa, mask_v.ssa if mask_v else None, **order)
     return _atomic_result(cg, op, ptr)

@@ -65,7 +65,8 @@ def load(cg: CodeGenerator, pointer: Any, mask: Any = None, other: Any = None,
     other_v = None
     if mask_v is not None or other is not None:
         # A masked-off lane reads ``other``, zero by default, on every backend.
-        other_v = materialize(cg.b, 0 if other is None else other, ptr.dtype, ptr.shape)
+        other_v = materialize(cg.b, 0 if other is None else other, ptr.dtype, ptr.shape,
+                              as_cast=True)
     op = tile.LoadOp(ptr.ssa, mask_v.ssa if mask_v else None,
                      other_v.ssa if other_v else None)
     op.attributes.update(cache)
@@ -86,7 +87,7 @@ def store(cg: CodeGenerator, pointer: Any, value: Any, mask: Any = None,
     ptr = _broadcast_pointer(cg, check_pointer(cg, pointer, "tl.store"), mask, value)
     if isinstance(value, Value) and value.is_ptr:
         cg.fail("storing pointers is not supported")
-    val = materialize(cg.b, value, ptr.dtype, ptr.shape)
+    val = materialize(cg.b, value, ptr.dtype, ptr.shape, as_cast=True)
     mask_v = as_mask(cg, mask, ptr)
     op = tile.StoreOp(ptr.ssa, val.ssa, mask_v.ssa if mask_v else None)
     op.attributes.update(cache)
