@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -466,6 +467,11 @@ def bad_dtype(x):
 
 
 @tc.kernel
+def half_max(x):
+    tl.atomic_max(x, 1.0)  # 16-bit floats: add alone, as in Triton
+
+
+@tc.kernel
 def bad_pointer(x, n):
     tl.atomic_max(n, x)
 
@@ -476,10 +482,37 @@ def bad_shapes(x, BLOCK: tl.constexpr):
 
 
 @pytest.mark.parametrize("kernel, sig, constants, message", [
-    (bad_dtype, {"x": "*f16"}, {}, "supports pointers to int32, uint32 and float32"),
+    (bad_dtype, {"x": "*i8"}, {}, "int32, uint32, float32, float16 and bfloat16, got"),
+    (half_max, {"x": "*f16"}, {}, "supports pointers to int32, uint32 and float32, got"),
     (bad_pointer, {"x": "*i32", "n": "i32"}, {}, "tl.atomic_max expects a pointer"),
     (bad_shapes, {"x": "*i32"}, {"BLOCK": 8}, "operand shapes"),
 ])
 def test_frontend_errors(kernel, sig, constants, message):
     with pytest.raises(tc.CompileError, match=message):
         tc.compile(kernel, signature=sig, constants=constants, backend="numpy")
+
+
+@tc.kernel
+def channel_sums(x, out, n, C: tl.constexpr, BLOCK: tl.constexpr):
+    """A normalization's weight gradient: each program adds its elements' f32 values into
+    per-channel 16-bit sums (the value is cast to the pointer's type, as in Triton)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x + offs, mask=offs < n, other=0.0)
+    tl.atomic_add(out + offs % C, v.to(tl.float32), mask=offs < n)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_sixteen_bit_float_add(backend, dtype):
+    """Small integers keep every partial sum exact in either type, so any order of the
+    adds gives the same sums. WGSL's atomics are 32-bit: a clear error there."""
+    np_dtype = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
+    x = np.random.default_rng(5).integers(-1, 2, 1000).astype(np_dtype)
+    out = np.zeros(8, np_dtype)
+    if backend == "wgsl":
+        with pytest.raises(tc.UnsupportedError, match=r"not supported by the wgsl backend"):
+            launch(channel_sums, (8,), x, out, len(x), backend=backend, C=8, BLOCK=128)
+        return
+    if launch(channel_sums, (8,), x, out, len(x), backend=backend, C=8, BLOCK=128):
+        want = x.astype(np.float32).reshape(-1, 8).sum(axis=0)
+        np.testing.assert_array_equal(out.astype(np.float32), want)
+

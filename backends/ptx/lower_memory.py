@@ -30,7 +30,8 @@ _ATOM = {("add", "i32"): "add.u32", ("add", "f32"): "add.f32", ("max", "i32"): "
          ("min", "i32"): "min.s32", ("umax", "i32"): "max.u32", ("umin", "i32"): "min.u32",
          ("and", "i32"): "and.b32", ("or", "i32"): "or.b32", ("xor", "i32"): "xor.b32",
          ("xchg", "i32"): "exch.b32", ("xchg", "f32"): "exch.b32", ("cas", "i32"): "cas.b32",
-         ("cas", "f32"): "cas.b32"}
+         ("cas", "f32"): "cas.b32", ("add", "f16"): "add.noftz.f16",
+         ("add", "bf16"): "add.noftz.bf16"}
 _ATOM_LOOP = {("max", "f32"): "max.NaN.f32", ("min", "f32"): "min.NaN.f32"}
 # The op's sem and scope -> atom's qualifiers (PTX ISA "atom": atom{.sem}{.scope}.global...,
 # sm_70 and newer): Triton's names are PTX's.

@@ -18,7 +18,7 @@ def _guard(p: KernelPrinter, op: ptx.AtomOp | ptx.AtomLoopOp, i: int, d: str) ->
     """Zero lane ``i``'s result ``d`` if the op is guarded; the guard prefix."""
     if op.pred is None:
         return ""
-    p.line(f"mov.b32 {d}, 0")
+    p.line(f"mov.b{element_type(op.result.type).bitwidth} {d}, 0")
     return f"@{p.lane(op.pred, i)} "
 
 

@@ -92,9 +92,9 @@ def _pointer(em: WGSLEmitter, arg: SSAValue, binding: int, written: bool,
     elem, name = em.elem(pointee), em.fresh(arg)
     em.buffers[arg] = name
     access = "read_write" if written else "read"
-    if elem == "i64" and arg in em.atomic:
-        raise em.error("atomics on i64 arrays are not supported by the wgsl backend (WGSL "
-                       "atomics are 32-bit)")
+    if elem in ("i64", "f16") and arg in em.atomic:
+        raise em.error(f"atomics on {pointee} arrays are not supported by the wgsl backend "
+                       "(WGSL atomics are 32-bit)")
     item = f"atomic<{em.atomic[arg]}>" if arg in em.atomic else ty(elem, 1)
     bits = _PACKED_BITS.get(str(pointee))
     if bits is not None:  # packed into u32 words (memory.py)

@@ -23,6 +23,7 @@ from compiler.frontend.values import Value, broadcast_shapes, splat
 from dialects import tile
 
 ATOMIC_DTYPES = (tl.int32, tl.uint32, tl.float32)
+ADD_DTYPES = (*ATOMIC_DTYPES, tl.float16, tl.bfloat16)  # Triton adds 16-bit floats, only
 
 
 RMW_KINDS = ("add", "max", "min", "and", "or", "xor", "xchg")
@@ -59,7 +60,8 @@ def _atomic_rmw(cg: CodeGenerator, kind: str, pointer: Any, val: Any, mask: Any,
                 scope: Any) -> Value:
     what = f"tl.atomic_{kind}"
     order = _order(cg, what, sem, scope)
-    ptr = _atomic_pointer(cg, pointer, what, val, mask)
+    ptr = _atomic_pointer(cg, pointer, what, val, mask,
+                          dtypes=ADD_DTYPES if kind == "add" else ATOMIC_DTYPES)
     if kind in BITWISE_KINDS and ptr.dtype.kind == "f":
         cg.fail(f"{what} needs a pointer to integers, got {ptr.describe()}")
     if kind in ("max", "min") and ptr.dtype.kind == "u":
@@ -85,12 +87,13 @@ def _order(cg: CodeGenerator, what: str, sem: Any, scope: Any) -> dict[str, str]
     return order
 
 
-def _atomic_pointer(cg: CodeGenerator, pointer: Any, what: str, *operands: Any) -> Value:
+def _atomic_pointer(cg: CodeGenerator, pointer: Any, what: str, *operands: Any,
+                    dtypes: tuple[tl.dtype, ...] = ATOMIC_DTYPES) -> Value:
     """The pointer, checked and broadcast with the other operands to their common shape."""
     ptr = check_pointer(cg, pointer, what)
-    if ptr.dtype not in ATOMIC_DTYPES:
-        cg.fail(f"{what} supports pointers to int32, uint32 and float32, "
-                f"got {ptr.describe()}")
+    if ptr.dtype not in dtypes:
+        names = ", ".join(str(d) for d in dtypes[:-1])
+        cg.fail(f"{what} supports pointers to {names} and {dtypes[-1]}, got {ptr.describe()}")
     for v in operands:
         if isinstance(v, Value) and v.is_ptr:
             cg.fail(f"{what} operands cannot be pointers")
