@@ -504,15 +504,36 @@ def channel_sums(x, out, n, C: tl.constexpr, BLOCK: tl.constexpr):
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_sixteen_bit_float_add(backend, dtype):
     """Small integers keep every partial sum exact in either type, so any order of the
-    adds gives the same sums. WGSL's atomics are 32-bit: a clear error there."""
+    adds gives the same sums (on WGSL, whose atomics are 32-bit, each add is a
+    compare-exchange of the word holding two elements: both halves are summed here)."""
     np_dtype = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
     x = np.random.default_rng(5).integers(-1, 2, 1000).astype(np_dtype)
     out = np.zeros(8, np_dtype)
-    if backend == "wgsl":
-        with pytest.raises(tc.UnsupportedError, match=r"not supported by the wgsl backend"):
-            launch(channel_sums, (8,), x, out, len(x), backend=backend, C=8, BLOCK=128)
-        return
     if launch(channel_sums, (8,), x, out, len(x), backend=backend, C=8, BLOCK=128):
         want = x.astype(np.float32).reshape(-1, 8).sum(axis=0)
         np.testing.assert_array_equal(out.astype(np.float32), want)
 
+
+
+@tc.kernel
+def add_and_move(x, out, olds, BLOCK: tl.constexpr):
+    """Old values of 16-bit adds, and plain loads and stores in the array they add to, all
+    starting at odd elements (the second half of a word)."""
+    o = 1 + tl.arange(0, BLOCK)
+    tl.store(olds + o, tl.atomic_add(out + o, tl.load(x + o)))
+    tl.store(out + BLOCK + o, tl.load(out + 2 * BLOCK + o) * 2.0)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_sixteen_bit_float_add_returns_old_values(backend, dtype):
+    np_dtype = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
+    x = np.arange(9).astype(np_dtype)
+    out = (np.arange(25) * 0.5 - 3).astype(np_dtype)
+    want = out.copy()
+    olds = np.zeros(9, np_dtype)
+    if launch(add_and_move, (1,), x, out, olds, backend=backend, BLOCK=8):
+        np.testing.assert_array_equal(olds[1:], want[1:9])
+        sums = (want[1:9].astype(np.float32) + x[1:].astype(np.float32)).astype(np_dtype)
+        np.testing.assert_array_equal(out[1:9], sums)
+        np.testing.assert_array_equal(out[9:17], (want[17:].astype(np.float32) * 2).astype(np_dtype))
+        np.testing.assert_array_equal(out[[0, *range(17, 25)]], want[[0, *range(17, 25)]])

@@ -6,7 +6,8 @@ of that buffer become ``atomicLoad``/``atomicStore``. An f32 buffer is ``atomic<
 holding bit patterns; an i32 buffer is ``atomic<u32>`` when it has an unsigned max/min.
 Each (buffer, kind) gets one helper function ``fn(index, operands...) -> old``: a
 native atomic where WGSL has one for the buffer's atomic type, else a
-compare-exchange loop (f32 add/max/min, signed max/min on ``atomic<u32>``).
+compare-exchange loop (f32 add/max/min, signed max/min on ``atomic<u32>``; a float16 or
+bfloat16 add on the packed word holding the element, ``memory.py``).
 ``tile.atomic_cas`` loops too, because ``atomicCompareExchangeWeak`` may fail
 spuriously: it retries until it either exchanged or saw other bits.
 
@@ -20,7 +21,7 @@ against other workgroups is up to the implementation (README, "Differences from 
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import Float32Type
+from xdsl.dialects.builtin import AnyFloat
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import SSAValue
 
@@ -57,6 +58,24 @@ _LOOP = """fn {name}(i: i32, v: {T}) -> {T} {{
   }}
   return {to_t};
 }}"""
+# A 16-bit float add: a compare-exchange loop on the u32 word holding the element (its
+# half at bit s), the sum rounded to the element type.
+_HALF_LOOP = """fn {name}(i: i32, v: {T}) -> {T} {{
+  let w = u32(i) / 2u;
+  let s = (u32(i) % 2u) * 16u;
+  var cur = atomicLoad(&{buf}[w]);
+  var old: {T};
+  loop {{
+    old = {half};
+    let c = old;
+    let n = {total};
+    let word = (cur & ~(0xffffu << s)) | ((({bits}) & 0xffffu) << s);
+    let r = atomicCompareExchangeWeak(&{buf}[w], cur, word);
+    if (r.exchanged) {{ break; }}
+    cur = r.old_value;
+  }}
+  return old;
+}}"""
 _CAS = """fn {name}(i: i32, c: {T}, v: {T}) -> {T} {{
   var old: {A};
   loop {{
@@ -74,7 +93,7 @@ def buffer_types(fn: FuncOp) -> dict[SSAValue, str]:
     for op in fn.walk():
         if isinstance(op, AtomicOp):
             kinds.setdefault(op.base, set()).add(_kind(op))
-    return {base: "u32" if isinstance(base.type.pointee, Float32Type) or k & {"umax", "umin"}
+    return {base: "u32" if isinstance(base.type.pointee, AnyFloat) or k & {"umax", "umin"}
             else "i32" for base, k in kinds.items()}
 
 
@@ -102,7 +121,16 @@ def _helper(em: WGSLEmitter, op: AtomicOp, elem: str) -> str:
     name = f"atomic_{kind}_{buf}"
     if name in em.helpers:
         return name
-    if kind == "cas":
+    if op.base in em.packed:  # a 16-bit float add (the frontend allows no other)
+        bf16 = elem == "f32"
+        total = f"{em.helper('roundbf16', 'f32', 1)}(c + v)" if bf16 else "c + v"
+        to_bits = "bitcast<u32>({}) >> 16u" if bf16 else "pack2x16float(vec2<f32>(f32({}), 0.0))"
+        text = _HALF_LOOP.format(
+            name=name, T=elem, buf=buf, total=total,
+            half=("bitcast<f32>(((cur >> s) & 0xffffu) << 16u)" if bf16
+                  else "f16(unpack2x16float(cur >> s).x)"),
+            bits=to_bits.format("n"))
+    elif kind == "cas":
         text = _CAS.format(name=name, T=elem, A=atomic, buf=buf,
                            to_a_c=_conv("c", elem, atomic), to_a_v=_conv("v", elem, atomic),
                            to_t_old=_conv("old", atomic, elem))

@@ -2,8 +2,8 @@
 
 Bindings: pointer parameter i (in order among pointers) is ``@binding(i)``, an
 ``array<T>`` that is ``read_write`` only when the kernel stores through it (8- and 16-bit
-elements, bools and bfloat16: ``array<u32>``, ``array<atomic<u32>>`` when some store
-writes part of a word; int64: ``array<i64x1>``, pairs of words); the scalars (int64: two
+elements, bools and bfloat16, and float16 that an atomic adds to: ``array<u32>``,
+``array<atomic<u32>>`` when some store or atomic writes part of a word; int64: ``array<i64x1>``, pairs of words); the scalars (int64: two
 words; bfloat16: an f32, rounded to bfloat16 in the kernel) and the grid go in one
 uniform struct at the next binding. The runtime may fold a grid of more than 65,535
 programs along axis 0 into dispatch x and y (``fold_x`` programs per row, ``fold_n`` rows
@@ -92,19 +92,18 @@ def _pointer(em: WGSLEmitter, arg: SSAValue, binding: int, written: bool,
     elem, name = em.elem(pointee), em.fresh(arg)
     em.buffers[arg] = name
     access = "read_write" if written else "read"
-    if elem in ("i64", "f16") and arg in em.atomic:
+    if arg in em.atomic and str(pointee) not in ("i32", "f32", "f16", "bf16"):
         raise em.error(f"atomics on {pointee} arrays are not supported by the wgsl backend "
                        "(WGSL atomics are 32-bit)")
     item = f"atomic<{em.atomic[arg]}>" if arg in em.atomic else ty(elem, 1)
     bits = _PACKED_BITS.get(str(pointee))
+    if bits is None and arg in em.atomic and str(pointee) == "f16":
+        bits = 16  # a 16-bit atomic add is a compare-exchange of its word (atomics.py)
     if bits is not None:  # packed into u32 words (memory.py)
-        if arg in em.atomic:
-            raise em.error(f"atomics on {pointee} arrays are not supported by the wgsl "
-                           "backend (WGSL atomics are 32-bit)")
         em.packed[arg] = bits
         stores = [op for op in em.fn.walk() if isinstance(op, simt.StoreOp) and op.base == arg]
-        if all(op.width % (32 // bits) == 0 for op in stores):  # aligned whole words
-            em.whole_words.add(arg)
+        if arg not in em.atomic and all(op.width % (32 // bits) == 0 for op in stores):
+            em.whole_words.add(arg)  # aligned whole words
         item = "atomic<u32>" if written and arg not in em.whole_words else "u32"
     decls.append(f"@group(0) @binding({binding}) var<storage, {access}> {name}: "
                  f"array<{item}>;")

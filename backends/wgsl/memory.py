@@ -4,12 +4,14 @@ A pointer parameter is a storage ``array<T>`` (``kernel.py`` declares it) indexe
 element. A masked access is an ``if`` per run of ``vec`` lanes that share one mask value;
 a masked load starts from ``other`` (or zero) so masked-off lanes read nothing. Buffers
 an atomic uses go through ``atomicLoad``/``atomicStore`` (``atomics.py``). An array of 8-
-or 16-bit elements (bools are bytes, bfloat16 too) is packed four or two to a ``u32``: a
-load extracts its bits sign-extended (a bfloat16's become the high half of an f32, which
-is its value); a store clears and sets them with ``atomicAnd``/``atomicOr``, as the word's
-other elements may be another thread's, unless every store to the array writes aligned
-whole words (its ``vec`` covers them): then they are plain word stores. A bf16 value
-stored is already rounded (``core.bf16_rounding``): its f32's high half is the bf16.
+or 16-bit elements (bools are bytes, bfloat16 too, and float16 an atomic adds to) is
+packed four or two to a ``u32``: a load extracts its bits sign-extended (a bfloat16's
+become the high half of an f32, which is its value; a float16's are unpacked by
+``unpack2x16float``); a store clears and sets them with ``atomicAnd``/``atomicOr``, as
+the word's other elements may be another thread's, unless every store to the array
+writes aligned whole words (its ``vec`` covers them) and no atomic touches it: then they
+are plain word stores. A bf16 value stored is already rounded (``core.bf16_rounding``):
+its f32's high half is the bf16.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ def _bits(value: str, elem: str, bits: int) -> str:
         return f"select(0u, 1u, {value})"
     if elem == "f32":
         return f"(bitcast<u32>({value}) >> 16u)"
+    if elem == "f16":
+        return f"pack2x16float(vec2<f32>(f32({value}), 0.0))"
     return f"(bitcast<u32>({value}) & {(1 << bits) - 1}u)"
 
 
@@ -53,6 +57,8 @@ def _read(em: WGSLEmitter, base: SSAValue, index: str, elem: str) -> str:
         w = f"atomicLoad(&{w})" if base in em.written - em.whole_words else w
         if elem == "f32":  # bfloat16: its bits as the high half of an f32
             return f"bitcast<f32>(({w} << (16u - {shift})) & 0xffff0000u)"
+        if elem == "f16":  # float16 an atomic adds to
+            return f"f16(unpack2x16float({w} >> {shift}).x)"
         v = sign_extend(f"bitcast<i32>({w})", bits, offset=shift)
         return f"({v} != 0i)" if elem == "bool" else v
     if base in em.atomic:
