@@ -381,7 +381,8 @@ def _stage(loop: scf.ForOp, step: int | None, depth: int, loads: list, slices: d
     # Elsewhere the loads stay 2 iterations ahead as dots run on: a 48 KiB TMA stage takes
     # longer than one iteration to land (128x256x64 f16 on an H200: 3 stages 66% of cuBLAS
     # running on, 79% waited for; 4 stages 99% running on, 80% waited for).
-    after_dot = not tma and len(dots) == len(running) == 1 and depth >= 2
+    after_dot = (not tma and len(dots) == len(running) == 1 and depth >= 2
+                 and running[0].parent is loop.body.block)  # not in a nested loop
     if not after_dot and depth <= 2:
         running = []
     for d in running:
