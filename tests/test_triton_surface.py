@@ -192,3 +192,25 @@ def test_literals_a_load_or_store_casts_overflow_to_infinity(backend):
     if launch(masked_scores, (1,), s, y, len(s), backend=backend, BLOCK=8):
         np.testing.assert_array_equal(y[:5], s)
         assert np.isneginf(y[5:8]).all() and np.isposinf(y[8]) and (y[9:] == 0).all()
+
+
+@tc.kernel
+def clipped_slope(X, Y, n, BLOCK: tl.constexpr):
+    """Numbers bound to names, then a tile's methods on them: activation helpers write
+    ``zero = 0.0`` and ``zero.to(x.dtype)``."""
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(X + cols, mask=cols < n, other=0.0)
+    zero = 0.0
+    slope = 0.01 + 0.0
+    one = 1
+    y = tl.where(x >= 0, x, slope.to(x.dtype) * x) + zero.to(x.dtype)
+    tl.store(Y + cols, tl.minimum(y, one.to(x.dtype)), mask=cols < n)
+    tl.static_assert(zero.dtype == tl.float32 and one.dtype == tl.int32)
+
+
+def test_numbers_bound_to_names_take_a_tiles_methods(backend):
+    x = np.linspace(-4, 4, 13, dtype=np.float16)
+    y = np.zeros_like(x)
+    if launch(clipped_slope, (1,), x, y, len(x), backend=backend, BLOCK=16):
+        slope = x * np.float16(0.01)
+        np.testing.assert_array_equal(y, np.minimum(np.where(x >= 0, x, slope), 1))

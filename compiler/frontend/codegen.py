@@ -35,6 +35,7 @@ from compiler.frontend.values import (
     Value,
     constant,
     expand,
+    literal_dtype,
     splat,
     value_type,
 )
@@ -265,6 +266,11 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         base = self.visit(node.value)
+        if type(base) in (bool, int, float) and (node.attr in self.table.methods
+                                                 or node.attr in self.table.properties):
+            # a number a name holds is a 0-d tile of its type to a tile's methods, as in
+            # Triton (`zero = 0.0` then `zero.to(x.dtype)`)
+            base = constant(self.b, base, literal_dtype(base))
         handler = self.table.method_of(base, node.attr, isinstance(base, Value))
         if handler is not None:
             return Method(base, node.attr, handler)
