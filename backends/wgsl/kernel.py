@@ -3,12 +3,12 @@
 Bindings: pointer parameter i (in order among pointers) is ``@binding(i)``, an
 ``array<T>`` that is ``read_write`` only when the kernel stores through it (8- and 16-bit
 elements, bools and bfloat16, and float16 that an atomic adds to: ``array<u32>``,
-``array<atomic<u32>>`` when some store or atomic writes part of a word; int64: ``array<i64x1>``, pairs of words); the scalars (int64: two
-words; bfloat16: an f32, rounded to bfloat16 in the kernel) and the grid go in one
-uniform struct at the next binding. The runtime may fold a grid of more than 65,535
-programs along axis 0 into dispatch x and y (``fold_x`` programs per row, ``fold_n`` rows
-per program row of axis 1); the entry point rebuilds the program ids and returns at once
-in the padding programs.
+``array<atomic<u32>>`` when some store or atomic writes part of a word; int64:
+``array<i64x1>``, pairs of words); the scalars (int64: two words; bfloat16: an f32,
+rounded to bfloat16 in the kernel) and the grid go in one uniform struct at the next
+binding. The runtime may fold a grid of more than 65,535 programs along axis 0 into
+dispatch x and y (``fold_x`` programs per row, ``fold_n`` rows per program row of axis
+1); the entry point rebuilds the program ids and returns at once in the padding programs.
 """
 
 from __future__ import annotations
