@@ -191,3 +191,21 @@ await add(device, [1], x, y, y, 64);
 console.log(JSON.stringify({ first, then: made, y: (await read(device, y, Float32Array))[0] }));
 """)
     assert json.loads(out) == {"first": 1, "then": 2, "y": 3.0}
+
+
+def test_a_buffer_added_to_itself_atomically(deno, tmp_path):  # noqa: F811
+    """One buffer as an atomic's target and a plain load's source: the variant declares
+    the merged binding atomic and loads through an atomicLoad (as the Python runtime)."""
+    from tests.test_inplace_aliasing import added_to_itself
+    tc.export_program({"twice": (added_to_itself, "*f32,*f32,i32", {"BLOCK": 16})},
+                      output=tmp_path / "program.js")
+    x = np.arange(10, dtype=np.float32) - 4.5
+    run_js(deno, tmp_path, """
+import { program } from "./program.js";
+import { gpu, load, read, save, storage } from "./harness.js";
+const device = await gpu();
+const x = storage(device, await load("x", Float32Array));
+await program.run(device, [["twice", [1], x, x, 10]]);
+await save("x", await read(device, x, Float32Array));
+""", x=x)
+    np.testing.assert_array_equal(result(tmp_path, "x", np.float32), 2 * x)

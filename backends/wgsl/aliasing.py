@@ -42,13 +42,68 @@ class Aliasing:
             source = source.replace(f"@binding({b}) var<storage, read> ",
                                     f"@binding({b}) var<storage, read_write> ")
         for b, into in sorted(self.merged):
-            name = _declared(source, b).group(2)
-            target = _declared(source, into)
+            gone, target = _declared(source, b), _declared(source, into)
             source = _declared_re(b).sub("", source)
-            source = re.sub(rf"\b{name}\b", target.group(2), source)
-            source = source.replace(target.group(0), target.group(0).replace(
-                "var<storage, read> ", "var<storage, read_write> "))
+            source = re.sub(rf"\b{gone.group(2)}\b", target.group(2), source)
+            source = source.replace(target.group(0), _one_declaration(target.group(0),
+                                                                      gone.group(0)))
+            source = _atomic_accesses(source, target.group(2), target.group(0),
+                                      gone.group(0))
         return source
+
+
+_ITEM = re.compile(r"array<(atomic<(\w+)>|\w+)>")
+
+
+def _item(declaration: str) -> tuple[str, str | None]:
+    """A declaration's array item (``f32``, ``atomic<u32>``) and its atomic type, if any."""
+    found = _ITEM.search(declaration)
+    assert found is not None, declaration
+    return found.group(1), found.group(2)
+
+
+def _one_declaration(target: str, gone: str) -> str:
+    """The declaration of a merged binding: read_write, and atomic if either was (its
+    other accesses are made atomic by ``_atomic_accesses``)."""
+    merged = target.replace("var<storage, read> ", "var<storage, read_write> ")
+    if _item(gone)[1] is not None and _item(target)[1] is None:
+        merged = merged.replace(f"array<{_item(target)[0]}>", f"array<{_item(gone)[0]}>")
+    return merged
+
+
+def _atomic_accesses(source: str, name: str, target: str, gone: str) -> str:
+    """``source`` with the plain accesses of ``name`` atomic, if one of the two merged
+    declarations was atomic and the other not: a read ``name[i]`` becomes ``atomicLoad``,
+    a store ``name[i] = v;`` an ``atomicStore``, bit-cast where the element types differ
+    (an f32 array is atomic as u32)."""
+    (plain, plain_atomic), (other, atomic) = _item(target), _item(gone)
+    if (plain_atomic is None) == (atomic is None):
+        return source
+    if plain_atomic is not None:
+        plain, atomic = other, plain_atomic
+
+    def conv(expr: str, frm: str, to: str) -> str:
+        return expr if frm == to else f"bitcast<{to}>({expr})"
+    out, at = [], 0
+    for found in re.finditer(rf"(?<![\w&]){name}\[", source):
+        if found.start() < at:
+            continue
+        end, depth = found.end(), 1
+        while depth:
+            depth += {"[": 1, "]": -1}.get(source[end], 0)
+            end += 1
+        access = source[found.start():end]
+        store = re.match(r"\s*=(?!=)\s*", source[end:])
+        out.append(source[at:found.start()])
+        if store:
+            stop = source.index(";", end)
+            value = source[end + store.end():stop]
+            out.append(f"atomicStore(&{access}, {conv(value, plain, atomic)})")
+            at = stop
+        else:
+            out.append(conv(f"atomicLoad(&{access})", atomic, plain))
+            at = end
+    return "".join(out) + source[at:]
 
 
 def _declared_re(binding: int) -> re.Pattern:

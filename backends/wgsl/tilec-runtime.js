@@ -479,12 +479,51 @@ function variant(spec, { merged, promoted }, device) {
   const declared = (b) => new RegExp(`^@group\\(0\\) @binding\\(${b}\\) var<storage, ` +
     "(read|read_write)> (\\w+): .*$", "m");
   for (const [b, into] of merged) {
-    const name = code.match(declared(b))[2], target = code.match(declared(into));
-    code = code.replace(declared(b), "").replaceAll(new RegExp(`\\b${name}\\b`, "g"), target[2]);
-    code = code.replace(target[0], target[0].replace("var<storage, read> ",
-      "var<storage, read_write> "));
+    const gone = code.match(declared(b)), target = code.match(declared(into));
+    code = code.replace(declared(b), "").replaceAll(new RegExp(`\\b${gone[2]}\\b`, "g"),
+      target[2]);
+    code = code.replace(target[0], oneDeclaration(target[0], gone[0]));
+    code = atomicAccesses(code, target[2], target[0], gone[0]);
   }
   return code;
+}
+
+/** A declaration's array item (`f32`, `atomic<u32>`) at [1], its atomic type at [2]. */
+const item = (declaration) => declaration.match(/array<(atomic<(\w+)>|\w+)>/);
+
+/** The declaration of a merged binding: read_write, and atomic if either was. */
+function oneDeclaration(target, gone) {
+  const merged = target.replace("var<storage, read> ", "var<storage, read_write> ");
+  const [t, g] = [item(target), item(gone)];
+  return g[2] && !t[2] ? merged.replace(`array<${t[1]}>`, `array<${g[1]}>`) : merged;
+}
+
+/** `code` with the plain accesses of `name` atomic where one of the two merged
+ * declarations was atomic and the other not: `name[i]` read by `atomicLoad`, `name[i] =
+ * v;` by `atomicStore`, bit-cast where the element types differ (as aliasing.py does). */
+function atomicAccesses(code, name, target, gone) {
+  const [t, g] = [item(target), item(gone)];
+  if (!t[2] === !g[2]) return code;
+  const [plain, atomic] = t[2] ? [g[1], t[2]] : [t[1], g[2]];
+  const conv = (e, from, to) => from === to ? e : `bitcast<${to}>(${e})`;
+  const access = new RegExp(`(?<![\\w&])${name}\\[`, "g");
+  let out = "", at = 0, found;
+  while ((found = access.exec(code)) !== null) {
+    if (found.index < at) continue;
+    let end = access.lastIndex, depth = 1;
+    while (depth) depth += { "[": 1, "]": -1 }[code[end++]] ?? 0;
+    const text = code.slice(found.index, end), store = /^\s*=(?!=)\s*/.exec(code.slice(end));
+    out += code.slice(at, found.index);
+    if (store) {
+      const stop = code.indexOf(";", end);
+      out += `atomicStore(&${text}, ${conv(code.slice(end + store[0].length, stop), plain, atomic)})`;
+      at = stop;
+    } else {
+      out += conv(`atomicLoad(&${text})`, atomic, plain);
+      at = end;
+    }
+  }
+  return out + code.slice(at);
 }
 
 // device -> Map(WGSL and bindings -> [bind group layout, pipeline]): one kernel exported in
