@@ -10,11 +10,13 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from xdsl.rewriter import InsertPoint
 
 import compiler as tc
 import compiler.language as tl
 from compiler.context import parse_module
 from compiler.jit import availability
+from compiler.passes import pipeliners
 from dialects.tile.async_copy import swizzled_row
 from examples import attention
 from examples import matmul as example
@@ -46,12 +48,14 @@ class WgmmaProgram(MmaProgram):
     8) b_sbo + (k % 8) 128 + (j % 64) 2``, or ``b_k_major`` as A: ``(j / 8) b_sbo + (j %
     8) 128 + 2 k``) read through the swizzle, D in ``mma.sync``'s
     fragments stacked over n. It checks that landed copies were fenced for the async proxy,
-    that nothing is written where a wgmma of an unfinished group reads, and that every
-    group is waited for."""
+    that nothing is written where a wgmma of an unfinished group reads (nor copied where
+    another warpgroup's finished one read, before a barrier), and that every group is
+    waited for."""
 
     def run(self) -> None:
         self.groups_wg: list[list] = []
         self.open_wg: list = []
+        self.settled: list = []  # reads of finished wgmmas not yet followed by a barrier
         self.unready: list[set] = []  # per committed group, and the open one last
         self.open_results: set = set()
         super().run()
@@ -75,9 +79,19 @@ class WgmmaProgram(MmaProgram):
 
     def _unread(self, buffer, elements) -> None:
         for group in [*self.groups_wg, self.open_wg]:
-            for read_buffer, read in group:
+            for read_buffer, read, _ in group:
                 assert read_buffer is not buffer or not np.isin(elements, read).any(), \
                     "shared memory rewritten while a wgmma may read it"
+
+    def _unsettled(self, buffer, index: np.ndarray) -> None:
+        """A copy into what a finished wgmma of another warpgroup read comes after a
+        barrier that follows the wait: the threads of one warpgroup run ahead of the
+        other's wait (this simulator runs them in step, so it checks the order)."""
+        group_of = np.broadcast_to(np.arange(self.threads)[:, None] // 128, index.shape)
+        for read_buffer, read, g in self.settled:
+            others = index[group_of != g] if read_buffer is buffer else index[:0]
+            assert not np.isin(others, read).any(), \
+                "shared memory copied into before a barrier after another warpgroup's wait"
 
     def writes(self, buffer, elements) -> None:
         self._unread(buffer, elements)
@@ -86,6 +100,7 @@ class WgmmaProgram(MmaProgram):
     def _copy_issued(self, op, buf, index, *rest):
         """A copy may land any time from its issue: not where a wgmma may still read."""
         self._unread(op.buffer, np.asarray(index).ravel())
+        self._unsettled(op.buffer, np.broadcast_to(index, (self.threads, np.shape(index)[1])))
         return MmaProgram._cp_async(self, op, buf, index, *rest)
 
     def _wgmma(self, op, *_):
@@ -104,13 +119,13 @@ class WgmmaProgram(MmaProgram):
                 b_at = _swizzle(b0 + j // 64 * op.b_lbo.value.data
                                 + kk.T // 8 * op.b_sbo.value.data + kk.T % 8 * 128
                                 + j % 64 * 2) // 2
-            self._read(op.b, b_at)
+            self._read(op.b, b_at, g)
             if op.a_index is None:
                 a_tile = _from_fragments(np.broadcast_to(a, (self.threads, 8))[group])
             else:
                 a_at = _swizzle(2 * self._uniform(op.a_index, group) + i // 8 * op.a_sbo.value.data
                                 + i % 8 * 128 + 2 * kk) // 2
-                self._read(op.a, a_at)
+                self._read(op.a, a_at, g)
                 a_tile = a[a_at]
             d = a_tile.astype(np.float64) @ b[b_at].astype(np.float64)
             t = np.arange(128)[:, None]
@@ -127,9 +142,9 @@ class WgmmaProgram(MmaProgram):
         assert (start == start[0]).all(), "descriptors differ in a warpgroup"
         return int(start[0, 0])
 
-    def _read(self, buffer, at: np.ndarray) -> None:
+    def _read(self, buffer, at: np.ndarray, group: int) -> None:
         self.reads(buffer, at.ravel())
-        self.open_wg.append((buffer, at.ravel()))
+        self.open_wg.append((buffer, at.ravel(), group))
 
     def _wgmma_commit(self, op):
         self.groups_wg.append(self.open_wg)
@@ -139,6 +154,8 @@ class WgmmaProgram(MmaProgram):
 
     def _wgmma_wait(self, op):
         keep = op.pending.value.data
+        done = self.groups_wg[:len(self.groups_wg) - keep] if keep else self.groups_wg
+        self.settled += [read for group in done for read in group]
         self.groups_wg = self.groups_wg[len(self.groups_wg) - keep:] if keep else []
         self.unready = self.unready[len(self.unready) - keep:] if keep else []
 
@@ -149,11 +166,15 @@ class WgmmaProgram(MmaProgram):
     def _fence(self, op):
         self.fenced = True
 
+    def _barrier(self, op):
+        self.settled = []
+        return MmaProgram._barrier(self, op)
+
     HANDLERS: ClassVar = {**MmaProgram.HANDLERS, "simt.wgmma": _wgmma,
                           "simt.wgmma_commit": _wgmma_commit,
                           "simt.wgmma_wait": _wgmma_wait, "simt.cp_async_wait": _landed,
                           "simt.cp_async": _copy_issued,
-                          "simt.fence_proxy_async": _fence}
+                          "simt.fence_proxy_async": _fence, "simt.barrier": _barrier}
 
 
 @pytest.mark.parametrize("warps", [4, 8])
@@ -201,6 +222,17 @@ def test_matmul_on_wgmma_simulated(m, n, k, bm, bn, bk, num_warps, stages):
     assert "#tile.mma<version = 3" not in text  # the SIMT stage holds no tiles
     np.testing.assert_allclose(out.astype(np.float64), want, rtol=0,
                                atol=2.0**-10 * np.abs(want).max())
+
+
+def test_the_simulator_needs_a_barrier_before_refilling_what_another_warpgroup_read(
+        monkeypatch):
+    """Without the barrier after the running dot's wait, one warpgroup's copies could land
+    in the stage the other's wgmma still reads: the simulator, which runs every thread in
+    step, checks the order and fails the refill."""
+    monkeypatch.setattr(pipeliners.RefillAfterDotPipeliner, "_refill_point",
+                        lambda self, top: InsertPoint.after(self.dot))
+    with pytest.raises(AssertionError, match="before a barrier after another warpgroup"):
+        _simulate(128, 256, 448, 128, 256, 64, 8, 4)
 
 
 @tc.kernel
