@@ -131,7 +131,7 @@ def _signature_specs(kf: KernelFunction, signature, constants,
         if div not in ("", "16"):
             raise LaunchError(f"{names.signature} type of {name!r}: only ':16' divisibility "
                               "is supported")
-        if d.is_fp8 and not t.startswith("*"):
+        if d.is_fp8() and not t.startswith("*"):
             raise LaunchError(f"{names.signature} type of {name!r}: fp8 scalars are not "
                               f"supported (a launch passes a Python float as f32); use f32 "
                               f"or *{d.short}")

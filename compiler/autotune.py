@@ -146,13 +146,14 @@ class _Wrapper:
 
 
 class Heuristics(_Wrapper):
-    """Constexprs computed from the launch's arguments: ``values[name](args)``, in order
-    (a later rule sees the values of earlier ones)."""
+    """Constexprs (or launch options, ``num_warps``, as in Triton) computed from the
+    launch's arguments: ``values[name](args)``, in order (a later rule sees the values of
+    earlier ones)."""
 
     def __init__(self, fn: Any, values: dict[str, Callable[[dict], Any]]):
         super().__init__(fn)
         self.values = dict(values)
-        _check_names(fn, "@tc.heuristics", list(self.values))
+        _check_names(fn, "@tc.heuristics", [n for n in self.values if n not in LAUNCH_OPTIONS])
 
     @_public
     def run(self, grid, args, kwargs) -> None:

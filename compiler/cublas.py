@@ -320,7 +320,7 @@ class CublasLt:
             value = c_int32(op)
             _check(lib.cublasLtMatmulDescSetAttribute(desc, attribute, byref(value), 4),
                    "cublasLtMatmulDescSetAttribute")
-        c_type = tl.float16 if c.dtype.is_fp8 else c.dtype
+        c_type = tl.float16 if c.dtype.is_fp8() else c.dtype
         layouts = tuple(self._layout(*spec) for spec in (
             (a.dtype, k, n, b.ld), (a.dtype, k, m, a.ld), (c_type, n, m, c.ld),
             (c.dtype, n, m, c.ld)))

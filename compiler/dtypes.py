@@ -14,6 +14,23 @@ from dataclasses import dataclass
 import numpy as np
 
 
+def _compile_time(fn):
+    """A method a kernel may call: the frontend calls it as Python would."""
+    fn.__tilec_constexpr_function__ = True
+    return fn
+
+
+@dataclass(frozen=True)
+class _CompileTimeAnswer:
+    """``dtype.is_fp16`` and the like: called, the answer."""
+
+    answer: bool
+    __tilec_constexpr_function__ = True
+
+    def __call__(self) -> bool:
+        return self.answer
+
+
 @dataclass(frozen=True)
 class dtype:
     """A scalar element type: ``name`` as in Triton, ``short`` as in signatures."""
@@ -28,16 +45,61 @@ class dtype:
         return self.kind == "f"
 
     @property
+    def is_signed(self) -> bool:
+        return self.kind == "i"
+
+    # Triton's questions, methods as there (kernels call them at compile time)
+    @_compile_time
     def is_fp8(self) -> bool:
         return self.kind == "f" and self.bits == 8
 
-    @property
+    @_compile_time
     def is_int(self) -> bool:
         return self.kind in "iub"
 
-    @property
-    def is_signed(self) -> bool:
+    @_compile_time
+    def is_floating(self) -> bool:
+        return self.is_float
+
+    @_compile_time
+    def is_int_signed(self) -> bool:
         return self.kind == "i"
+
+    @_compile_time
+    def is_int_unsigned(self) -> bool:
+        return self.kind == "u"
+
+    @_compile_time
+    def is_bool(self) -> bool:
+        return self.kind == "b"
+
+    @_compile_time
+    def is_ptr(self) -> bool:
+        return False
+
+    @_compile_time
+    def is_block(self) -> bool:
+        return False
+
+    @property
+    def primitive_bitwidth(self) -> int:
+        return self.bits
+
+    @property
+    def scalar(self) -> dtype:
+        return self
+
+    @property
+    def value(self) -> dtype:
+        """Itself: a dtype reaches a Triton helper as a constexpr, whose ``.value`` is it."""
+        return self
+
+    def __getattr__(self, name: str):
+        """``is_fp16()``, ``is_bf16()``, ``is_fp32()``, ``is_int8()``, ``is_uint32()``, ...:
+        whether this is the dtype of that name (Triton's one question per dtype)."""
+        if name.startswith("is_") and name[3:] in _BY_SHORT:
+            return _CompileTimeAnswer(self is _BY_SHORT[name[3:]])
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def numpy(self) -> np.dtype | None:
@@ -103,6 +165,10 @@ float8e5 = dtype("float8e5", "fp8e5", 8, "f")  # e5m2: IEEE-like, with infinitie
 bool_ = int1
 ALL_DTYPES = (float16, bfloat16, float32, float64, int1, int8, int16, int32, int64,
               uint8, uint32, float8e4nv, float8e5)
+# Triton's names in its per-dtype questions: is_fp16, is_bf16, is_int8, is_uint32, ...
+_BY_SHORT = {"fp16": float16, "bf16": bfloat16, "fp32": float32, "fp64": float64,
+             "int1": int1, "int8": int8, "int16": int16, "int32": int32, "int64": int64,
+             "uint8": uint8, "uint32": uint32, "fp8e4nv": float8e4nv, "fp8e5": float8e5}
 
 ML_DTYPES = {bfloat16: "bfloat16", float8e4nv: "float8_e4m3fn", float8e5: "float8_e5m2"}
 """The dtypes NumPy lacks -> their ``ml_dtypes`` names (PyTorch's too)."""

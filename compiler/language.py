@@ -7,6 +7,7 @@ Imports nothing heavy (no xDSL), so the launch path can use the dtypes.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import types
 
@@ -42,10 +43,17 @@ dtype = _dtype  # an assignment: builtins below name their parameters ``dtype``
 
 
 class constexpr:
-    """Annotation for compile-time arguments; they specialize the kernel."""
+    """Annotation for compile-time arguments; they specialize the kernel. Around a function
+    (``@tl.constexpr def accum_type(dt): ...``), as in Triton, it makes one a kernel calls
+    at compile time (``tc.constexpr_function``)."""
 
     def __init__(self, value=None):
+        if inspect.isfunction(value):
+            value.__tilec_constexpr_function__ = True
         self.value = value
+
+    def __call__(self, *args, **kwargs):
+        return self.value(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"constexpr({self.value!r})"

@@ -96,7 +96,7 @@ def test_spellings():
                      tl.float8e5: ("fp8e5", "float8e5", "float8_e5m2")}.items():
         assert {tl.dtype_from_str(n) for n in names} == {d}
         assert tl.dtype_from_numpy(NUMPY[d]) is d
-        assert d.numpy == NUMPY[d] and d.bits == 8 and d.is_float and d.is_fp8
+        assert d.numpy == NUMPY[d] and d.bits == 8 and d.is_float and d.is_fp8()
 
 
 def test_reference_agrees_with_ml_dtypes_on_the_values():

@@ -7,6 +7,7 @@ import pytest
 
 import compiler as tc
 import compiler.language as tl
+from compiler.jit import availability
 
 from .conftest import launch
 
@@ -62,7 +63,6 @@ def row_softmax(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols,
 
 
 def test_warmup_compiles_without_launching_and_the_result_launches_with_every_argument():
-    from compiler.jit import availability
     if not availability("wgsl")[0]:
         pytest.skip("wgsl unavailable")
     x = np.random.default_rng(0).standard_normal((37, 100)).astype(np.float32)
@@ -214,3 +214,78 @@ def test_numbers_bound_to_names_take_a_tiles_methods(backend):
     if launch(clipped_slope, (1,), x, y, len(x), backend=backend, BLOCK=16):
         slope = x * np.float16(0.01)
         np.testing.assert_array_equal(y, np.minimum(np.where(x >= 0, x, slope), 1))
+
+
+@tl.constexpr
+def accumulator_of(dt):
+    """A compile-time helper as libraries write one: ``@tl.constexpr`` over a function."""
+    return tl.float32 if dt.is_fp16() or dt.is_bf16() else dt
+
+
+@tc.func
+def lowest(dt):
+    """A dtype reaches a helper as Triton's constexpr: ``.value`` is the dtype."""
+    if dt.value.is_floating():
+        return float("-inf")
+    return 0
+
+
+@tc.kernel
+def running_total(X, Y, Z, n, BLOCK: tl.constexpr):
+    """Triton's dtype questions as methods, ``tl.constexpr(expr)``, ``x.numel`` and
+    ``if ptr:`` (an array passed, or None)."""
+    cols = tl.arange(0, BLOCK)
+    acc: tl.constexpr = accumulator_of(X.dtype.element_ty)
+    tl.static_assert(acc.is_floating() and not acc.is_int() and acc.primitive_bitwidth == 32)
+    x = tl.load(X + cols, mask=cols < n, other=lowest(X.dtype.element_ty))
+    tl.static_assert(x.numel == BLOCK)
+    if tl.constexpr(X.dtype.element_ty == tl.float16):
+        x = x * 1.0
+    if Y:
+        tl.store(Y + cols, tl.cumsum(x.to(acc), 0), mask=cols < n)
+    if Z:
+        tl.store(Z + cols, x, mask=cols < n)
+
+
+def test_dtype_questions_constexpr_helpers_and_pointer_conditions(backend):
+    x = np.arange(1, 9, dtype=np.float16)
+    y = np.zeros(8, np.float32)
+    if launch(running_total, (1,), x, y, None, 8, backend=backend, BLOCK=8):
+        np.testing.assert_array_equal(y, np.cumsum(x.astype(np.float32)))
+
+
+@tc.heuristics({"BLOCK": lambda a: 1 << (a["n"] - 1).bit_length(), "num_warps": lambda a: 2})
+@tc.kernel
+def plus_one(X, Y, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    tl.store(Y + cols, tl.load(X + cols, mask=cols < n) + 1, mask=cols < n)
+
+
+def test_heuristics_may_choose_launch_options(backend):
+    x = np.arange(5, dtype=np.float32)
+    y = np.zeros_like(x)
+    if backend == "ptx" and not availability("ptx")[0]:
+        pytest.skip(f"ptx: {availability('ptx')[1]}")
+    plus_one[(1,)](x, y, 5, backend=backend)
+    np.testing.assert_array_equal(y, x + 1)
+
+
+@tc.kernel
+def doubled_block(X, Y, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    """A block pointer's ``.dtype.element_ty``, as flash-linear-attention kernels cast."""
+    px = tl.make_block_ptr(X, (M, N), (N, 1), (0, 0), (BM, BN), (1, 0))
+    py = tl.make_block_ptr(Y, (M, N), (N, 1), (0, 0), (BM, BN), (1, 0))
+    x = tl.load(px, boundary_check=(0, 1)).to(tl.float32)
+    tl.store(py, (x * 2).to(py.dtype.element_ty), boundary_check=(0, 1))
+
+
+def test_block_pointer_dtype(backend):
+    x = np.arange(12, dtype=np.float16).reshape(3, 4)
+    y = np.zeros_like(x)
+    if launch(doubled_block, (1,), x, y, 3, 4, backend=backend, BM=4, BN=4):
+        np.testing.assert_array_equal(y, 2 * x)
+
+
+def test_tritons_standard_module_and_its_log2():
+    from compiler.triton.language import standard
+    assert standard.zeros_like is tl.zeros_like and standard._log2(64) == 6

@@ -80,6 +80,7 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         self.frames: list[Frame] = []  # loops and functions being generated (jumps)
         self.ids = 0  # numbers the hidden variables of jumps
         self._helpers: dict[Any, TileFunction] = {}  # plain functions inlined (table.inline_plain)
+        self.entry: Block | None = None  # the kernel's block: its arguments are the parameters
 
     # ------------------------------------------------------------------ driver
 
@@ -88,7 +89,7 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         self._check_params(fn)
         runtime = self.runtime_params()
         types = [value_type(s.dtype, (), s.kind == "ptr") for s in runtime]
-        block = Block(arg_types=types)
+        block = self.entry = Block(arg_types=types)
         self.b = Builder(block, self.src.file)
         self.node = fn
         self._set_pos(fn)
@@ -416,6 +417,10 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             if misused is not None:
                 self._fail(node.func, f"{ast.unparse(node.func)} {misused}")
             return self._call(self.builtin(name), f"{self.table.prefix}.{name}", args, kwargs)
+        if fn is tl.constexpr:  # tl.constexpr(expr): the compile-time value itself
+            if len(args) != 1 or kwargs or isinstance(args[0], Value):
+                self._fail(node, "tl.constexpr(x) takes one compile-time value")
+            return args[0]
         if fn is builtins.isinstance:
             if len(args) != 2 or kwargs:
                 self._fail(node, "isinstance() takes a value and a class (or a tuple of them)")

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import IntegerAttr, i32
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
 import compiler.language as tl
 from compiler.frontend import operators as ops
@@ -355,7 +355,7 @@ class ControlFlow(Jumps):
             self._fail(self.node.iter, "range takes 1 to 3 arguments")
         start, stop, step = ([0] + args + [1])[:3] if len(args) == 1 else (args + [1])[:3]
         for b in (start, stop, step):
-            bad = isinstance(b, Value) and (b.shape or b.is_ptr or not b.dtype.is_int)
+            bad = isinstance(b, Value) and (b.shape or b.is_ptr or not b.dtype.is_int())
             if bad or not isinstance(b, Value) and (isinstance(b, bool) or not isinstance(b, int)):
                 got = b.describe() if isinstance(b, Value) else repr(b)
                 self._fail(self.node.iter, f"range bounds must be integer scalars, got {got}")
@@ -497,6 +497,9 @@ class ControlFlow(Jumps):
 
     def visit_If(self, node: ast.If) -> None:
         cond = self.visit(node.test)
+        if isinstance(cond, Value) and cond.is_ptr and not cond.shape and \
+                isinstance(cond.ssa, BlockArgument) and cond.ssa.block is self.entry:
+            cond = True  # Triton tests ptr != 0: an array's is not (None is a constexpr)
         if not isinstance(cond, Value):  # constexpr: resolved at compile time
             self._visit_body(node.body if cond else node.orelse)
             return

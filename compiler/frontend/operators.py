@@ -39,7 +39,7 @@ def promote(a: tl.dtype, b: tl.dtype) -> tl.dtype:
         if a.is_float and b.is_float:
             if tl.bfloat16 in (a, b) and max(a.bits, b.bits) == 16:  # with f16 or fp8
                 return tl.float32
-            if a.is_fp8 and b.is_fp8:  # the two fp8 types
+            if a.is_fp8() and b.is_fp8():  # the two fp8 types
                 return tl.float16
             return a if a.bits > b.bits else b
         return a if a.is_float else b
@@ -140,7 +140,7 @@ def binary(b: Builder, name: str, x: Operand, y: Operand) -> Value | bool | int 
         return _int_power(b, x, y)
     xv, yv = operands(b, x, y)
     d = xv.dtype
-    if d.is_fp8:
+    if d.is_fp8():
         return in_float32(b, lambda x32, y32: binary(b, name, x32, y32), xv, yv)
     if name == "mod" and d.is_float:
         return _float_mod(b, xv, yv)
@@ -205,7 +205,7 @@ def in_float32(b: Builder, compute: Callable[..., Value], *args: Value) -> Value
 
 def compare(b: Builder, name: str, x: Operand, y: Operand) -> Value:
     xv, yv = operands(b, x, y)
-    if xv.dtype.is_fp8:  # exact: fp8 values compare as their float32 values
+    if xv.dtype.is_fp8():  # exact: fp8 values compare as their float32 values
         xv, yv = cast(b, xv, tl.float32), cast(b, yv, tl.float32)
     d = xv.dtype
     if d.is_float:
@@ -221,7 +221,7 @@ def pointer_arith(b: Builder, name: str, x: Operand, y: Operand) -> Value:
         x, y = y, x
     if name not in ("add", "sub") or not isinstance(x, Value) or not x.is_ptr:
         raise CompileError(f"operator {_SYMBOL.get(name, name)} is not defined for pointers")
-    if isinstance(y, Value) and (y.is_ptr or not y.dtype.is_int):
+    if isinstance(y, Value) and (y.is_ptr or not y.dtype.is_int()):
         raise CompileError(f"pointer offsets must be integers, got {y.describe()}")
     if not isinstance(y, Value) and not isinstance(y, int):
         raise CompileError(f"pointer offsets must be integers, got {type(y).__name__}")
@@ -239,7 +239,7 @@ def unary(b: Builder, name: str, x: Value) -> Value:
     if x.is_ptr:
         raise CompileError(f"unary operator is not defined for {x.describe()}")
     if name == "neg":
-        if x.dtype.is_fp8:
+        if x.dtype.is_fp8():
             return in_float32(b, lambda x32: unary(b, "neg", x32), x)
         if x.dtype.is_float:
             return b.value(arith.NegfOp(x.ssa), x.dtype, x.shape)

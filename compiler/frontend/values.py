@@ -128,7 +128,7 @@ def constant(b: Builder, py: bool | float, dtype: tl.dtype,
     if not isinstance(py, bool | int | float):
         raise CompileError(f"cannot use {type(py).__name__} value {py!r} as a {dtype} constant")
     t = ir_type(dtype)
-    if dtype.is_fp8:  # rounded as a conversion rounds (saturating), not as xDSL's attribute
+    if dtype.is_fp8():  # rounded as a conversion rounds (saturating), not as xDSL's attribute
         py = fp8_value(float(py), dtype)
     if dtype.is_float:
         try:
@@ -207,9 +207,9 @@ def cast(b: Builder, v: Value, to: tl.dtype, toward_zero: bool = False) -> Value
     if v.is_ptr:
         raise CompileError(f"cannot cast a {v.describe()} to {to}")
     src = v.dtype
-    if src == to or (src.is_int and to.is_int and src.bits == to.bits and src.bits > 1):
+    if src == to or (src.is_int() and to.is_int() and src.bits == to.bits and src.bits > 1):
         return Value(v.ssa, to, v.shape)
-    if (src.is_fp8 or to.is_fp8) and tl.float32 not in (src, to):
+    if (src.is_fp8() or to.is_fp8()) and tl.float32 not in (src, to):
         return cast(b, cast(b, v, tl.float32, toward_zero), to, toward_zero)
     rt = value_type(to, v.shape)
     if to is tl.int1:
@@ -220,7 +220,7 @@ def cast(b: Builder, v: Value, to: tl.dtype, toward_zero: bool = False) -> Value
     if src.is_float and to.is_float:
         op = arith.ExtFOp(v.ssa, rt) if to.bits > src.bits else casts.TruncFOp(
             v.ssa, rt, "toward_zero" if toward_zero else None)
-    elif src.is_int and to.is_float:
+    elif src.is_int() and to.is_float:
         op = casts.SIToFPOp(v.ssa, rt) if src.is_signed else casts.UIToFPOp(v.ssa, rt)
     elif src.is_float:
         op = casts.FPToSIOp(v.ssa, rt) if to.is_signed else casts.FPToUIOp(v.ssa, rt)

@@ -26,9 +26,22 @@ def alias_language() -> None:
         cuda.gdc_wait, cuda.gdc_launch_dependents = tl.gdc_wait, tl.gdc_launch_dependents
         extra.cuda = cuda
     tl.core = tl  # ``tl.core.X`` as Triton's submodule
-    modules = {"": tl, ".core": tl, ".math": tl.math, ".extra": extra,
+    standard = types.ModuleType(f"{PACKAGE}.standard", "``tl.standard``: Triton's "
+                                "standard functions (the language's own) and ``_log2``.")
+    standard.__dict__.update({k: v for k, v in vars(tl).items() if not k.startswith("__")})
+    standard._log2 = _log2
+    modules = {"": tl, ".core": tl, ".standard": standard, ".math": tl.math, ".extra": extra,
                ".extra.libdevice": extra.libdevice, ".extra.cuda": extra.cuda,
                ".extra.cuda.libdevice": extra.libdevice}
     for prefix in (tl.__name__, PACKAGE):
         for suffix, module in modules.items():
             sys.modules.setdefault(prefix + suffix, module)
+
+
+def _log2(n: int) -> int:
+    """The base-2 logarithm of a power of two, at compile time (kernels import Triton's
+    ``triton.language.standard._log2`` to size bitonic sorts)."""
+    return max(int(n).bit_length() - 1, 0)
+
+
+_log2.__tilec_constexpr_function__ = True  # type: ignore[attr-defined]

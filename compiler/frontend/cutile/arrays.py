@@ -87,7 +87,7 @@ class ArrayList:
     def __getitem__(self, index: Any) -> Array | ListItem:
         if not isinstance(index, Value):
             return self.arrays[index]
-        if index.shape or index.is_ptr or not index.dtype.is_int:
+        if index.shape or index.is_ptr or not index.dtype.is_int():
             raise TypeError(f"a list of arrays is indexed by an integer scalar, got "
                             f"{index.describe()}")
         i = cast(self.b, index, tl.int32)
@@ -231,7 +231,7 @@ def index_values(cg: CodeGenerator, index: Any, rank: int, what: str) -> list[Va
     out = []
     for i in items:
         if isinstance(i, Value):
-            if i.shape or i.is_ptr or not i.dtype.is_int:
+            if i.shape or i.is_ptr or not i.dtype.is_int():
                 cg.fail(f"{what}: index entries must be integer scalars, got {i.describe()}")
             out.append(i if i.dtype is tl.int32 else cast(cg.b, i, tl.int32))
         elif isinstance(i, int) and not isinstance(i, bool):

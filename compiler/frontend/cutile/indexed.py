@@ -37,7 +37,7 @@ def _pointers(cg: CodeGenerator, arr: Array, indices: Any, what: str,
     idx = []
     for i in items:
         v = ops.materialize(cg.b, i, tl.int32, ()) if not isinstance(i, Value) else i
-        if v.is_ptr or not v.dtype.is_int:
+        if v.is_ptr or not v.dtype.is_int():
             cg.fail(f"{what}: indices must be integers, got {v.describe()}")
         idx.append(v if v.dtype is tl.int32 else cast(cg.b, v, tl.int32))
     shape = broadcast_shapes(*(v.shape for v in (*idx, *operands) if isinstance(v, Value)))

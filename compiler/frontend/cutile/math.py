@@ -48,7 +48,7 @@ def rounding(cg: CodeGenerator, mode: Any, allowed: tuple[RoundingMode, ...], dt
     if not isinstance(mode, RoundingMode) or mode not in allowed:
         cg.fail(f"{what}: rounding_mode must be one of "
                 f"{', '.join(f'ct.RoundingMode.{m.name}' for m in allowed)}, got {mode!r}")
-    if dtype is None or not dtype.is_float or dtype.is_fp8:
+    if dtype is None or not dtype.is_float or dtype.is_fp8():
         cg.fail(f"{what}: rounding_mode applies to float16, bfloat16, float32 and float64 "
                 f"operands, not {dtype}")
     if mode in (RoundingMode.FULL, RoundingMode.APPROX) and dtype != tl.float32:
@@ -268,7 +268,7 @@ def _shared(name: str, *keywords: str, modes: tuple[RoundingMode, ...] = ()) -> 
             cg.fail(f"ct.{name} got unexpected keyword(s) {', '.join(unknown)}"
                     + (f" (it takes {', '.join(keywords)})" if keywords else ""))
         d = _number_dtype(x)
-        d = d if d.is_float and not d.is_fp8 else tl.float32
+        d = d if d.is_float and not d.is_fp8() else tl.float32
         if "flush_to_zero" in kwargs:
             flush(cg, kwargs["flush_to_zero"], d, f"ct.{name}")
         mode = rounding(cg, kwargs.get("rounding_mode"), modes, d, f"ct.{name}")

@@ -54,7 +54,7 @@ def assume_divisible_by(cg: CodeGenerator, x: Any, divisor: Any) -> Any:
     if isinstance(divisor, Value | bool) or not isinstance(divisor, int) or divisor < 1:
         cg.fail(f"ct.assume_divisible_by: divisor must be a positive constant integer, "
                 f"got {divisor!r}")
-    if isinstance(x, Value) and (x.shape or not x.dtype.is_int):
+    if isinstance(x, Value) and (x.shape or not x.dtype.is_int()):
         cg.fail(f"ct.assume_divisible_by takes an integer scalar, got {x.describe()}")
     return _assume_facts(cg, x, divisor, "multiple_of", "divisibility")
 

@@ -168,8 +168,8 @@ def mma_scaled(cg: CodeGenerator, x: Any, x_scale: Any, y: Any, y_scale: Any,
     block = k // ks
     xs = _scales(cg, x_scale, (m, ks, 1), (m, ks, block), (m, k))
     ys = _scales(cg, y_scale, (ks, 1, n), (ks, block, n), (k, n))
-    exact = x.dtype.is_fp8 and y.dtype.is_fp8 and all(
-        s.dtype is tl.uint8 or s.dtype.is_fp8 for s in (x_scale, y_scale))
+    exact = x.dtype.is_fp8() and y.dtype.is_fp8() and all(
+        s.dtype is tl.uint8 or s.dtype.is_fp8() for s in (x_scale, y_scale))
     xf = ops.binary(cg.b, "mul", cast(cg.b, x, tl.float32), xs)
     yf = ops.binary(cg.b, "mul", cast(cg.b, y, tl.float32), ys)
     return linalg.dot(cg, xf, yf, acc, input_precision="tf32" if exact else None)

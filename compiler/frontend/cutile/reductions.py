@@ -93,7 +93,7 @@ def _extreme(name: str) -> None:
         what = f"ct.{name}"
         xv = tr._tile(cg, x, what)
         flush(cg, flush_to_zero, xv.dtype, what)
-        if xv.dtype.is_fp8:  # exact in float32, where the comparisons are made
+        if xv.dtype.is_fp8():  # exact in float32, where the comparisons are made
             xv = cast(cg.b, xv, tl.float32)
 
         def combine(_b: Builder, a: list[Value], b: list[Value]) -> list[Value]:

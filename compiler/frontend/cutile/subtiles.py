@@ -43,7 +43,7 @@ def _index(cg: CodeGenerator, index: Any, counts: tuple[int, ...], what: str) ->
                 f"entries, got {len(items)}")
     for d, (i, n) in enumerate(zip(items, counts, strict=True)):
         if isinstance(i, Value):
-            if i.shape or not i.dtype.is_int or i.dtype is tl.int1:
+            if i.shape or not i.dtype.is_int() or i.dtype is tl.int1:
                 cg.fail(f"{what}: index entries are integer scalars, got {i.describe()}")
         elif isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n:
             cg.fail(f"{what}: index {i!r} at dimension {d} is outside [0, {n}) (the number "

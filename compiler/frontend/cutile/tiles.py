@@ -101,7 +101,7 @@ def _rounded_cast(cg: CodeGenerator, x: Any, d: tl.dtype, mode: Any) -> Value:
         return cast(cg.b, xv, d)  # exact: every mode rounds alike
     if mode is RoundingMode.RN:
         return cast(cg.b, xv, d)
-    if mode is RoundingMode.RZ and not d.is_fp8:
+    if mode is RoundingMode.RZ and not d.is_fp8():
         return cast(cg.b, xv, d, toward_zero=True)
     cg.fail(f"ct.astype: rounding_mode {mode.name} from {src} to {d} is not supported yet "
             f"(tilec narrows floats to nearest, or toward zero to float32 and 16-bit floats)")

@@ -84,6 +84,13 @@ class BlockPtr(Aggregate):
     def describe(self) -> str:
         return f"block pointer <{'x'.join(map(str, self.block_shape))}, {self.base.dtype}>"
 
+    @property
+    def dtype(self) -> tl.dtype:
+        """The element type, as a pointer's ``.dtype`` is here: Triton's
+        ``p.dtype.element_ty`` (a block type, which ``.to`` takes as its element type)
+        names it too."""
+        return self.base.dtype
+
 
 @dataclass(frozen=True)
 class TensorDescriptor(Aggregate):
@@ -154,7 +161,7 @@ def _parts(cg: CodeGenerator, xs: Any, name: str, rank: int, what: str) -> tuple
         cg.fail(f"{what}: {name} has {len(xs)} entries but the block has {rank} "
                 f"dimension{'s' * (rank != 1)}")
     for x in xs:
-        scalar = isinstance(x, Value) and not x.shape and not x.is_ptr and x.dtype.is_int
+        scalar = isinstance(x, Value) and not x.shape and not x.is_ptr and x.dtype.is_int()
         if not scalar and (isinstance(x, bool) or not isinstance(x, int)):
             got = x.describe() if isinstance(x, (Value, Aggregate)) else repr(x)
             cg.fail(f"{what}: {name} must hold integer scalars, got {got}")

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import compiler.language as tl
@@ -97,3 +98,9 @@ def type_of(_cg: CodeGenerator, x: Value) -> tl.dtype:
 @tile_property("shape")
 def shape_of(_cg: CodeGenerator, x: Value) -> tuple[int, ...]:
     return x.shape
+
+
+@tile_property("numel")
+def numel_of(_cg: CodeGenerator, x: Value) -> int:
+    """Triton's ``x.numel``: the elements of the tile (1 for a scalar), at compile time."""
+    return math.prod(x.shape)

@@ -40,7 +40,7 @@ def device_print(cg: CodeGenerator, prefix: Any, *values: Any) -> None:
             for v in values]
     if any(v.is_ptr for v in vals):
         cg.fail("tl.device_print cannot print pointers")
-    vals = [cast(cg.b, v, tl.float32) if v.dtype.is_fp8 else v for v in vals]  # exact
+    vals = [cast(cg.b, v, tl.float32) if v.dtype.is_fp8() else v for v in vals]  # exact
     if len({v.shape for v in vals} - {()}) > 1:
         cg.fail("tl.device_print needs scalars and tiles of one shape")
     cg.b.emit(tile.PrintOp(prefix, [v.ssa for v in vals]))

@@ -41,7 +41,7 @@ def _float_arg(cg: CodeGenerator, x: Any) -> Value:
     fp8)."""
     if not isinstance(x, Value):
         return constant(cg.b, _number(cg, x), tl.float32)
-    return x if x.dtype.is_float and not x.dtype.is_fp8 else cast(cg.b, x, tl.float32)
+    return x if x.dtype.is_float and not x.dtype.is_fp8() else cast(cg.b, x, tl.float32)
 
 
 def _float_operand(cg: CodeGenerator, x: Any) -> Any:
@@ -112,7 +112,7 @@ def fma(cg: CodeGenerator, x: Any, y: Any, z: Any) -> Value:
     yv = ops.materialize(cg.b, yv, xv.dtype, xv.shape)
     if not xv.dtype.is_float:
         return ops.binary(cg.b, "add", ops.binary(cg.b, "mul", xv, yv), zv)
-    if xv.dtype.is_fp8:
+    if xv.dtype.is_fp8():
         return ops.in_float32(cg.b, lambda *v: fma(cg, *v), xv, yv, zv)
     return cg.b.value(math.FmaOp(xv.ssa, yv.ssa, zv.ssa), xv.dtype, xv.shape)
 
@@ -194,7 +194,7 @@ def _toward_zero(cg: CodeGenerator, x: Any, d: tl.dtype) -> Value:
         src = x.dtype if isinstance(x, Value) else type(x).__name__
         cg.fail(f"fp_downcast_rounding='rtz' is for a float cast to a narrower float, "
                 f"not {src} to {d}")
-    if d.is_fp8:
+    if d.is_fp8():
         cg.fail(f"a cast to {d} rounds to nearest even (saturating), as Triton's does on "
                 f"NVIDIA GPUs: fp_downcast_rounding='rtz' is not supported for fp8")
     return cast(cg.b, x, d, toward_zero=True)
@@ -216,7 +216,7 @@ def _bitcast(cg: CodeGenerator, x: Any, d: tl.dtype) -> Value:
 def abs_(cg: CodeGenerator, x: Any) -> Value:
     if not isinstance(x, Value):
         return builtins.abs(_number(cg, x))
-    if x.dtype.is_fp8:
+    if x.dtype.is_fp8():
         return ops.in_float32(cg.b, lambda x32: abs_(cg, x32), x)
     op = math.AbsFOp(x.ssa) if x.dtype.is_float else math.AbsIOp(x.ssa)
     return cg.b.value(op, x.dtype, x.shape)

@@ -42,7 +42,7 @@ def _per_dimension(cg: CodeGenerator, x: Value, values: Any, what: str) -> list[
 def _assume_facts(cg: CodeGenerator, x: Any, values: Any, what: str, fact: str) -> Any:
     if not isinstance(x, Value):
         return x  # a constexpr: the analysis knows it exactly
-    if not x.is_ptr and not x.dtype.is_int:
+    if not x.is_ptr and not x.dtype.is_int():
         cg.fail(f"tl.{what} needs integers or pointers, got {x.describe()}")
     facts = {fact: _per_dimension(cg, x, values, what)}
     return cg.b.value(tile.AssumeFactsOp(x.ssa, **facts), x.dtype, x.shape, x.is_ptr)

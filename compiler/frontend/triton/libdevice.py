@@ -52,7 +52,7 @@ def floats(cg: CodeGenerator, name: str, *xs: Any) -> list[Value]:
             cg.fail(f"libdevice.{name} needs numbers, got "
                     f"{x.describe() if isinstance(x, Value) else repr(x)}")
     d = reduce(ops.promote, (v.dtype for v in vals)) if vals else tl.float32
-    d = d if d.is_float and not d.is_fp8 else tl.float32
+    d = d if d.is_float and not d.is_fp8() else tl.float32
     shape = broadcast_shapes(*(v.shape for v in vals))
     return [materialize(cg.b, x, d, shape) for x in xs]
 
@@ -104,7 +104,7 @@ for _name, _target in _ALIASES.items():
 @builtin("ldexp")
 def ldexp(cg: CodeGenerator, x: Any, n: Any) -> Value:
     (xv,) = floats(cg, "ldexp", x)
-    if isinstance(n, Value) and (n.is_ptr or not n.dtype.is_int) or \
+    if isinstance(n, Value) and (n.is_ptr or not n.dtype.is_int()) or \
             not isinstance(n, Value | int) or isinstance(n, bool):
         cg.fail(f"libdevice.ldexp needs an integer exponent, got {n!r}")
     shape = broadcast_shapes(xv.shape, n.shape if isinstance(n, Value) else ())

@@ -31,7 +31,7 @@ from dialects import tile
 def _ints(cg: CodeGenerator, name: str, *xs: Any, signed: bool | None = None) -> list[Value]:
     """The operands as 32- or 64-bit integer tiles of one type and shape."""
     vals = [x for x in xs if isinstance(x, Value)]
-    if not vals or any(v.is_ptr or not v.dtype.is_int or v.dtype.bits not in (32, 64)
+    if not vals or any(v.is_ptr or not v.dtype.is_int() or v.dtype.bits not in (32, 64)
                        for v in vals):
         cg.fail(f"libdevice.{name} takes 32- or 64-bit integer tiles, got "
                 f"{', '.join(v.describe() if isinstance(v, Value) else repr(v) for v in xs)}")

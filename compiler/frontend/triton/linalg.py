@@ -35,7 +35,7 @@ MIN_DIM = 16  # the smallest tile a tensor-core instruction covers along any dim
 def dot(cg: CodeGenerator, a: Any, b: Any, acc: Any = None, input_precision: Any = None,
         out_dtype: Any = None, allow_tf32: Any = None) -> Value:
     a, b = _operand(cg, a, "first"), _operand(cg, b, "second")
-    if a.dtype.is_fp8 and b.dtype.is_fp8:
+    if a.dtype.is_fp8() and b.dtype.is_fp8():
         a, b = cast(cg.b, a, tl.float16), cast(cg.b, b, tl.float16)
     if a.dtype != b.dtype:
         cg.fail(f"tl.dot operands must have one dtype, got {a.dtype} and {b.dtype} "

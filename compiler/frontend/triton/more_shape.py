@@ -115,7 +115,7 @@ def gather(cg: CodeGenerator, src: Any, index: Any, axis: Any) -> Value:
     sv = _data_tile(cg, src, "tl.gather")
     iv = _data_tile(cg, index, "tl.gather")
     ax = _shape_axis(cg, axis, len(sv.shape), "tl.gather")
-    if not iv.dtype.is_int or iv.dtype is tl.int1:
+    if not iv.dtype.is_int() or iv.dtype is tl.int1:
         cg.fail(f"tl.gather index must be integers, got {iv.describe()}")
     if len(iv.shape) != len(sv.shape) or any(
             a != b for d, (a, b) in enumerate(zip(sv.shape, iv.shape)) if d != ax):
@@ -215,7 +215,7 @@ def histogram(cg: CodeGenerator, x: Any, num_bins: Any, mask: Any = None) -> Val
     """int32 counts of the values ``0 .. num_bins - 1`` in the 1-D integer tile ``x``."""
     x = _data_tile(cg, x, "tl.histogram")
     bins = cg.const_int(num_bins, "tl.histogram num_bins")
-    if len(x.shape) != 1 or not x.dtype.is_int:
+    if len(x.shape) != 1 or not x.dtype.is_int():
         cg.fail(f"tl.histogram needs a 1-D integer tile, got {x.describe()}")
     if bins < 1 or bins & (bins - 1):
         cg.fail(f"tl.histogram: num_bins must be a power of two, got {bins}")

@@ -63,7 +63,7 @@ def _umulhi(b: Builder, x: Word, y: Word) -> Value:
 @builtin("umulhi")
 def umulhi(cg: CodeGenerator, x: Any, y: Any) -> Value:
     xv, yv = ops.operands(cg.b, x, y)
-    if xv.is_ptr or not xv.dtype.is_int or xv.dtype.bits not in tile.UMulHiOp.WIDTHS:
+    if xv.is_ptr or not xv.dtype.is_int() or xv.dtype.bits not in tile.UMulHiOp.WIDTHS:
         cg.fail(f"tl.umulhi takes 32- or 64-bit integers, got {xv.describe()}")
     return _umulhi(cg.b, xv, yv)
 
@@ -96,7 +96,7 @@ def _shape(*words: Word) -> tuple[int, ...]:
 def _counter(cg: CodeGenerator, c: Any) -> Word:
     """A counter word: a 32-bit integer's bits, read as unsigned."""
     if isinstance(c, Value):
-        if c.is_ptr or not c.dtype.is_int or c.dtype.bits != 32:
+        if c.is_ptr or not c.dtype.is_int() or c.dtype.bits != 32:
             cg.fail(f"Philox counters must be 32-bit integers, got {c.describe()} "
                     "(64-bit Philox is not supported)")
         return cast(cg.b, c, tl.uint32)
@@ -112,7 +112,7 @@ def _seed_key(cg: CodeGenerator, seed: Any) -> tuple[Word, Word]:
     if not isinstance(seed, Value):
         return cg.const_int(seed, "the seed") & MASK32, (seed >> 32) & MASK32
     d = seed.dtype
-    if seed.is_ptr or not d.is_int:
+    if seed.is_ptr or not d.is_int():
         cg.fail(f"the seed must be an integer, got {seed.describe()}")
     if d.bits == 64:
         return cast(b, seed, tl.uint32), cast(b, ops.binary(b, "rshift", seed, 32), tl.uint32)

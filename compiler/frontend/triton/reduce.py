@@ -65,7 +65,7 @@ def min_(cg: CodeGenerator, x: Any, axis: Any = None, return_indices: Any = Fals
 @builtin("xor_sum", method=True)
 def xor_sum(cg: CodeGenerator, x: Any, axis: Any = None, keep_dims: Any = False) -> Value:
     xv = _tile(cg, x, "tl.xor_sum")
-    if not xv.dtype.is_int:
+    if not xv.dtype.is_int():
         cg.fail(f"tl.xor_sum needs integers, got {xv.describe()}")
     return _reduce_all(cg, [xv], axis, keep_dims, _binary("xor"))[0]
 
@@ -117,7 +117,7 @@ def cumsum(cg: CodeGenerator, x: Any, axis: Any = 0, reverse: Any = False,
 @builtin("cumprod", method=True)
 def cumprod(cg: CodeGenerator, x: Any, axis: Any = 0, reverse: Any = False) -> Value:
     x = _tile(cg, x, "tl.cumprod")
-    if x.dtype is tl.bfloat16 or x.dtype.is_fp8:
+    if x.dtype is tl.bfloat16 or x.dtype.is_fp8():
         x = cast(cg.b, x, tl.float32)
     return _scan(cg, [x], axis, reverse, _binary("mul"))[0]
 
@@ -226,9 +226,9 @@ def _accumulator(cg: CodeGenerator, x: Value, dtype: Any) -> Value:
     if dtype is not None:
         return cast(cg.b, x, dtype_arg(cg, dtype))
     d = x.dtype
-    if d.is_int and d.bits < 32:
+    if d.is_int() and d.bits < 32:
         return cast(cg.b, x, tl.uint32 if d.kind == "u" else tl.int32)
-    return cast(cg.b, x, tl.float32) if d is tl.bfloat16 or d.is_fp8 else x
+    return cast(cg.b, x, tl.float32) if d is tl.bfloat16 or d.is_fp8() else x
 
 
 def _axis_index(cg: CodeGenerator, shape: tuple[int, ...], axis: int) -> Value:
