@@ -338,7 +338,7 @@ _CASTS: dict[str, Callable[[np.ndarray, np.dtype], np.ndarray]] = {
 }
 
 
-_FP8 = {name: d for d, name in ML_DTYPES.items() if d.is_fp8}  # ml_dtypes name -> dtype
+_FP8 = {name: d for d, name in ML_DTYPES.items() if d.is_fp8()}  # ml_dtypes name -> dtype
 
 
 def _toward_zero(a: np.ndarray, dt: np.dtype) -> np.ndarray:

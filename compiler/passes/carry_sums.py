@@ -66,9 +66,8 @@ def carry_sum(loop: scf.ForOp, arg: BlockArgument, step: SSAValue) -> None:
     for dead in (advanced, *reversed(now)):
         if isinstance(dead, Operation) and not dead.results[0].uses:
             Rewriter.erase_op(dead)
-    after = loop.results[i]
-    if after.uses:
-        after = Rewriter.replace_value_with_new_type(after, t.element_type)
+    after = Rewriter.replace_value_with_new_type(loop.results[i], t.element_type)
+    if after.uses:  # the tile after the loop, where something reads it
         final = _offset(init, after, t)
         Rewriter.insert_op(final, InsertPoint.after(loop))
         for use in [u for u in after.uses if u.operation is not final[0]]:
