@@ -9,6 +9,7 @@ import sys
 import types
 
 import compiler.language as tl
+from compiler import constexpr_function
 
 PACKAGE = "compiler.triton.language"
 
@@ -38,10 +39,9 @@ def alias_language() -> None:
             sys.modules.setdefault(prefix + suffix, module)
 
 
+@constexpr_function
 def _log2(n: int) -> int:
     """The base-2 logarithm of a power of two, at compile time (kernels import Triton's
     ``triton.language.standard._log2`` to size bitonic sorts)."""
     return max(int(n).bit_length() - 1, 0)
 
-
-_log2.__tilec_constexpr_function__ = True  # type: ignore[attr-defined]
