@@ -412,7 +412,7 @@ def test_perf_report_takes_tritons_benchmark(tmp_path, capsys):
 
 # ---------------------------------------------------------------- runtime.driver
 
-@pytest.mark.parametrize("name, target", [("numpy", "cpu"), ("wgsl", "webgpu"),
+@pytest.mark.parametrize("name, target", [("numpy", "cpu"), ("wgsl", "cpu"),
                                           pytest.param("ptx", "cuda", marks=pytest.mark.gpu)])
 def test_the_active_driver_answers_for_the_default_backend(name, target):
     if not availability(name)[0]:

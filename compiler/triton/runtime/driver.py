@@ -2,9 +2,11 @@
 backend (``TILEC_BACKEND``, ``tc.set_backend``, else the first that works here), asked
 at each call, so a program that sets the backend later is answered for the new one.
 
-Targets: ``backend`` is ``"cuda"`` on ptx (``arch`` the SM version, 90 on Hopper),
-``"webgpu"`` on wgsl (``arch`` the adapter's device name) and ``"cpu"`` on numpy
-(``arch`` the machine, as Triton's CPU backend reports it). ``warp_size`` is 32 on
+Targets: ``backend`` is ``"cuda"`` on ptx (``arch`` the SM version, 90 on Hopper) and
+``"cpu"`` on numpy (``arch`` the machine, as Triton's CPU backend reports it) and on wgsl
+(``arch`` the adapter's device name), whose launches take CPU tensors too: code that
+picks its PyTorch module by the target (``getattr(torch, target.backend)``, as
+flash-linear-attention's device helpers do) finds ``torch.cpu``. ``warp_size`` is 32 on
 every backend: tilec's ``num_warps`` counts groups of 32 threads everywhere. Ported code
 that takes every target that is not CUDA for AMD's (``else: hip configs``) needs that
 branch looked at.
@@ -29,7 +31,6 @@ from typing import Any
 from compiler.errors import BackendUnavailableError
 from compiler.jit import backend_module, resolve_backend
 
-TARGET_NAMES = {"ptx": "cuda", "wgsl": "webgpu", "numpy": "cpu"}
 WARP_SIZE = 32
 # CUDA device attributes (CU_DEVICE_ATTRIBUTE_*) under the names Triton's driver uses
 CUDA_PROPERTIES = {
@@ -98,7 +99,7 @@ class ActiveDriver:
         if backend == "wgsl":
             import compiler
             info = compiler.wgsl_device().adapter.info
-            return GPUTarget("webgpu", info.get("device") or info.get("vendor") or "webgpu",
+            return GPUTarget("cpu", info.get("device") or info.get("vendor") or "webgpu",
                              WARP_SIZE)
         return GPUTarget("cpu", platform.machine() or "cpu", WARP_SIZE)
 
