@@ -61,26 +61,6 @@ class dtype:
     def is_floating(self) -> bool:
         return self.is_float
 
-    @_compile_time
-    def is_int_signed(self) -> bool:
-        return self.kind == "i"
-
-    @_compile_time
-    def is_int_unsigned(self) -> bool:
-        return self.kind == "u"
-
-    @_compile_time
-    def is_bool(self) -> bool:
-        return self.kind == "b"
-
-    @_compile_time
-    def is_ptr(self) -> bool:
-        return False
-
-    @_compile_time
-    def is_block(self) -> bool:
-        return False
-
     @property
     def primitive_bitwidth(self) -> int:
         return self.bits
@@ -95,10 +75,13 @@ class dtype:
         return self
 
     def __getattr__(self, name: str):
-        """``is_fp16()``, ``is_bf16()``, ``is_fp32()``, ``is_int8()``, ``is_uint32()``, ...:
-        whether this is the dtype of that name (Triton's one question per dtype)."""
+        """Triton's other questions: ``is_fp16()``, ``is_bf16()``, ``is_int8()``, ...
+        (whether this is the dtype of that name), ``is_int_signed()``, ``is_int_unsigned()``,
+        ``is_bool()`` (of its kind), and ``is_ptr()``, ``is_block()`` (never: a scalar)."""
         if name.startswith("is_") and name[3:] in _BY_SHORT:
             return _CompileTimeAnswer(self is _BY_SHORT[name[3:]])
+        if name in _KIND_QUESTIONS:
+            return _CompileTimeAnswer(self.kind == _KIND_QUESTIONS[name])
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
@@ -165,6 +148,8 @@ float8e5 = dtype("float8e5", "fp8e5", 8, "f")  # e5m2: IEEE-like, with infinitie
 bool_ = int1
 ALL_DTYPES = (float16, bfloat16, float32, float64, int1, int8, int16, int32, int64,
               uint8, uint32, float8e4nv, float8e5)
+_KIND_QUESTIONS = {"is_int_signed": "i", "is_int_unsigned": "u", "is_bool": "b",
+                   "is_ptr": "pointer", "is_block": "block"}  # the last two: never a kind
 # Triton's names in its per-dtype questions: is_fp16, is_bf16, is_int8, is_uint32, ...
 _BY_SHORT = {"fp16": float16, "bf16": bfloat16, "fp32": float32, "fp64": float64,
              "int1": int1, "int8": int8, "int16": int16, "int32": int32, "int64": int64,
