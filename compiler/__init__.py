@@ -7,6 +7,7 @@ imported only when a kernel must be compiled.
 from compiler import testing  # tc.testing.do_bench, perf_report, Benchmark
 from compiler.ahead_of_time import compile
 from compiler.autotune import Config, autotune, heuristics
+from compiler.compile_time import constexpr_function
 from compiler.errors import (
     BackendUnavailableError,
     CompileError,
@@ -35,14 +36,6 @@ from compiler.tracebacks import hide_frames
 __version__ = "0.1.0"
 
 hide_frames()  # uncaught TilecErrors print without tilec's own frames
-
-
-def constexpr_function(fn):
-    """Mark a plain Python function as callable in kernels at compile time: a call whose
-    arguments are all compile-time values runs in Python while the kernel compiles
-    (``BLOCK: tl.constexpr = next_power_of_2(N)``), as Triton's ``constexpr_function``."""
-    fn.__tilec_constexpr_function__ = True
-    return fn
 
 
 @constexpr_function

@@ -13,11 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
-def _compile_time(fn):
-    """A method a kernel may call: the frontend calls it as Python would."""
-    fn.__tilec_constexpr_function__ = True
-    return fn
+from compiler.compile_time import constexpr_function
 
 
 @dataclass(frozen=True)
@@ -49,15 +45,15 @@ class dtype:
         return self.kind == "i"
 
     # Triton's questions, methods as there (kernels call them at compile time)
-    @_compile_time
+    @constexpr_function
     def is_fp8(self) -> bool:
         return self.kind == "f" and self.bits == 8
 
-    @_compile_time
+    @constexpr_function
     def is_int(self) -> bool:
         return self.kind in "iub"
 
-    @_compile_time
+    @constexpr_function
     def is_floating(self) -> bool:
         return self.is_float
 

@@ -12,6 +12,7 @@ import sys
 import types
 
 from compiler import libdevice as _libdevice
+from compiler.compile_time import constexpr_function
 from compiler.descriptors import (  # noqa: F401 - isinstance(x, tl.tensor_descriptor)
     tensor_descriptor,
     tensor_descriptor_base,
@@ -48,9 +49,7 @@ class constexpr:
     at compile time (``tc.constexpr_function``)."""
 
     def __init__(self, value=None):
-        if inspect.isfunction(value):
-            value.__tilec_constexpr_function__ = True
-        self.value = value
+        self.value = constexpr_function(value) if inspect.isfunction(value) else value
 
     def __call__(self, *args, **kwargs):
         return self.value(*args, **kwargs)

@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import AnyFloat
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import SSAValue
 
-from backends.wgsl.core import WGSLEmitter, handles, ty
+from backends.wgsl.core import WGSLEmitter, half_bits, half_of_word, handles, ty
 from dialects import simt
 from dialects.tile import memory_order
 
@@ -122,14 +122,9 @@ def _helper(em: WGSLEmitter, op: AtomicOp, elem: str) -> str:
     if name in em.helpers:
         return name
     if op.base in em.packed:  # a 16-bit float add (the frontend allows no other)
-        bf16 = elem == "f32"
-        total = f"{em.helper('roundbf16', 'f32', 1)}(c + v)" if bf16 else "c + v"
-        to_bits = "bitcast<u32>({}) >> 16u" if bf16 else "pack2x16float(vec2<f32>(f32({}), 0.0))"
-        text = _HALF_LOOP.format(
-            name=name, T=elem, buf=buf, total=total,
-            half=("bitcast<f32>(((cur >> s) & 0xffffu) << 16u)" if bf16
-                  else "f16(unpack2x16float(cur >> s).x)"),
-            bits=to_bits.format("n"))
+        total = f"{em.helper('roundbf16', 'f32', 1)}(c + v)" if elem == "f32" else "c + v"
+        text = _HALF_LOOP.format(name=name, T=elem, buf=buf, total=total,
+                                 half=half_of_word("cur", "s", elem), bits=half_bits("n", elem))
     elif kind == "cas":
         text = _CAS.format(name=name, T=elem, A=atomic, buf=buf,
                            to_a_c=_conv("c", elem, atomic), to_a_v=_conv("v", elem, atomic),

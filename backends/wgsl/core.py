@@ -192,6 +192,23 @@ def ty(elem: str, width: int) -> str:
     return elem if width == 1 else f"vec{width}<{elem}>"
 
 
+def half_of_word(word: str, shift: str, elem: str) -> str:
+    """The 16-bit float at bit ``shift`` of the u32 ``word`` of a packed array, as a value
+    of ``elem``: a bfloat16's bits as the high half of an f32 (which is its value), a
+    float16 unpacked."""
+    if elem == "f32":
+        return f"bitcast<f32>(({word} << (16u - {shift})) & 0xffff0000u)"
+    return f"f16(unpack2x16float({word} >> {shift}).x)"
+
+
+def half_bits(value: str, elem: str) -> str:
+    """A 16-bit float's bits in the low half of a u32 (a bfloat16 is an f32 whose high
+    half it is: the value is already rounded)."""
+    if elem == "f32":
+        return f"(bitcast<u32>({value}) >> 16u)"
+    return f"pack2x16float(vec2<f32>(f32({value}), 0.0))"
+
+
 def pack(elem: str, lanes: list[str]) -> str:
     """A chunk of the lane expressions ``lanes``."""
     if elem == "i64":

@@ -19,7 +19,15 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from backends.wgsl import atomics
-from backends.wgsl.core import WGSLEmitter, handles, pack, sign_extend, ty
+from backends.wgsl.core import (
+    WGSLEmitter,
+    half_bits,
+    half_of_word,
+    handles,
+    pack,
+    sign_extend,
+    ty,
+)
 from dialects import simt
 
 
@@ -41,10 +49,8 @@ def _bits(value: str, elem: str, bits: int) -> str:
     array is a bfloat16: its f32's high half)."""
     if elem == "bool":
         return f"select(0u, 1u, {value})"
-    if elem == "f32":
-        return f"(bitcast<u32>({value}) >> 16u)"
-    if elem == "f16":
-        return f"pack2x16float(vec2<f32>(f32({value}), 0.0))"
+    if elem in ("f32", "f16"):
+        return half_bits(value, elem)
     return f"(bitcast<u32>({value}) & {(1 << bits) - 1}u)"
 
 
@@ -55,10 +61,8 @@ def _read(em: WGSLEmitter, base: SSAValue, index: str, elem: str) -> str:
         word, shift = _word(index, bits)
         w = f"{buf}[{word}]"
         w = f"atomicLoad(&{w})" if base in em.written - em.whole_words else w
-        if elem == "f32":  # bfloat16: its bits as the high half of an f32
-            return f"bitcast<f32>(({w} << (16u - {shift})) & 0xffff0000u)"
-        if elem == "f16":  # float16 an atomic adds to
-            return f"f16(unpack2x16float({w} >> {shift}).x)"
+        if elem in ("f32", "f16"):  # bfloat16, or float16 an atomic adds to
+            return half_of_word(w, shift, elem)
         v = sign_extend(f"bitcast<i32>({w})", bits, offset=shift)
         return f"({v} != 0i)" if elem == "bool" else v
     if base in em.atomic:

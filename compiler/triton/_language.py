@@ -9,7 +9,7 @@ import sys
 import types
 
 import compiler.language as tl
-from compiler import constexpr_function
+from compiler.compile_time import constexpr_function
 
 PACKAGE = "compiler.triton.language"
 
