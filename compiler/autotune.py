@@ -118,6 +118,15 @@ def _check_names(fn: Any, what: str, names: Sequence[str]) -> list[str]:
     return list(names)
 
 
+def run_wrapped(fn: Any, grid, args: Sequence[Any], kwargs: dict) -> None:
+    """A launch of what a wrapper wraps: tilec's ``run(grid, args, kwargs)``, or Triton's
+    ``run(*args, grid=, warmup=False, **kwargs)`` for an object launched that way (a
+    ``compiler.triton`` autotuner, which a project may subclass as it would Triton's)."""
+    if getattr(fn, "triton_run", False):
+        return fn.run(*args, grid=grid, warmup=False, **kwargs)
+    return fn.run(grid, args, kwargs)
+
+
 class _Wrapper:
     """What ``Autotuner`` and ``Heuristics`` share: they launch like the kernel they wrap."""
 
@@ -160,7 +169,7 @@ class Heuristics(_Wrapper):
         kwargs = dict(kwargs)
         for name, rule in self.values.items():
             kwargs[name] = rule(self.named(args, kwargs))
-        return self.fn.run(grid, args, kwargs)
+        return run_wrapped(self.fn, grid, args, kwargs)
 
 
 class Autotuner(_Wrapper):
@@ -185,7 +194,7 @@ class Autotuner(_Wrapper):
                              f"top_k, not {', '.join(prune)}")
         self.do_bench = do_bench
         self.tuned = set().union(*(c.kwargs for c in self.configs), LAUNCH_OPTIONS)
-        self.cache: dict[tuple, Config] = {}
+        self.caches: dict[str, dict[tuple, Config]] = {}  # backend -> launch key -> choice
         self.best_config: Config | None = None
         self.configs_timings: dict[Config, float] | None = None
         self.bench_time: float | None = None
@@ -197,43 +206,50 @@ class Autotuner(_Wrapper):
             raise LaunchError(f"{self.__name__}: {', '.join(clash)} "
                               f"{'is' if len(clash) == 1 else 'are'} chosen by @tc.autotune; "
                               "do not pass them at launch")
-        kwargs = {**kwargs, "backend": resolve_backend(kwargs.get("backend"))}
+        backend = resolve_backend(kwargs.get("backend"))
+        kwargs = {**kwargs, "backend": backend}
         if len(self.configs) == 1:
             config = self.configs[0]
         else:
-            key = self.launch_key(self.named(args, kwargs), kwargs["backend"])
-            config = self.cache.get(key) or self.choose(key, grid, args, kwargs)
+            key = self.launch_key(self.named(args, kwargs))
+            config = self.caches.setdefault(backend, {}).get(key) \
+                or self.choose(backend, key, grid, args, kwargs)
         self.best_config = config
         self.launch(config, grid, args, kwargs)
+
+    @property
+    def cache(self) -> dict[tuple, Config]:
+        """The choices for the default backend by launch key, as Triton's ``cache``
+        (which a subclass written for Triton reads and fills)."""
+        return self.caches.setdefault(resolve_backend(None), {})
 
     def launch(self, config: Config, grid, args, kwargs: dict) -> None:
         if config.pre_hook is not None:
             config.pre_hook({**self.named(args, kwargs), **config.all_kwargs()})
-        self.fn.run(grid, args, {**kwargs, **config.launch_kwargs()})
+        run_wrapped(self.fn, grid, args, {**kwargs, **config.launch_kwargs()})
 
-    def launch_key(self, named: dict[str, Any], backend: str) -> tuple:
+    def launch_key(self, named: dict[str, Any]) -> tuple:
         """The values of the key arguments, then the dtype of every argument that has one,
-        as Triton keys tuning; tilec adds the backend. Cheap: it runs on every launch."""
-        values = tuple(_key_value(named[k]) for k in self.keys if k in named)
-        dtypes = tuple(str(v.dtype) for v in named.values() if hasattr(v, "dtype"))
-        return (backend, values, dtypes)
+        as Triton keys tuning (per backend: ``caches``). Cheap: it runs on every launch."""
+        return (*(_key_value(named[k]) for k in self.keys if k in named),
+                *(str(v.dtype) for v in named.values() if hasattr(v, "dtype")))
 
     # ------------------------------------------------------------ choosing
 
-    def choose(self, key: tuple, grid, args, kwargs: dict) -> Config:
-        disk_key = cache.make_key("autotune", self.source, self.configs, key,
-                                  availability(key[0])[1])
+    def choose(self, backend: str, key: tuple, grid, args, kwargs: dict) -> Config:
+        disk_key = cache.make_key("autotune", self.source, self.configs, backend, key,
+                                  availability(backend)[1])
         config = self.from_disk(disk_key)
         if config is not None:
-            self.report(key, config, "from the disk cache")
+            self.report(backend, key, config, "from the disk cache")
         else:
             config = self.tune(grid, args, kwargs)
             cache.store_record("autotune", disk_key, {"index": self.configs.index(config),
                                                       "config": repr(config)})
-            self.report(key, config, f"after {self.bench_time:.2f}s of benchmarking")
+            self.report(backend, key, config, f"after {self.bench_time:.2f}s of benchmarking")
             for name in self.reset_to_zero:  # the trials wrote them: the real launch starts clean
                 _zero(self.named(args, kwargs)[name])
-        self.cache[key] = config
+        self.caches.setdefault(backend, {})[key] = config
         return config
 
     def from_disk(self, disk_key: str) -> Config | None:
@@ -311,8 +327,8 @@ class Autotuner(_Wrapper):
             raise LaunchError(f"{self.__name__}: pruning left no config to try")
         return configs
 
-    def report(self, key: tuple, config: Config, how: str) -> None:
-        self.note(f"best config selected {how} for key {key}: {config}")
+    def report(self, backend: str, key: tuple, config: Config, how: str) -> None:
+        self.note(f"best config selected {how} for key {key} on {backend}: {config}")
 
     def note(self, text: str) -> None:
         """A line under ``TILEC_PRINT_AUTOTUNING=1``."""

@@ -28,6 +28,14 @@ def grid_launch(bound: tuple[Any, Any], *args: Any, **kwargs: Any) -> None:
     target.run(grid, args, kwargs)
 
 
+def triton_grid_launch(bound: tuple[Any, Any], *args: Any, **kwargs: Any) -> Any:
+    """``grid_launch`` for an object launched as Triton's are: ``target.run(*args,
+    grid=grid, warmup=False, **kwargs)``."""
+    __tracebackhide__ = True  # IPython and pytest leave this frame out
+    target, grid = bound
+    return target.run(*args, grid=grid, warmup=False, **kwargs)
+
+
 _PACKAGES = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                name, "") for name in ("compiler", "backends", "dialects"))
 

@@ -306,6 +306,50 @@ def test_autotune_skips_a_config_out_of_resources():
     triton.testing.assert_close(out, x + y, atol=1e-6)
 
 
+class PresetAutotuner(triton.runtime.autotuner.Autotuner):
+    """A project's own autotuner, written against Triton's class: the constructor takes
+    Triton's arguments, and ``run`` puts a known-good config in ``cache`` under Triton's key
+    (the key arguments' values, then the arrays' dtypes) before tuning could start."""
+
+    def __init__(self, fn, arg_names, configs, key, reset_to_zero, restore_value, **kwargs):
+        super().__init__(fn, arg_names, configs, key, reset_to_zero, restore_value, **kwargs)
+        self.preset = {}
+        self.runs = 0
+
+    def run(self, *args, **kwargs):
+        self.runs += 1
+        named = dict(zip(self.arg_names, args))
+        key = (*(named[k] for k in self.keys),
+               *(str(v.dtype) for v in named.values() if hasattr(v, "dtype")))
+        if key in self.preset and key not in self.cache:
+            self.cache[key] = self.preset[key]
+        return super().run(*args, **kwargs)
+
+
+def test_a_subclass_of_triton_autotuner_chooses_through_its_run(monkeypatch):
+    """Its ``cache`` holds the default backend's choices (Triton code names no backend)."""
+    monkeypatch.setenv("TILEC_BACKEND", "numpy")
+
+    def never(fn, quantiles):
+        raise AssertionError("a preset key must not be tuned")
+
+    configs = [triton.Config({"BLOCK_SIZE": 64}), triton.Config({"BLOCK_SIZE": 256})]
+    tuned = PresetAutotuner(axpy_kernel, axpy_kernel.arg_names, configs, ["n_elements"],
+                            None, None, pre_hook=None, post_hook=None, prune_configs_by=None,
+                            warmup=None, rep=None, use_cuda_graph=False, do_bench=never)
+    assert tuned.keys == ["n_elements"] and not tuned.user_defined_pre_hook
+    x, y = vectors(1000)
+    tuned.preset[(1000, "float32", "float32", "float32")] = configs[1]
+    doubled = triton.heuristics({"alpha": lambda args: 2.0})(tuned)  # wrappers call its run
+    grid = lambda meta: (triton.cdiv(x.size, meta["BLOCK_SIZE"]),)
+    out, out2 = np.empty_like(x), np.empty_like(x)
+    tuned[grid](x, y, out, x.size, 2.0)
+    doubled[grid](x, y, out2, x.size)
+    triton.testing.assert_close(out, 2 * x + y, atol=1e-5)
+    triton.testing.assert_close(out2, 2 * x + y, atol=1e-5)
+    assert tuned.runs == 2 and tuned.best_config == configs[1]
+
+
 def test_config_keeps_num_ctas_and_maxnreg_without_launching_them():
     c = triton.Config({"BLOCK_SIZE": 256}, num_warps=8, num_stages=3, num_ctas=2, maxnreg=128)
     assert c.all_kwargs() == {"BLOCK_SIZE": 256, "num_warps": 8, "num_stages": 3,

@@ -14,30 +14,61 @@ times with ``do_bench_cudagraph``; ``cache_results`` is what tilec always does.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from types import MethodType
 from typing import Any
 
 from compiler.autotune import Autotuner as TilecAutotuner
 from compiler.autotune import Config, Heuristics, heuristics
 from compiler.errors import OutOfResources, TilecError
 from compiler.jit import KernelFunction
+from compiler.tracebacks import triton_grid_launch
 from compiler.triton import testing
 
 QUANTILES = (0.5, 0.2, 0.8)  # what Triton's autotuner asks a do_bench for: median first
 
 
 class Autotuner(TilecAutotuner):
-    """tilec's autotuner with Triton's ``pre_hook``/``post_hook`` around each trial."""
+    """tilec's autotuner with Triton's constructor, ``run(*args, grid=, warmup=, **kwargs)``
+    and attributes (``cache``, ``keys``, ``arg_names``, ``pre_hook``/``post_hook`` and
+    ``user_defined_pre_hook``/``user_defined_post_hook``), so a project's subclass of
+    Triton's ``Autotuner`` works on it: one that overrides ``run`` and fills ``cache``
+    with configs of its own choosing is launched through that ``run``."""
 
-    def __init__(self, fn: Any, configs: Sequence[Config], key: Sequence[str],
-                 prune_configs_by: dict | None = None,
-                 reset_to_zero: Sequence[str] | None = None,
-                 restore_value: Sequence[str] | None = None,
-                 pre_hook: Callable | None = None, post_hook: Callable | None = None,
-                 do_bench: Callable | None = None):
+    triton_run = True  # wrappers launch it as Triton's (``compiler.autotune.run_wrapped``)
+
+    def __init__(self, fn: Any, arg_names: Sequence[str], configs: Sequence[Config],
+                 key: Sequence[str], reset_to_zero: Sequence[str] | None,
+                 restore_value: Sequence[str] | None, pre_hook: Callable | None = None,
+                 post_hook: Callable | None = None, prune_configs_by: dict | None = None,
+                 warmup: float | None = None, rep: float | None = None,
+                 use_cuda_graph: bool = False, do_bench: Callable | None = None,
+                 cache_results: bool = False):
         super().__init__(fn, list(configs) or [Config({})], key, prune_configs_by,
-                         restore_value or (), reset_to_zero or (), do_bench)
+                         restore_value or (), reset_to_zero or (),
+                         _bench(do_bench, warmup, rep, use_cuda_graph))
+        self.arg_names = list(arg_names)
         self.pre_hook = pre_hook
         self.post_hook = post_hook
+        self.user_defined_pre_hook = pre_hook is not None
+        self.user_defined_post_hook = post_hook is not None
+        self.num_warmups, self.num_reps, self.use_cuda_graph = warmup, rep, use_cuda_graph
+        self.cache_results = cache_results
+
+    def __getitem__(self, grid):
+        return MethodType(triton_grid_launch, (self, grid))
+
+    def run(self, *args, grid=None, warmup: bool = False, **kwargs):
+        """One launch on ``grid`` with the config chosen for these arguments
+        (``warmup``: compile every config instead, as ``warmup`` does)."""
+        __tracebackhide__ = True  # IPython and pytest leave this frame out
+        if warmup:
+            return self.warmup(*args, grid=grid, **kwargs)
+        return TilecAutotuner.run(self, grid, args, kwargs)
+
+    def warmup(self, *args, grid=None, **kwargs) -> list:
+        """Every config compiled for these arguments, none launched."""
+        return [self.fn.warmup(*args, grid=grid, **kwargs, **config.launch_kwargs())
+                for config in self.prune(self.named(args, kwargs), kwargs)]
 
     def trial(self, config: Config, grid, args, kwargs: dict, named: dict[str, Any],
               saved: list) -> None:
@@ -87,14 +118,13 @@ def autotune(configs: Sequence[Config], key: Sequence[str], prune_configs_by: di
              do_bench: Callable | None = None, cache_results: bool = False
              ) -> Callable[[Any], Autotuner]:
     """Decorator above ``@triton.jit``, with Triton's signature (see the module docstring)."""
-    timer = _bench(do_bench, warmup, rep, use_cuda_graph)
-
     def decorate(fn: Any) -> Autotuner:
         if not isinstance(fn, (KernelFunction, TilecAutotuner, Heuristics)):
             raise TilecError(f"@triton.autotune goes above @triton.jit (it got "
                              f"{type(fn).__name__} {getattr(fn, '__name__', '')!r})")
-        return Autotuner(fn, configs, key, prune_configs_by, reset_to_zero, restore_value,
-                         pre_hook, post_hook, timer)
+        return Autotuner(fn, fn.arg_names, configs, key, reset_to_zero, restore_value,
+                         pre_hook, post_hook, prune_configs_by, warmup, rep, use_cuda_graph,
+                         do_bench, cache_results)
     return decorate
 
 
