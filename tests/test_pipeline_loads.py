@@ -4,6 +4,8 @@ must write identical bits (K a multiple of the block, not one, under one block, 
 GPU pipelines (wgsl on lavapipe, ptx to a cubin) run the pass and stay correct; loops it
 does not recognize are left as they were."""
 
+import re
+
 import numpy as np
 import pytest
 from xdsl.dialects import scf
@@ -425,3 +427,24 @@ def test_wgmma_runs_on_from_stages_it_reads_in_place(form):
     assert ("wgmma.wait_group.sync.aligned 1;" in ptx) == (form != "transposed")
     assert ("ldmatrix.sync.aligned.m8n8.x4.trans" in ptx) == (form == "transposed")
     assert form == "transposed" or "shfl.sync.idx.b32" in ptx
+
+
+@pytest.mark.parametrize("arch, warps", [("sm_90", 8), ("sm_80", 4)])
+def test_each_copy_of_a_stage_is_placed_from_one_base(arch, warps):
+    """A thread's copies into a stage (swizzled for wgmma on sm_90, padded rows for
+    ldmatrix on sm_80) land at one base plus constants, the same in every thread: one lane
+    picked, offsets added, so ptxas folds the offsets into the copies' addresses instead
+    of keeping a register (and an add a stage) for each copy."""
+    n = 1024
+    a = np.zeros((n, n), np.float16)
+    ck = tc.compile(example.matmul_tutorial, backend="ptx", target=arch,
+                    args=(a, a, a, n, n, n, n, n, n), num_warps=warps, num_stages=3,
+                    constants={"BM": 128, "BN": 128, "BK": 64, "GROUP": 8, "ACTIVATION": ""})
+    simt = dict(ck.stages)["tile-to-simt"]
+    defs = {m[1]: m[2] for m in re.finditer(r"(%\w+) = (.*)", simt)}
+    places = re.findall(r"simt\.cp_async %\w+\[%\w+\] to %\w+\[(%\w+)\]", simt)
+    assert len(places) >= 4  # A and B, before the loop and in it
+    for place in places:
+        picked, offsets = re.fullmatch(r"arith\.addi (%\w+), (%\w+) : .*", defs[place]).groups()
+        assert re.match(r"vector\.shuffle %\w+, %\w+ \[0(, 0)*\]", defs[picked])
+        assert defs[offsets].startswith("arith.constant dense<[0, ")

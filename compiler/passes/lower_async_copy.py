@@ -19,8 +19,15 @@ layouts, from ``pipeline-loads``) -> SIMT IR.
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, TensorType
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    MemRefType,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
@@ -31,7 +38,7 @@ from compiler.passes.lower_shapes import _index, wgmma_operand
 from compiler.passes.simt_lowering import Lowering, lowers
 from dialects import simt, tile
 from dialects.tile import MmaLayoutAttr, like
-from dialects.tile.async_copy import SWIZZLE_BYTES, WARPGROUP
+from dialects.tile.async_copy import SWIZZLE_BYTES, WARPGROUP, swizzled_place
 
 CP_ASYNC_BITS = (32, 64, 128)  # the sizes one cp.async copies
 
@@ -87,10 +94,37 @@ def _places(lo: Lowering, op: Operation, t: TensorType, buffer: SSAValue,
     rows, row_len = shape
     if buffer in lo.swizzled:
         bits = bits_of(buffer.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
-        index = swizzled_index(lo, op, t, rows, lo.swizzled[buffer], bits)
+        warps = lo.swizzled[buffer]
+        index = swizzled_index(lo, op, t, rows, warps, bits)
+        row, col = (element_ids(t.encoding, t.get_shape(), w) for w in ([1, 0], [0, 1]))
+        numbers = np.vectorize(lambda r, c: swizzled_place(r, c, rows, warps, bits))(row, col)
     else:
         index = _index(lo, op, (t, _weights(t, row_len)))
-    return lo.emit(arith.AddiOp(index, lo.emit(vector.BroadcastOp(start, index.type), op)), op)
+        numbers = element_ids(t.encoding, t.get_shape(), _weights(t, row_len))
+    placed = lo.emit(arith.AddiOp(index, lo.emit(vector.BroadcastOp(start, index.type), op)),
+                     op)
+    return _from_few(lo, op, placed, numbers)
+
+
+def _from_few(lo: Lowering, op: Operation, placed: SSAValue, numbers: np.ndarray) -> SSAValue:
+    """``placed`` (whose lanes hold ``numbers[thread]`` plus one value) as few of its lanes
+    plus constants: a lane that is another's plus the same number in every thread is made
+    so. Each stage's places are then a base per group and immediate offsets, which ptxas
+    folds into the copies' addresses, instead of one register (and one add a stage) a
+    lane."""
+    picks, offsets = [], []
+    for lane in range(numbers.shape[1]):
+        steps = numbers[:, lane:lane + 1] - numbers[:, :lane + 1]
+        base = int(np.argmax((steps == steps[:1]).all(axis=0)))
+        picks.append(base)
+        offsets.append(int(steps[0, base]))
+    if picks == list(range(len(picks))):
+        return placed
+    t = placed.type
+    few = lo.emit(vector.ShuffleOp(placed, placed, DenseArrayBase.from_list(i64, picks),
+                                      result_type=t), op)
+    steps = lo.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, offsets)), op)
+    return lo.emit(arith.AddiOp(few, steps), op)
 
 
 def swizzled_index(lo: Lowering, op: Operation, t: TensorType, rows: int, warps: int,

@@ -123,6 +123,17 @@ def swizzled_row(row: int, warps: int) -> int:
     return 64 * (t * (warps // WARPGROUP) + g) + 16 * (w % WARPGROUP) + 8 * h + r
 
 
+def swizzled_place(row: int, col: int, rows: int, warps: int, bits: int) -> int:
+    """The element of a 128-byte-swizzled stage of ``rows`` rows (``bits``-bit elements,
+    rows permuted by ``swizzled_row`` when ``warps``) where element (``row``, ``col``) of
+    the tile is: its row in the atom of its column, its 16-byte chunk XORed with the
+    stored row's place in its 8."""
+    atom, chunk = 8 * SWIZZLE_BYTES // bits, 128 // bits
+    stored = swizzled_row(row, warps) if warps else row
+    inner = (col % atom) ^ (stored % 8 * chunk)
+    return stored * atom + inner + col // atom * rows * atom
+
+
 @irdl_op_definition
 class AsyncCopyOp(IRDLOperation):
     """Start copying the tile at ``ptr`` into stage ``stage`` of ``buffer``: where ``mask``
