@@ -598,3 +598,4 @@ extra.libdevice = _namespace(
     f"{__name__}.extra.libdevice",
     "``tl.extra.libdevice``: CUDA libdevice's names (without ``__nv_`` and the ``f``).",
     {n: globals()[n] for n in _MATH_NAMES} | {"fabs": abs} | _LIBDEVICE)
+libdevice = extra.libdevice  # Triton 2.0's ``tl.libdevice``, still in projects' kernels

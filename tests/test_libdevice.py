@@ -256,6 +256,7 @@ def test_spellings_are_the_same_builtins():
     import compiler.triton.language as ttl
     from compiler.language.extra import libdevice as imported
     assert imported is libdevice and ttl.extra.cuda.libdevice is libdevice
+    assert tl.libdevice is libdevice  # Triton 2.0's spelling, kept by older projects' kernels
     assert tl.math.asin is libdevice.asin and tl.math.lgamma is libdevice.lgamma
     assert tl.math.erf is libdevice.erf is tl.erf and tl.math.popc is libdevice.popc
     for name in names.NAMES:
