@@ -105,6 +105,37 @@ def test_binary(op):
 
 
 @tc.kernel
+def by_constant(x, q, r, n, D: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.load(x + offs, mask=m)
+    tl.store(q + offs, a // D, mask=m)
+    tl.store(r + offs, a % D, mask=m)
+
+
+@pytest.mark.parametrize("d", [2, 64, 2**31, 2**32, 2**40, 2**62, 3, 1000])
+def test_division_by_a_constexpr(d):
+    """``//`` and ``%`` by a constexpr, negative dividends and INT64_MIN included; by a
+    power of two they are shifts and masks (no division helper in the shader, which is
+    what kept lavapipe compiling a kernel of many such divisions for minutes)."""
+    a = values(300, 5)
+    q, r = np.zeros_like(a), np.zeros_like(a)
+    both(by_constant, (-(-a.size // 256),), [1, 2], a, q, r, a.size, D=d, BLOCK=256)
+    wgsl = tc.compile(by_constant, backend="wgsl", args=(a, q, r, a.size),
+                      constants={"D": d, "BLOCK": 256}).asm["wgsl"]
+    assert ("fn divsi64" in wgsl) == (d & (d - 1) != 0)
+
+
+@pytest.mark.parametrize("op, want", [("arith.divui", lambda a: u64(a) >> np.uint64(40)),
+                                      ("arith.remui", lambda a: u64(a) & np.uint64(2**40 - 1))])
+def test_unsigned_division_by_a_power_of_two(op, want):
+    a = values(200, 6)
+    body = f"%d = arith.constant dense<{2**40}> : {{i64}}\n%r0 = {op} %x0, %d : {{i64}}"
+    (out,) = apply(body, [a], ["i64"])
+    np.testing.assert_array_equal(out, want(a).view(np.int64))
+
+
+@tc.kernel
 def compare(x, y, out, n, BLOCK: tl.constexpr):
     """Every comparison at once, one bit each."""
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)

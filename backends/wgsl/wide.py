@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 
-from xdsl.dialects import arith, math
+from xdsl.dialects import arith, math, vector
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr
 from xdsl.ir import Operation
 
 from dialects import tile
@@ -138,6 +139,50 @@ CMP: dict[str, str] = {
 """``tile.cmpi`` of i64 operands, by predicate."""
 
 
+def _shift(k: int) -> str:
+    return f"{{T}}({{U}}({k}u), {{U}}(0u))"
+
+
+_TRUNCATED = "{shrsi64}({add64}({a}, {shrui64}({shrsi64}({a}, " + _shift(63) + "), SPARE)), K)"
+_BY_POWER_OF_TWO: dict[type[Operation], str] = {
+    # truncating toward zero: a negative a is biased by 2^k - 1 before the shift
+    arith.DivSIOp: _TRUNCATED,
+    arith.RemSIOp: "{sub64}({a}, {shl64}(" + _TRUNCATED + ", K))",
+    arith.DivUIOp: "{shrui64}({a}, K)",
+    arith.RemUIOp: "{T}({a}.lo & {U}(LOW), {a}.hi & {U}(HIGH))",
+}
+"""i64 ``//`` and ``%`` by a constant 2^k, as shifts and masks: the division helper's
+loop, inlined at each of a thread's divisions, made lavapipe take minutes to compile a
+kernel dividing a 256-lane tile a thread (``row = offs // D`` with ``D`` a constexpr)."""
+
+
+def _power_of_two(op: Operation) -> int | None:
+    """k where ``op`` divides by the constant 2^k (1 <= k <= 62) in every lane."""
+    const = op.operands[1].owner
+    if isinstance(const, vector.BroadcastOp):
+        const = const.source.owner
+    if not isinstance(const, arith.ConstantOp):
+        return None
+    value = const.value
+    values = (value.get_values() if isinstance(value, DenseIntOrFPElementsAttr)
+              else [value.value.data] if isinstance(value, IntegerAttr) else [])
+    if len(set(values)) != 1:
+        return None
+    v = int(values[0])
+    return v.bit_length() - 1 if 2 <= v < 1 << 63 and v & (v - 1) == 0 else None
+
+
+def _by_power_of_two(op: Operation) -> str | None:
+    text = next((_BY_POWER_OF_TWO[c] for c in type(op).__mro__ if c in _BY_POWER_OF_TWO),
+                None)
+    k = _power_of_two(op) if text is not None else None
+    if text is None or k is None:
+        return None
+    low = (1 << k) - 1
+    return (text.replace("SPARE", _shift(64 - k)).replace("K", _shift(k))
+            .replace("LOW", f"{low & 0xFFFFFFFF}u").replace("HIGH", f"{low >> 32}u"))
+
+
 def template(op: Operation, src: str, dst: str, narrow_src: bool) -> str | None:
     """The template of an op with an i64 operand or result (None: not supported): ``src``
     and ``dst`` are the WGSL element types of its first operand and result."""
@@ -145,7 +190,8 @@ def template(op: Operation, src: str, dst: str, narrow_src: bool) -> str | None:
     if src == "i64" or isinstance(op, arith.SelectOp | tile.SelectOp):
         if isinstance(op, arith.TruncIOp) and dst == "bool":
             return "({a}.lo & {U}(1u)) != {U}(0u)"
-        return next((_ON_I64[c] for c in classes if c in _ON_I64), None)
+        return _by_power_of_two(op) or next((_ON_I64[c] for c in classes if c in _ON_I64),
+                                            None)
     kind = ("bool" if src == "bool" else "float" if src in ("f32", "f16") else
             "narrow" if narrow_src else "int")
     return next((_INTO_I64[c, kind] for c in classes if (c, kind) in _INTO_I64), None)
