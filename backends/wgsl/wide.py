@@ -139,11 +139,13 @@ CMP: dict[str, str] = {
 """``tile.cmpi`` of i64 operands, by predicate."""
 
 
-def _shift(k: int) -> str:
-    return f"{{T}}({{U}}({k}u), {{U}}(0u))"
+def _chunk(v: int) -> str:
+    """A constant in every lane of the chunk type ``{T}``."""
+    lo, hi = _words(v)
+    return f"{{T}}({{U}}({lo}), {{U}}({hi}))"
 
 
-_TRUNCATED = "{shrsi64}({add64}({a}, {shrui64}({shrsi64}({a}, " + _shift(63) + "), SPARE)), K)"
+_TRUNCATED = "{shrsi64}({add64}({a}, {shrui64}({shrsi64}({a}, " + _chunk(63) + "), SPARE)), K)"
 _BY_POWER_OF_TWO: dict[type[Operation], str] = {
     # truncating toward zero: a negative a is biased by 2^k - 1 before the shift
     arith.DivSIOp: _TRUNCATED,
@@ -151,13 +153,20 @@ _BY_POWER_OF_TWO: dict[type[Operation], str] = {
     arith.DivUIOp: "{shrui64}({a}, K)",
     arith.RemUIOp: "{T}({a}.lo & {U}(LOW), {a}.hi & {U}(HIGH))",
 }
-"""i64 ``//`` and ``%`` by a constant 2^k, as shifts and masks: the division helper's
-loop, inlined at each of a thread's divisions, made lavapipe take minutes to compile a
-kernel dividing a 256-lane tile a thread (``row = offs // D`` with ``D`` a constexpr)."""
+_BY_MAGIC: dict[type[Operation], str] = {
+    arith.DivSIOp: "{divsic64}({a}, MAGIC, SHIFT)",
+    arith.RemSIOp: "{remsic64}({a}, D, MAGIC, SHIFT)",
+    arith.DivUIOp: "{udivc64}({a}, MAGIC, SHIFT)",
+    arith.RemUIOp: "{sub64}({a}, {mul64}({udivc64}({a}, MAGIC, SHIFT), D))",
+}
+"""i64 ``//`` and ``%`` by a constant: by 2^k as shifts and masks, by any other d > 2 as a
+multiply-high by a magic number (``udivc64``). The division helper's loop, inlined at
+each of a thread's divisions, made lavapipe take minutes to compile a kernel dividing a
+256-lane tile a thread (``row = offs // D`` with ``D`` a constexpr)."""
 
 
-def _power_of_two(op: Operation) -> int | None:
-    """k where ``op`` divides by the constant 2^k (1 <= k <= 62) in every lane."""
+def _divisor(op: Operation) -> int | None:
+    """The constant every lane of ``op`` divides by, as an unsigned 64-bit number."""
     const = op.operands[1].owner
     if isinstance(const, vector.BroadcastOp):
         const = const.source.owner
@@ -166,21 +175,25 @@ def _power_of_two(op: Operation) -> int | None:
     value = const.value
     values = (value.get_values() if isinstance(value, DenseIntOrFPElementsAttr)
               else [value.value.data] if isinstance(value, IntegerAttr) else [])
-    if len(set(values)) != 1:
-        return None
-    v = int(values[0])
-    return v.bit_length() - 1 if 2 <= v < 1 << 63 and v & (v - 1) == 0 else None
+    return int(values[0]) % (1 << 64) if len(set(values)) == 1 else None
 
 
-def _by_power_of_two(op: Operation) -> str | None:
-    text = next((_BY_POWER_OF_TWO[c] for c in type(op).__mro__ if c in _BY_POWER_OF_TWO),
-                None)
-    k = _power_of_two(op) if text is not None else None
-    if text is None or k is None:
+def _by_constant(op: Operation) -> str | None:
+    """The template of a division by a constant, or None (not one, or not handled)."""
+    kind = next((c for c in type(op).__mro__ if c in _BY_MAGIC), None)
+    d = _divisor(op) if kind is not None else None
+    signed = kind in (arith.DivSIOp, arith.RemSIOp)
+    if kind is None or d is None or d < 2 or (signed and d >= 1 << 63):
         return None
-    low = (1 << k) - 1
-    return (text.replace("SPARE", _shift(64 - k)).replace("K", _shift(k))
-            .replace("LOW", f"{low & 0xFFFFFFFF}u").replace("HIGH", f"{low >> 32}u"))
+    if d & (d - 1) == 0:
+        k, low = d.bit_length() - 1, d - 1
+        return (_BY_POWER_OF_TWO[kind].replace("SPARE", _chunk(64 - k))
+                .replace("K", _chunk(k)).replace("LOW", f"{low & 0xFFFFFFFF}u")
+                .replace("HIGH", f"{low >> 32}u"))
+    shift = d.bit_length()  # ceil(log2 d): n // d = (t + (n - t) / 2) >> (shift - 1)
+    magic = (1 << (64 + shift)) // d - (1 << 64) + 1
+    return (_BY_MAGIC[kind].replace("MAGIC", _chunk(magic))
+            .replace("SHIFT", _chunk(shift - 1)).replace("D", _chunk(d)))
 
 
 def template(op: Operation, src: str, dst: str, narrow_src: bool) -> str | None:
@@ -190,8 +203,7 @@ def template(op: Operation, src: str, dst: str, narrow_src: bool) -> str | None:
     if src == "i64" or isinstance(op, arith.SelectOp | tile.SelectOp):
         if isinstance(op, arith.TruncIOp) and dst == "bool":
             return "({a}.lo & {U}(1u)) != {U}(0u)"
-        return _by_power_of_two(op) or next((_ON_I64[c] for c in classes if c in _ON_I64),
-                                            None)
+        return _by_constant(op) or next((_ON_I64[c] for c in classes if c in _ON_I64), None)
     kind = ("bool" if src == "bool" else "float" if src in ("f32", "f16") else
             "narrow" if narrow_src else "int")
     return next((_INTO_I64[c, kind] for c in classes if (c, kind) in _INTO_I64), None)
@@ -301,6 +313,22 @@ _DIVISION = {
     q.lo = q.lo | {U}(ge);
   }}
   return array<{T}, 2>(q, r);
+}}""",
+    # n // d for a constant d > 2 not a power of two (Granlund and Montgomery's
+    # round-up method: m = 2^(64 + l) / d - 2^64 + 1 and s = l - 1, l = ceil(log2 d),
+    # exact for every unsigned 64-bit n); signed: on |a|, the sign put back
+    "udivc64": """fn {name}(n: {T}, m: {T}, s: {T}) -> {T} {{
+  let t = {umulhi64}(n, m);
+  return {shrui64}({add64}(t, {shrui64}({sub64}(n, t), {T}({U}(1u), {U}(0u)))), s);
+}}""",
+    "divsic64": """fn {name}(a: {T}, m: {T}, s: {T}) -> {T} {{
+  let q = {udivc64}({abs64}(a), m, s);
+  return {pick64}(bitcast<{I}>(a.hi) < {I}(0), {neg64}(q), q);
+}}""",
+    "remsic64": """fn {name}(a: {T}, d: {T}, m: {T}, s: {T}) -> {T} {{
+  let n = {abs64}(a);
+  let r = {sub64}(n, {mul64}({udivc64}(n, m, s), d));
+  return {pick64}(bitcast<{I}>(a.hi) < {I}(0), {neg64}(r), r);
 }}""",
     "divsi64": """fn {name}(a: {T}, b: {T}) -> {T} {{
   let zero = {eq64}(b, {T}());
