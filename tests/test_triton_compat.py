@@ -350,6 +350,18 @@ def test_a_subclass_of_triton_autotuner_chooses_through_its_run(monkeypatch):
     assert tuned.runs == 2 and tuned.best_config == configs[1]
 
 
+def test_autotuner_warmup_compiles_every_config_without_launching():
+    tuned = triton.autotune([triton.Config({"BLOCK_SIZE": 64}),
+                             triton.Config({"BLOCK_SIZE": 256}, num_warps=8)],
+                            key=["n_elements"])(axpy_kernel)
+    x, y = vectors(500)
+    out = np.zeros_like(x)
+    compiled = tuned.warmup(x, y, out, x.size, 2.0, grid=(4,), backend="numpy")
+    assert [ck.metadata.num_warps for ck in compiled] == [4, 8]
+    assert tuned.run(x, y, out, x.size, 2.0, grid=(4,), warmup=True, backend="numpy")
+    assert not out.any() and tuned.best_config is None
+
+
 def test_config_keeps_num_ctas_and_maxnreg_without_launching_them():
     c = triton.Config({"BLOCK_SIZE": 256}, num_warps=8, num_stages=3, num_ctas=2, maxnreg=128)
     assert c.all_kwargs() == {"BLOCK_SIZE": 256, "num_warps": 8, "num_stages": 3,
