@@ -145,24 +145,25 @@ def _chunk(v: int) -> str:
     return f"{{T}}({{U}}({lo}), {{U}}({hi}))"
 
 
-_TRUNCATED = "{shrsi64}({add64}({a}, {shrui64}({shrsi64}({a}, " + _chunk(63) + "), SPARE)), K)"
+_TRUNCATED = "{shrsi64}({add64}({a}, {shrui64}({shrsi64}({a}, $SIGN), $SPARE)), $K)"
 _BY_POWER_OF_TWO: dict[type[Operation], str] = {
     # truncating toward zero: a negative a is biased by 2^k - 1 before the shift
     arith.DivSIOp: _TRUNCATED,
-    arith.RemSIOp: "{sub64}({a}, {shl64}(" + _TRUNCATED + ", K))",
-    arith.DivUIOp: "{shrui64}({a}, K)",
-    arith.RemUIOp: "{T}({a}.lo & {U}(LOW), {a}.hi & {U}(HIGH))",
+    arith.RemSIOp: "{sub64}({a}, {shl64}(" + _TRUNCATED + ", $K))",
+    arith.DivUIOp: "{shrui64}({a}, $K)",
+    arith.RemUIOp: "{T}({a}.lo & {U}($LOW), {a}.hi & {U}($HIGH))",
 }
 _BY_MAGIC: dict[type[Operation], str] = {
-    arith.DivSIOp: "{divsic64}({a}, MAGIC, SHIFT)",
-    arith.RemSIOp: "{remsic64}({a}, D, MAGIC, SHIFT)",
-    arith.DivUIOp: "{udivc64}({a}, MAGIC, SHIFT)",
-    arith.RemUIOp: "{sub64}({a}, {mul64}({udivc64}({a}, MAGIC, SHIFT), D))",
+    arith.DivSIOp: "{divsic64}({a}, $MAGIC, $SHIFT)",
+    arith.RemSIOp: "{remsic64}({a}, $D, $MAGIC, $SHIFT)",
+    arith.DivUIOp: "{udivc64}({a}, $MAGIC, $SHIFT)",
+    arith.RemUIOp: "{sub64}({a}, {mul64}({udivc64}({a}, $MAGIC, $SHIFT), $D))",
 }
 """i64 ``//`` and ``%`` by a constant: by 2^k as shifts and masks, by any other d > 2 as a
-multiply-high by a magic number (``udivc64``). The division helper's loop, inlined at
-each of a thread's divisions, made lavapipe take minutes to compile a kernel dividing a
-256-lane tile a thread (``row = offs // D`` with ``D`` a constexpr)."""
+multiply-high by a magic number (``udivc64``); ``$NAME`` is a constant of the divisor.
+The division helper's loop, inlined at each of a thread's divisions, made lavapipe take
+minutes to compile a kernel dividing a 256-lane tile a thread (``row = offs // D`` with
+``D`` a constexpr)."""
 
 
 def _divisor(op: Operation) -> int | None:
@@ -186,14 +187,16 @@ def _by_constant(op: Operation) -> str | None:
     if kind is None or d is None or d < 2 or (signed and d >= 1 << 63):
         return None
     if d & (d - 1) == 0:
-        k, low = d.bit_length() - 1, d - 1
-        return (_BY_POWER_OF_TWO[kind].replace("SPARE", _chunk(64 - k))
-                .replace("K", _chunk(k)).replace("LOW", f"{low & 0xFFFFFFFF}u")
-                .replace("HIGH", f"{low >> 32}u"))
-    shift = d.bit_length()  # ceil(log2 d): n // d = (t + (n - t) / 2) >> (shift - 1)
-    magic = (1 << (64 + shift)) // d - (1 << 64) + 1
-    return (_BY_MAGIC[kind].replace("MAGIC", _chunk(magic))
-            .replace("SHIFT", _chunk(shift - 1)).replace("D", _chunk(d)))
+        k = d.bit_length() - 1
+        text, values = _BY_POWER_OF_TWO[kind], {
+            "SIGN": _chunk(63), "SPARE": _chunk(64 - k), "K": _chunk(k),
+            "LOW": f"{(d - 1) & 0xFFFFFFFF}u", "HIGH": f"{(d - 1) >> 32}u"}
+    else:
+        shift = d.bit_length()  # ceil(log2 d): n // d = (t + (n - t) / 2) >> (shift - 1)
+        magic = (1 << (64 + shift)) // d - (1 << 64) + 1
+        text, values = _BY_MAGIC[kind], {"MAGIC": _chunk(magic), "SHIFT": _chunk(shift - 1),
+                                         "D": _chunk(d)}
+    return re.sub(r"\$(\w+)", lambda m: values[m[1]], text)
 
 
 def template(op: Operation, src: str, dst: str, narrow_src: bool) -> str | None:

@@ -112,12 +112,17 @@ def _from_few(lo: Lowering, op: Operation, placed: SSAValue, numbers: np.ndarray
     so. Each stage's places are then a base per group and immediate offsets, which ptxas
     folds into the copies' addresses, instead of one register (and one add a stage) a
     lane."""
-    picks, offsets = [], []
+    picks, offsets, bases = [], [], []
     for lane in range(numbers.shape[1]):
-        steps = numbers[:, lane:lane + 1] - numbers[:, :lane + 1]
-        base = int(np.argmax((steps == steps[:1]).all(axis=0)))
+        for base in bases:  # "another's plus a constant" holds within groups of lanes
+            step = numbers[:, lane] - numbers[:, base]
+            if (step == step[0]).all():
+                break
+        else:
+            base, step = lane, np.zeros(1, np.int64)
+            bases.append(lane)
         picks.append(base)
-        offsets.append(int(steps[0, base]))
+        offsets.append(int(step[0]))
     if picks == list(range(len(picks))):
         return placed
     t = placed.type

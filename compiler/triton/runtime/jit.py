@@ -21,12 +21,14 @@ import abc
 import inspect
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from types import MethodType
 from typing import Any
 
 from compiler.autotune import Autotuner as TilecAutotuner
 from compiler.autotune import Heuristics
 from compiler.errors import TilecError
 from compiler.jit import KernelFunction
+from compiler.tracebacks import triton_grid_launch
 
 
 class KernelInterface(abc.ABC):
@@ -35,7 +37,7 @@ class KernelInterface(abc.ABC):
     grid=..., warmup=False, **kwargs)``, as Triton's ``__getitem__`` calls it."""
 
     def __getitem__(self, grid) -> Callable[..., Any]:
-        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
+        return MethodType(triton_grid_launch, (self, grid))
 
     @abc.abstractmethod
     def run(self, *args, grid, warmup, **kwargs):
