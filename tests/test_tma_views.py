@@ -285,6 +285,21 @@ def test_batched_matmul_by_tma_simulated(shape, tiles, num_warps):
     _close(c, a, b)
 
 
+@pytest.mark.parametrize("stages, num_warps", [(3, 4), (3, 8), (4, 8)])
+def test_a_tma_staged_dot_runs_on_and_its_stage_is_refilled_after_it(stages, num_warps):
+    """From 3 stages the dot runs on into the next iteration (it waits for all but its
+    latest wgmma), and the stage the last iteration read is refilled by TMA only after that
+    wait and a barrier: copies stay 2 iterations ahead (at 3 stages, refilling at the top
+    would leave them 1 ahead). Eight k steps wrap the ring of stages twice or more."""
+    a, b, c = _batched(np.random.default_rng(4), 1, 128, 128, 512)
+    text = _simulate(batched_matmul, {"a": a, "b": b, "c": c}, (128, 128, 64), (1, 1, 1),
+                     num_warps, stages)
+    loop = text[text.index("scf.for"):]
+    wait = loop.index("simt.wgmma_wait 1")
+    assert wait < loop.index("simt.barrier", wait) < loop.index("nvgpu.tma_load", wait)
+    _close(c, a, b)
+
+
 def test_heads_matmul_by_tma_simulated():
     rng = np.random.default_rng(3)
     a = rng.standard_normal((2, 2, 72, 128)).astype(np.float16)

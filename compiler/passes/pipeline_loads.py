@@ -88,6 +88,7 @@ from compiler.passes.pipeliners import (
     SameStagePipeliner,
     Slice,
     TmaPipeliner,
+    TmaRefillAfterDotPipeliner,
     body_slice,
 )
 from compiler.passes.running_dots import may_run_on, source
@@ -376,19 +377,20 @@ def _stage(loop: scf.ForOp, step: int | None, depth: int, loads: list, slices: d
     # 4 stages (right at 2, and from TMA stages).
     running = [d for d in dots if may_run_on(d, loads)
                and (tma or wgmma and (d.a.owner in loads or source(d.a).owner not in loads))]
-    # Triton's refill for one dot: at 3 stages (its tutorial's 128x256x64 matmul) running
-    # on, 2 iterations ahead; at 4 as fast as a refill at the top of the iteration.
-    # Elsewhere the loads stay 2 iterations ahead as dots run on: a 48 KiB TMA stage takes
-    # longer than one iteration to land (128x256x64 f16 on an H200: 3 stages 66% of cuBLAS
-    # running on, 79% waited for; 4 stages 99% running on, 80% waited for).
-    after_dot = (not tma and len(dots) == len(running) == 1 and depth >= 2
+    # Triton's refill for one dot, from cp.async or TMA stages: at 3 stages running on, 2
+    # iterations ahead (a refill at the top would leave a 48 KiB TMA stage 1 iteration to
+    # land, which it outlasts: 128x256x64 f16 on an H200 took 233 us so, 208 us refilled
+    # after the dot; 128x128 at 8 warps and 4 stages 282 -> 253 us). Dots of a loop with
+    # several (attention) run on from 4 stages, the loads 2 iterations ahead.
+    after_dot = (len(dots) == len(running) == 1 and depth >= 2
                  and running[0].parent is loop.body.block)  # not in a nested loop
     if not after_dot and depth <= 2:
         running = []
     for d in running:
         d.attributes[ASYNC_DOT_ATTR] = UnitAttr()
     if after_dot:
-        return RefillAfterDotPipeliner(*args, dot=running[0], wgmma_warps=num_warps).run()
+        refill = TmaRefillAfterDotPipeliner if tma else RefillAfterDotPipeliner
+        return refill(*args, dot=running[0], wgmma_warps=num_warps).run()
     lag = int(bool(running))
     args[2] = depth - lag  # the same number of stages: one more is still being read
     pipeliner = TmaPipeliner if tma else AsyncPipeliner

@@ -385,6 +385,12 @@ class TmaPipeliner(AsyncPipeliner):
         _put(tile.BarrierReleaseOp(self.bars), InsertPoint.after(loop), loop)
 
 
+class TmaRefillAfterDotPipeliner(TmaPipeliner, RefillAfterDotPipeliner):
+    """TMA-filled stages of one dot that runs on, refilled after it as above: at 3 stages
+    the copies stay 2 iterations ahead while the dot runs on (``lag = 1`` would leave them
+    1 ahead, which a TMA stage outlasts)."""
+
+
 def _with_other(ld: tile.LoadOp, read: SSAValue) -> SSAValue:
     """``read`` from a stage, where a copy left zeros for the lanes ``ld`` masks off, with
     ``ld``'s non-zero ``other`` there instead (selected where ``ld`` was: its mask and
