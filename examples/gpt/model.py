@@ -15,8 +15,11 @@ Precision. ``dtype="float32"`` computes in float32 throughout. ``"bfloat16"`` (t
 on ptx; numpy emulates it, WGSL has none) keeps float32 master weights, gradients and
 moments and gives the matmuls and attention bfloat16 inputs: a copy of the weights
 (converted after each step) and the activations and gradients that feed products
-(``LOW_PRECISION``), accumulated in float32; the residual stream, the layer-norm
-statistics, the logits and the loss stay float32.
+(``LOW_PRECISION``), accumulated in float32; a training step's logits are bfloat16 too
+(as PyTorch's autocast leaves them: the output head's product writes half the bytes and
+the loss reads them into float32), their gradient overwriting them, and so is the GELU's
+pre-activation the MLP's backward reads; the residual stream, the layer-norm statistics,
+generation's logits and the loss stay float32.
 """
 
 from __future__ import annotations
@@ -50,9 +53,12 @@ PER_LAYER = frozenset({"ln1", "ln1_mean", "ln1_rstd", "qkv", "att", "lse", "res2
 LAYER_PARAMS = ("ln1w", "ln1b", "qkvw", "qkvb", "attprojw", "attprojb", "ln2w", "ln2b", "fcw",
                 "fcb", "fcprojw", "fcprojb")
 """The parameters stacked by layer (``config.param_shapes``)."""
-LOW_PRECISION = frozenset({"ln1", "qkv", "att", "ln2", "fch", "lnf", "dlogits", "dres", "dC",
+LOW_PRECISION = frozenset({"ln1", "qkv", "att", "ln2", "pre", "fch", "lnf", "dres", "dC",
                            "d3C", "d4C", "ln", "cache", "lnl"})
 """The activations (a training step's and generation's) held in bfloat16 in that mode."""
+LOW_IN_TRAINING = LOW_PRECISION | {"logits"}
+"""A training step's: also the logits, which the loss's gradient then overwrites
+(generation's choose tokens, in float32)."""
 
 
 class ModelError(TilecError):
@@ -132,8 +138,8 @@ class GPT:
     def _zeros(self, shape, dtype=tl.float32):
         return tc.zeros(shape, dtype, backend=self.backend)
 
-    def _activation(self, name: str, shape: tuple[int, ...]):
-        return self._zeros(shape, DTYPES[self.dtype] if name in LOW_PRECISION else tl.float32)
+    def _activation(self, name: str, shape: tuple[int, ...], low=LOW_PRECISION):
+        return self._zeros(shape, DTYPES[self.dtype] if name in low else tl.float32)
 
     # ------------------------------------------------------------ parameters
 
@@ -216,15 +222,14 @@ class GPT:
 
     def _activations(self, B: int, T: int) -> dict:
         """The arrays of a (B, T) step: ``step.activation_shapes``' (one array a layer for
-        those with a layer axis), the tokens, and the bfloat16 logits' gradient."""
+        those with a layer axis) and the tokens."""
         if self._acts is not None and tuple(self._acts["idx"].shape) == (B, T):
             return self._acts
         self._acts, self._ready = None, False  # the old ones go before the new ones come
         shapes = step.activation_shapes(self.cfg, B, T)
-        if self._low is not None:
-            shapes["dlogits"] = shapes["logits"]
-        a = {name: [self._activation(name, shape[1:]) for _ in range(shape[0])]
-             if name in PER_LAYER else self._activation(name, shape)
+        a = {name: [self._activation(name, shape[1:], LOW_IN_TRAINING)
+                    for _ in range(shape[0])]
+             if name in PER_LAYER else self._activation(name, shape, LOW_IN_TRAINING)
              for name, shape in shapes.items()}
         a["idx"], a["targets"] = self._zeros((B, T), tl.int32), self._zeros((B, T), tl.int32)
         self._acts = a

@@ -33,9 +33,7 @@ def activation_shapes(cfg: GPTConfig, B: int, T: int) -> dict[str, tuple[int, ..
 
 def forward(p: dict, a: dict, idx, targets, cfg: GPTConfig, backend: str | None = None) -> None:
     """The loss of ``targets`` after ``idx`` (int32 (B, T)) into ``a["loss"]``; the
-    logits' gradient of the mean loss goes to ``a["dlogits"]`` where there is one (a
-    bfloat16 array, which the output head's backward takes on tensor cores), else it
-    replaces ``a["logits"]``."""
+    logits' gradient of the mean loss replaces ``a["logits"]``."""
     embedding.embedding_forward(idx, p["wte"], p["wpe"], a["encoded"], backend=backend)
     x = a["encoded"]
     for i in range(cfg.n_layer):
@@ -57,7 +55,7 @@ def forward(p: dict, a: dict, idx, targets, cfg: GPTConfig, backend: str | None 
     layernorm.layernorm_forward(x, p["lnfw"], p["lnfb"], a["lnf"], a["lnf_mean"],
                                 a["lnf_rstd"], backend=backend)
     matmul.linear_forward(a["lnf"], p["wte"], None, a["logits"], backend=backend)
-    loss.crossentropy(a["logits"], targets, a["losses"], a.get("dlogits", a["logits"]),
+    loss.crossentropy(a["logits"], targets, a["losses"], a["logits"],
                       backend=backend, V=cfg.vocab_size)
     optimizer.mean(a["losses"], a["loss"], a["scratch"], backend=backend)
 
@@ -67,7 +65,7 @@ def backward(p: dict, g: dict, a: dict, idx, cfg: GPTConfig,
     """Adds every parameter's gradient of ``forward``'s mean loss into ``g``."""
     L = cfg.n_layer
     dres, dC, d3C, d4C = a["dres"], a["dC"], a["d3C"], a["d4C"]
-    matmul.linear_backward(a.get("dlogits", a["logits"]), a["lnf"], p["wte"], dC, g["wte"],
+    matmul.linear_backward(a["logits"], a["lnf"], p["wte"], dC, g["wte"],
                            backend=backend)
     x = a["res3"][L - 1]
     layernorm.layernorm_backward(dC, x, p["lnfw"], a["lnf_mean"], a["lnf_rstd"], dres,
