@@ -1,8 +1,8 @@
 """GPT-2 124M's linear layers one product at a time: tilec's ``examples.gpt.matmul`` against
 PyTorch, at B*T = 8192 rows with bf16 operands, as the model runs them. Per layer (qkv,
 attention projection, MLP up with GELU, MLP down, output head): the forward (``out = x
-@ w.T + b`` with the model's epilogue: bias, GELU saving the f32 pre-activation, the f32
-residual added, the f32 logits), dx (``dy @ w``, times GELU's derivative for the MLP
+@ w.T + b`` with the model's epilogue: bias, GELU saving the bf16 pre-activation, the f32
+residual added, the bf16 logits), dx (``dy @ w``, times GELU's derivative for the MLP
 down) and dw (``dw += dy.T @ x`` into f32; with ``db += dy.sum(0)`` where the layer has a bias,
 as the model runs it). PyTorch computes the bare products (``F.linear`` with the bias,
 ``torch.matmul``, bf16 out: cuBLAS's ceiling), and ``dy.sum(0)`` beside dw's.
@@ -117,12 +117,13 @@ class Layer:
         self.b = randn(N, dtype=torch.float32) if epilogue else None
         self.bb = None if self.b is None else self.b.to(torch.bfloat16)  # the model's copy
         self.res = randn(M, N, dtype=torch.float32) if epilogue == "residual" else None
-        wide = torch.float32 if epilogue in ("residual", "") else torch.bfloat16
+        wide = torch.float32 if epilogue == "residual" else torch.bfloat16
         self.out = torch.empty(M, N, dtype=wide, device=dev.torch)
-        self.pre = torch.empty(M, N, device=dev.torch) if epilogue == "gelu" else None
+        self.pre = (torch.empty(M, N, dtype=torch.bfloat16, device=dev.torch)
+                    if epilogue == "gelu" else None)
         self.dy = randn(M, N)
         self.dx = torch.empty(M, K, dtype=torch.bfloat16, device=dev.torch)
-        self.prex = randn(M, K, dtype=torch.float32) if K > N else None  # MLP down's input
+        self.prex = randn(M, K) if K > N else None  # MLP down's input's pre-activation
         self.dw = torch.zeros(N, K, device=dev.torch)
         self.db = torch.zeros(N, device=dev.torch) if epilogue else None
 
@@ -162,7 +163,7 @@ class Layer:
         elif product == "dx":
             want, got = dy @ w, self.dx
             if self.prex is not None:
-                want = want * gelu_grad(self.prex)
+                want = want * gelu_grad(self.prex.float())
         else:
             for grad in (self.dw, self.db):  # they accumulate
                 if grad is not None:

@@ -222,6 +222,26 @@ def test_crossentropy_in_place(target, rng):
                  atol=1e-6)
 
 
+def test_crossentropy_of_large_logits_in_padded_rows(target, rng):
+    """Logits near 100 (whose exponentials overflow float32 unless the row's maximum is
+    taken out first) in rows padded to 128: the columns past V are neither read nor
+    written, and V is no multiple of the block."""
+    V, n = 100, 6
+    logits = np.full((n, 128), 7.0, np.float32)
+    logits[:, :V] = 100.0 + 4.0 * rng.standard_normal((n, V))
+    targets = rng.integers(0, V, n).astype(np.int32)
+    flat = logits[:, :V].astype(np.float64)
+    top = flat.max(-1, keepdims=True)
+    lse = top[:, 0] + np.log(np.exp(flat - top).sum(-1))
+    want_d = np.exp(flat - lse[:, None])
+    want_d[np.arange(n), targets] -= 1
+    losses = np.full(n, np.nan, np.float32)
+    loss.crossentropy(logits, targets, losses, logits, dscale=1.0, backend=target.backend,
+                      V=V, BLOCK=32)
+    target.close((losses, lse - flat[np.arange(n), targets]), atol=1e-4)
+    target.close((logits[:, :V], want_d), (logits[:, V:], np.full((n, 28), 7.0)), atol=1e-6)
+
+
 @pytest.mark.parametrize("square", [False, True])
 def test_sums_are_two_stage(target, rng, square):
     n = 3 * 1000 + 7
