@@ -3,7 +3,9 @@
 // are staged 128-byte swizzled and filled by tile.tma_copy: one barrier per stage with
 // one arrival per operand, made before the loop and released after it; iteration i waits
 // for its stage's barrier in the phase the loop carries (it flips when the stage wraps
-// around). The view loads stay when lower-array-views runs with tma=1; without it (or on
+// around). The dot runs on into the next iteration, so the stage the last iteration read
+// is refilled after it and a barrier (every warpgroup has waited for its wgmma of that
+// iteration by then), 3 iterations ahead in 4 stages. The view loads stay when lower-array-views runs with tma=1; without it (or on
 // sm_80) they become pointers and masks and cp.async copies, as before.
 // RUN: %opt %s -p 'lower-array-views{tma=1},pipeline-loads{num-stages=4 cp-async=90 num-warps=4},lower-array-views' | filecheck %s
 // RUN: %opt %s -p 'lower-array-views{tma=1},pipeline-loads{num-stages=3 cp-async=80 num-warps=4},lower-array-views' | filecheck %s --check-prefix=AMPERE
@@ -20,11 +22,13 @@
 // CHECK-NEXT: tile.barrier_wait %[[BARS]][%[[S]]], %[[P]]
 // CHECK-NEXT: %[[X:.*]] = tile.shared_read %[[A]][%[[S]]]
 // CHECK-NEXT: %[[Y:.*]] = tile.shared_read %[[B]][%[[S]]]
-// CHECK: tile.tma_copy %a {{.*}} to %[[A]][%[[W:.*]]], %[[BARS]] if
-// CHECK: tile.tma_copy %b {{.*}} to %[[B]][%[[W]]], %[[BARS]] if
 // CHECK: arith.xori %[[P]]
 // CHECK: tile.dot %[[X]], %[[Y]]
 // CHECK-SAME: tile.async_dot
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.tma_copy %a {{.*}} to %[[A]][%[[W:.*]]], %[[BARS]] if
+// CHECK-NEXT: tile.tma_copy %b {{.*}} to %[[B]][%[[W]]], %[[BARS]] if
+// CHECK-NEXT: scf.yield
 // CHECK: tile.barrier_release %[[BARS]]
 // CHECK-NOT: tile.view_load
 // CHECK-NOT: tile.make_view
