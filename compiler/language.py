@@ -279,6 +279,13 @@ def sigmoid(x):
 
 
 @_builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    """PTX text ``asm`` run for each element of ``args`` (broadcast to one shape): ``$0``
+    the result's register (of ``dtype``), ``$1``... the operands'; ``constraints`` are
+    Triton's (``"=r,r,r"``). ptx only; one result, ``pack=1``."""
+
+
+@_builtin
 def umulhi(x, y):
     """The high 32 (or 64) bits of the unsigned product of 32- (or 64-) bit integers."""
 

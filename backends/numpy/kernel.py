@@ -469,7 +469,8 @@ def _build(op: Operation, kernel: Kernel) -> Impl:
     builder = BUILDERS.get(op.name)
     try:
         if builder is None:
-            raise UnsupportedError(f"{op.name} is not supported by the numpy backend")
+            raise UnsupportedError(f"{op.name} is not supported by the numpy backend"
+                                   f"{getattr(op, 'UNSUPPORTED', '')}")
         return builder(op)
     except UnsupportedError as e:
         raise UnsupportedError(e.message, e.loc or source_loc(op)) from None

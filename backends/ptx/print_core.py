@@ -12,6 +12,7 @@ imports no feature module.
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Callable
 
@@ -59,6 +60,7 @@ def _signed(v: int, bits: int) -> int:
 
 
 MIN_BLOCKS_ATTR = "ptx.minnctapersm"  # programs per SM that ptxas must fit (registers)
+_DOLLAR = re.compile(r"\$(\d+)")  # an operand of a user's PTX (``ptx.user_asm``)
 # Element type -> (mov opcode, immediate formatter).
 _IMMEDIATES: dict[Attribute, tuple[str, Callable[[float | int], str]]] = {
     IntegerType(1): ("mov.pred", lambda v: str(int(v) & 1)),
@@ -186,6 +188,13 @@ class KernelPrinter:
             self.regs[op.result] = self.reg(op.args[op.into.value.data])
         for i, d in enumerate(self.reg(op.result)):
             self.line(f"{op.opcode.data} {', '.join([d] + [self.lane(a, i) for a in op.args])}")
+
+    @emits(ptx.UserAsmOp)
+    def _user_asm(self, op: ptx.UserAsmOp) -> None:
+        for i, d in enumerate(self.reg(op.result)):
+            regs = [d] + [self.lane(a, i) for a in op.args]
+            text = _DOLLAR.sub(lambda m, regs=regs: regs[int(m.group(1))], op.text.data)
+            self.lines.append("\t{ " + text.strip() + " }")
 
     @emits(ptx.MovImmOp)
     def _mov_imm(self, op: ptx.MovImmOp) -> None:

@@ -428,7 +428,8 @@ class WGSLEmitter:
         template = _narrow_template(op) or (_lookup(_BOOL, op) if is_bool else None) or \
             (_lookup(_HALF_IN_F32, op) if is_half else None) or _lookup(_WGSL, op)
         if template is None:
-            raise self.error(f"{op.name} is not supported by the wgsl backend")
+            raise self.error(f"{op.name} is not supported by the wgsl backend"
+                             f"{getattr(op, 'UNSUPPORTED', '')}")
         return template
 
     def is_wide(self, op: Operation) -> bool:

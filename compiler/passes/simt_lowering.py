@@ -63,7 +63,7 @@ def lowers(*op_types: type[Operation]) -> Callable[[H], H]:
 # Ops that act on each element alone, so the same op on per-thread vectors is correct.
 _ELEMENTWISE_PREFIXES = ("arith.", "math.", "scf.")
 _ELEMENTWISE_TILE_OPS = ("tile.cmpi", "tile.cmpf", "tile.select", "tile.umulhi", "tile.brev",
-                         "tile.arith_fence", "tile.from_fp8", "tile.to_fp8")
+                         "tile.arith_fence", "tile.from_fp8", "tile.to_fp8", "tile.inline_asm")
 
 
 def _layout_of(t: TensorType) -> Attribute:

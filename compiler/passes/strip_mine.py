@@ -53,8 +53,8 @@ from dialects import tile
 MAX_PER_THREAD = 64  # elements a thread may own before its tile is strip-mined
 CHUNK_PER_THREAD = 16  # elements per thread in each iteration of the chunk loop
 _ELEMENTWISE = (tile.CmpIOp, tile.CmpFOp, tile.SelectOp, tile.UMulHiOp, tile.BrevOp,
-                tile.ArithFenceOp, tile.FromFp8Op, tile.ToFp8Op, tile.AddPtrOp, tile.LoadOp,
-                tile.StoreOp)
+                tile.ArithFenceOp, tile.FromFp8Op, tile.ToFp8Op, tile.InlineAsmOp, tile.AddPtrOp,
+                tile.LoadOp, tile.StoreOp)
 _FREE = (tile.SplatOp, tile.RangeOp, arith.ConstantOp)  # no tile operand to agree with
 UNCHUNKED = -1  # the chunk axis of a tile computed whole, before the loop
 

@@ -37,6 +37,7 @@ from dialects.ptx.core import (
     SRegOp,
     StGlobalOp,
     StSharedOp,
+    UserAsmOp,
     check_register,
     lanes,
     param_register_type,
@@ -48,12 +49,12 @@ from dialects.ptx.tma import TENSOR_MAP_ALIGN, TENSOR_MAP_BYTES, AsmOp, TensorMa
 PTX = Dialect("ptx", [LabelOp, BraOp, RegOp, AssignOp,
                      InstOp, MovImmOp, LanesOp, LdParamOp, SRegOp, LdGlobalOp, StGlobalOp,
                      AtomOp, AtomLoopOp, SharedOp, LdSharedOp, StSharedOp, BarOp, ConcatOp,
-                     LdMatrixOp, MmaOp, RepackOp, CpAsyncOp, PlainOp, AsmOp, TensorMapParamOp],
+                     LdMatrixOp, MmaOp, RepackOp, CpAsyncOp, PlainOp, AsmOp, TensorMapParamOp, UserAsmOp],
               [])
 
 __all__ = ["PTX", "REGISTER_CLASSES", "SPECIAL_REGISTERS", "TENSOR_MAP_ALIGN",
            "TENSOR_MAP_BYTES", "AsmOp", "AssignOp", "AtomLoopOp", "AtomOp", "BarOp", "BraOp",
            "ConcatOp", "CpAsyncOp", "InstOp", "LabelOp", "LanesOp", "LdGlobalOp", "LdMatrixOp",
            "LdParamOp", "LdSharedOp", "MmaOp", "MovImmOp", "PlainOp", "RegOp", "RepackOp",
-           "SRegOp", "SharedOp", "StGlobalOp", "StSharedOp", "TensorMapParamOp",
+           "SRegOp", "SharedOp", "StGlobalOp", "StSharedOp", "TensorMapParamOp", "UserAsmOp",
            "check_register", "has_wgmma", "is_wgmma", "lanes", "param_register_type", "register_source"]

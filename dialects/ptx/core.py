@@ -538,6 +538,34 @@ class CpAsyncOp(IRDLOperation):
 
 
 @irdl_op_definition
+class UserAsmOp(IRDLOperation):
+    """A user's PTX text (``tl.inline_asm_elementwise``) per lane, in a scope of its own:
+    ``$0`` the result's register, ``$1``... the operands' (scalars broadcast). Without
+    ``pure`` it may have any effect, and stays."""
+
+    name = "ptx.user_asm"
+    text = prop_def(StringAttr)
+    pure = opt_prop_def(UnitAttr)
+    args = var_operand_def()
+    result = result_def()
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$text $args attr-dict `:` functional-type($args, $result)"
+
+    def __init__(self, text: str, args: list[SSAValue], result_type: Attribute, pure: bool):
+        super().__init__(operands=[args], result_types=[result_type],
+                         properties={"text": StringAttr(text)}
+                         | ({"pure": UnitAttr()} if pure else {}))
+
+    def verify_(self) -> None:
+        check_register(self, self.result.type)
+        for a in self.args:
+            check_register(self, a.type)
+            if lanes(a.type) not in (1, lanes(self.result.type)):
+                raise VerifyException("ptx.user_asm operands must be scalars or have the "
+                                      "result's lanes")
+
+
+@irdl_op_definition
 class PlainOp(IRDLOperation):
     """One instruction without operands, printed as it is (``cp.async.commit_group``)."""
 

@@ -1,10 +1,12 @@
 """Comparisons and ``select`` on tiles (xDSL's ``arith`` ones accept scalar i1 only),
 ``umulhi``, the high half of an unsigned product, ``brev`` (bit reversal), ``libm``, the
-libdevice float functions xDSL's ``math`` dialect lacks, ``arith_fence``, and
-``from_fp8``/``to_fp8``, the fp8 conversions on the bits GPU targets hold fp8 values in."""
+libdevice float functions xDSL's ``math`` dialect lacks, ``arith_fence``,
+``from_fp8``/``to_fp8``, the fp8 conversions on the bits GPU targets hold fp8 values in,
+and ``inline_asm``, a user's PTX for each element."""
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -13,20 +15,26 @@ from xdsl.dialects.builtin import (
     Float32Type,
     IntegerType,
     StringAttr,
+    UnitAttr,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
+    ParsePropInAttrDict,
     VarConstraint,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
     var_operand_def,
 )
 from xdsl.traits import (
+    EffectInstance,
+    MemoryEffect,
+    MemoryEffectKind,
     Pure,
 )
 from xdsl.utils.exceptions import VerifyException
@@ -246,3 +254,51 @@ class ToFp8Op(_Fp8Op):
     name = "tile.to_fp8"
     SOURCE: ClassVar[Attribute] = Float32Type()
     RESULTS: ClassVar[tuple[Attribute, ...]] = (IntegerType(8),)
+
+
+class _AsmEffects(MemoryEffect):
+    """None where the text is pure; else it may read and write anything."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> AbstractSet[EffectInstance]:
+        assert isinstance(op, InlineAsmOp)
+        if op.pure is not None:
+            return frozenset()
+        return frozenset(EffectInstance(kind) for kind in (MemoryEffectKind.READ,
+                                                           MemoryEffectKind.WRITE))
+
+
+@irdl_op_definition
+class InlineAsmOp(IRDLOperation):
+    """Triton's ``tl.inline_asm_elementwise``: PTX text run once for each element of the
+    result, ``$0`` naming the result's register and ``$1``, ``$2``, ... the operands' (of
+    the result's shape, or scalars). ``constraints`` are Triton's (``"=r,r,f"``), kept for
+    the printed IR. It has no NumPy meaning: only ptx runs it. ``pure``: without effects
+    (may be merged or removed)."""
+
+    name = "tile.inline_asm"
+    UNSUPPORTED: ClassVar[str] = " (tl.inline_asm_elementwise is inline PTX: only ptx runs it)"
+    asm = prop_def(StringAttr)
+    constraints = prop_def(StringAttr)
+    pure = opt_prop_def(UnitAttr)
+    args = var_operand_def()
+    result = result_def()
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = ("$asm $constraints `(` $args `)` attr-dict `:` "
+                       "functional-type($args, $result)")
+    traits = traits_def(_AsmEffects())
+
+    def __init__(self, asm: str, constraints: str, args: list[SSAValue], result: Attribute,
+                 pure: bool):
+        props: dict[str, Attribute] = {"asm": StringAttr(asm),
+                                       "constraints": StringAttr(constraints)}
+        if pure:
+            props["pure"] = UnitAttr()
+        super().__init__(operands=[args], result_types=[result], properties=props)
+
+    def verify_(self) -> None:
+        shape = getattr(self.result.type, "get_shape", lambda: ())()
+        for a in self.args:
+            if getattr(a.type, "get_shape", lambda: ())() not in ((), shape):
+                raise VerifyException("tile.inline_asm operands are scalars or of the "
+                                      "result's shape")

@@ -19,6 +19,7 @@ language: one module per builtin family, all registering into ``TABLE``.
 - ``hints``: ``multiple_of``/``max_contiguous``/``max_constancy``, ``assume``,
   ``debug_barrier``, ``range`` (read by the code generator's ``for``)
 - ``debug``: ``static_assert``/``static_print``, ``device_print``/``device_assert``
+- ``inline_asm``: ``inline_asm_elementwise`` (a user's PTX for each element; ptx only)
 
 ``host_descriptors`` holds the language's code generator: host tensor descriptor
 parameters bound to the descriptors their parts make.
@@ -31,6 +32,7 @@ from compiler.frontend.triton import (  # noqa: F401 - imported to register thei
     debug,
     elementwise,
     hints,
+    inline_asm,
     libdevice,
     libdevice_bits,
     linalg,

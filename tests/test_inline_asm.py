@@ -1,0 +1,154 @@
+"""``tl.inline_asm_elementwise``: a user's PTX once per element, ``$0`` the result and
+``$1``... the operands, in Triton's idioms (a rounding-mode add, an f32's bits masked,
+the global timer, a fast ``tanh``). On ptx the text lands in the kernel per element in a
+scope of its own and assembles; with a GPU it runs; numpy and wgsl refuse it clearly, and
+so does the frontend for what is not supported yet (several results, ``pack`` > 1) or
+does not fit (a constraint of another size, ``$`` past the operands)."""
+
+import numpy as np
+import pytest
+
+import compiler as tc
+import compiler.language as tl
+from compiler.errors import CompileError, UnsupportedError
+from tests.conftest import launch
+
+N, BLOCK = 1000, 256
+GPU = pytest.param("ptx", marks=pytest.mark.gpu)
+
+
+@tc.kernel
+def add_rn(x, y, out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.load(x + offs, mask=m, other=0.0)
+    b = tl.load(y + offs, mask=m, other=0.0)
+    s = tl.inline_asm_elementwise("add.rn.f32 $0, $1, $2;", "=r,r,r", [a, b],
+                                  dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(out + offs, s, mask=m)
+
+
+@tc.kernel
+def bits(x, out, n, scale, BLOCK: tl.constexpr):
+    """|x| by masking the sign bit, times a scalar operand broadcast to every element."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.inline_asm_elementwise("and.b32 $0, $1, 0x7fffffff;", "=r,r",
+                                  [tl.load(x + offs, mask=m, other=0.0)], dtype=tl.float32,
+                                  is_pure=True, pack=1)
+    tl.store(out + offs, tl.inline_asm_elementwise("mul.rn.f32 $0, $1, $2;", "=f,f,f",
+                                                   [a, scale], dtype=tl.float32,
+                                                   is_pure=True, pack=1), mask=m)
+
+
+@tc.kernel
+def timer(out):
+    t0 = tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64,
+                                   is_pure=False, pack=1)
+    t1 = tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64,
+                                   is_pure=False, pack=1)
+    tl.store(out, t0)
+    tl.store(out + 1, t1)
+
+
+@tc.kernel
+def fast_tanh(x, out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    t = tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", "=f,f",
+                                  [tl.load(x + offs, mask=m, other=0.0)], dtype=tl.float32,
+                                  is_pure=True, pack=1)
+    tl.store(out + offs, t, mask=m)
+
+
+def _ptx(kernel, *args, **constants) -> str:
+    return tc.compile(kernel, backend="ptx", target="sm_90", args=args,
+                      constants=constants).asm["ptx"]
+
+
+def test_each_element_gets_the_text_with_its_registers_in_a_scope():
+    x = np.ones(N, np.float32)
+    ptx = _ptx(add_rn, x, x, x, N, BLOCK=BLOCK)
+    lines = [ln.strip() for ln in ptx.splitlines() if "add.rn.f32" in ln]
+    assert len(lines) == BLOCK // 128  # 4 warps: two elements a thread
+    assert all(ln.startswith("{ add.rn.f32 %f") and ln.endswith("; }") for ln in lines)
+    assert len({ln.split()[2] for ln in lines}) == len(lines)  # a result register each
+
+
+def test_text_without_effects_declared_stays_as_often_as_written():
+    ptx = _ptx(timer, np.zeros(2, np.int64))
+    assert ptx.count("%globaltimer") == 2
+
+
+@pytest.mark.parametrize("backend", [GPU])
+def test_add_with_round_to_nearest_on_registers_of_32_bits(backend, rng):
+    x, y = rng.standard_normal(N).astype(np.float32), rng.standard_normal(N).astype(np.float32)
+    out = np.full(N, np.nan, np.float32)
+    if launch(add_rn, (tc.cdiv(N, BLOCK),), x, y, out, N, backend=backend, BLOCK=BLOCK):
+        np.testing.assert_array_equal(out, x + y)
+
+
+@pytest.mark.parametrize("backend", [GPU])
+def test_bits_of_a_float_and_a_scalar_operand(backend, rng):
+    x = rng.standard_normal(N).astype(np.float32)
+    out = np.full(N, np.nan, np.float32)
+    if launch(bits, (tc.cdiv(N, BLOCK),), x, out, N, 3.0, backend=backend, BLOCK=BLOCK):
+        np.testing.assert_array_equal(out, np.abs(x) * np.float32(3.0))
+
+
+@pytest.mark.parametrize("backend", [GPU])
+def test_the_global_timer_read_twice(backend):
+    out = np.zeros(2, np.int64)
+    if launch(timer, (1,), out, backend=backend):
+        assert 0 < out[0] <= out[1]
+
+
+@pytest.mark.parametrize("backend", [GPU])
+def test_a_fast_tanh(backend):
+    x = np.linspace(-6, 6, N).astype(np.float32)
+    out = np.full(N, np.nan, np.float32)
+    if launch(fast_tanh, (tc.cdiv(N, BLOCK),), x, out, N, backend=backend, BLOCK=BLOCK):
+        np.testing.assert_allclose(out, np.tanh(x.astype(np.float64)), rtol=0, atol=2e-3)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "wgsl"])
+def test_other_backends_refuse_inline_ptx(backend):
+    if backend == "wgsl" and not tc.backends()["wgsl"][0]:
+        pytest.skip("wgsl: no adapter")
+    x = np.ones(N, np.float32)
+    with pytest.raises(UnsupportedError, match="inline PTX: only ptx runs it"):
+        add_rn[(4,)](x, x, x.copy(), N, BLOCK=BLOCK, backend=backend)
+
+
+@tc.kernel
+def misuse(x, out, CASE: tl.constexpr):
+    a = tl.load(x + tl.arange(0, 16))
+    if CASE == "count":
+        r = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r", [a], dtype=tl.float32,
+                                      is_pure=True, pack=1)
+    elif CASE == "size":
+        r = tl.inline_asm_elementwise("mov.b64 $0, $1;", "=l,l", [a], dtype=tl.int64,
+                                      is_pure=True, pack=1).to(tl.float32)
+    elif CASE == "pack":
+        r = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [a], dtype=tl.float32,
+                                      is_pure=True, pack=2)
+    elif CASE == "tuple":
+        r = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [a],
+                                      dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
+    else:
+        r = tl.inline_asm_elementwise("mov.b32 $0, $2;", "=r,r", [a], dtype=tl.float32,
+                                      is_pure=True, pack=1)
+    tl.store(out + tl.arange(0, 16), r)
+
+
+@pytest.mark.parametrize("case, message", [
+    ("count", "must name one result"),
+    ("size", "operand 0 is float32, which does not fit constraint 'l'"),
+    ("pack", "pack=2 is not supported yet"),
+    ("tuple", "several results is not supported yet"),
+    ("dollar", r"names \$2, but there are only \$0"),
+])
+def test_what_the_frontend_refuses(case, message):
+    x = np.ones(16, np.float32)
+    with pytest.raises(CompileError, match=message):
+        misuse[(1,)](x, x.copy(), CASE=case, backend="numpy")
