@@ -280,9 +280,10 @@ def sigmoid(x):
 
 @_builtin
 def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
-    """PTX text ``asm`` run for each element of ``args`` (broadcast to one shape): ``$0``
-    the result's register (of ``dtype``), ``$1``... the operands'; ``constraints`` are
-    Triton's (``"=r,r,r"``). ptx only; one result, ``pack=1``."""
+    """PTX text ``asm`` run for every ``pack`` elements of ``args`` (broadcast to one
+    shape): ``$0``... the registers of the results (of ``dtype``, or a tuple of dtypes)
+    and then of the operands, elements under 32 bits packed into 32-bit words;
+    ``constraints`` are Triton's (``"=r,r,r"``). Only ptx runs it."""
 
 
 @_builtin

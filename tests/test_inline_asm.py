@@ -1,9 +1,10 @@
-"""``tl.inline_asm_elementwise``: a user's PTX once per element, ``$0`` the result and
-``$1``... the operands, in Triton's idioms (a rounding-mode add, an f32's bits masked,
-the global timer, a fast ``tanh``). On ptx the text lands in the kernel per element in a
+"""``tl.inline_asm_elementwise``: a user's PTX once per element (or per ``pack``
+elements), its registers ``$0``... the results' and then the operands', in Triton's
+idioms (a rounding-mode add, an f32's bits masked, the global timer, a fast ``tanh``, two
+results, bytes and halves packed into words). On ptx the text lands in the kernel in a
 scope of its own and assembles; with a GPU it runs; numpy and wgsl refuse it clearly, and
-so does the frontend for what is not supported yet (several results, ``pack`` > 1) or
-does not fit (a constraint of another size, ``$`` past the operands)."""
+so does the frontend where the constraints do not fit (a register of another size, too
+few or too many, ``$`` past them)."""
 
 import numpy as np
 import pytest
@@ -61,9 +62,41 @@ def fast_tanh(x, out, n, BLOCK: tl.constexpr):
     tl.store(out + offs, t, mask=m)
 
 
-def _ptx(kernel, *args, **constants) -> str:
-    return tc.compile(kernel, backend="ptx", target="sm_90", args=args,
-                      constants=constants).asm["ptx"]
+@tc.kernel
+def sum_and_difference(x, y, s, d, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.load(x + offs, mask=m, other=0.0)
+    b = tl.load(y + offs, mask=m, other=0.0)
+    plus, minus = tl.inline_asm_elementwise(
+        "add.rn.f32 $0, $2, $3; sub.rn.f32 $1, $2, $3;", "=f,=f,f,f", [a, b],
+        dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
+    tl.store(s + offs, plus, mask=m)
+    tl.store(d + offs, minus, mask=m)
+
+
+@tc.kernel
+def packed(x, h, wide, low, n, BLOCK: tl.constexpr):
+    """Four bytes a word: each byte's low nibble (``and`` on the word), each byte widened
+    to 16 bits (two words out of one, by ``prmt``; int16: NumPy has no uint16 here); two f16 a word: |h| (sign bits off)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    b = tl.load(x + offs, mask=m, other=0)
+    nib = tl.inline_asm_elementwise("and.b32 $0, $1, 0x0f0f0f0f;", "=r,r", [b],
+                                    dtype=tl.uint8, is_pure=True, pack=4)
+    w = tl.inline_asm_elementwise("prmt.b32 $0, $2, 0, 0x4140; prmt.b32 $1, $2, 0, 0x4342;",
+                                  "=r,=r,r", [b], dtype=tl.int16, is_pure=True, pack=4)
+    a = tl.inline_asm_elementwise("and.b32 $0, $1, 0x7fff7fff;", "=r,r",
+                                  [tl.load(h + offs, mask=m, other=0.0)], dtype=tl.float16,
+                                  is_pure=True, pack=2)
+    tl.store(low + offs, nib, mask=m)
+    tl.store(wide + offs, w, mask=m)
+    tl.store(h + offs, a, mask=m)
+
+
+def _ptx(kernel, *args, num_warps=4, **constants) -> str:
+    return tc.compile(kernel, backend="ptx", target="sm_90", args=args, constants=constants,
+                      num_warps=num_warps).asm["ptx"]
 
 
 def test_each_element_gets_the_text_with_its_registers_in_a_scope():
@@ -73,6 +106,12 @@ def test_each_element_gets_the_text_with_its_registers_in_a_scope():
     assert len(lines) == BLOCK // 128  # 4 warps: two elements a thread
     assert all(ln.startswith("{ add.rn.f32 %f") and ln.endswith("; }") for ln in lines)
     assert len({ln.split()[2] for ln in lines}) == len(lines)  # a result register each
+
+
+def test_pack_must_divide_a_threads_elements():
+    x = np.zeros(N, np.uint8)
+    with pytest.raises(UnsupportedError, match="pack=4 where a thread holds 2 elements"):
+        _ptx(packed, x, np.zeros(N, np.float16), np.zeros(N, np.int16), x, N, BLOCK=BLOCK)
 
 
 def test_text_without_effects_declared_stays_as_often_as_written():
@@ -94,6 +133,38 @@ def test_bits_of_a_float_and_a_scalar_operand(backend, rng):
     out = np.full(N, np.nan, np.float32)
     if launch(bits, (tc.cdiv(N, BLOCK),), x, out, N, 3.0, backend=backend, BLOCK=BLOCK):
         np.testing.assert_array_equal(out, np.abs(x) * np.float32(3.0))
+
+
+@pytest.mark.parametrize("backend", [GPU])
+def test_two_results(backend, rng):
+    x, y = rng.standard_normal(N).astype(np.float32), rng.standard_normal(N).astype(np.float32)
+    s, d = np.full(N, np.nan, np.float32), np.full(N, np.nan, np.float32)
+    if launch(sum_and_difference, (tc.cdiv(N, BLOCK),), x, y, s, d, N, backend=backend,
+              BLOCK=BLOCK):
+        np.testing.assert_array_equal(s, x + y)
+        np.testing.assert_array_equal(d, x - y)
+
+
+@pytest.mark.parametrize("backend", [GPU])
+def test_bytes_and_halves_packed_in_words(backend, rng):
+    x = rng.integers(0, 256, N).astype(np.uint8)
+    h = rng.standard_normal(N).astype(np.float16)
+    want_h = np.abs(h)
+    wide, low = np.zeros(N, np.int16), np.zeros(N, np.uint8)
+    if launch(packed, (tc.cdiv(N, BLOCK),), x, h, wide, low, N, backend=backend, BLOCK=BLOCK,
+              num_warps=1):
+        np.testing.assert_array_equal(low, x & 0x0F)
+        np.testing.assert_array_equal(wide, x.astype(np.int16))
+        np.testing.assert_array_equal(h, want_h)
+
+
+def test_packed_words_in_the_ptx():
+    x = np.zeros(N, np.uint8)
+    ptx = _ptx(packed, x, np.zeros(N, np.float16), np.zeros(N, np.int16), x, N, BLOCK=BLOCK,
+               num_warps=1)
+    per_thread = BLOCK // 32
+    assert ptx.count("and.b32 %r") == per_thread // 4 + per_thread // 2
+    assert ptx.count("prmt.b32") == 2 * per_thread // 4 and "bfi.b32" in ptx
 
 
 @pytest.mark.parametrize("backend", [GPU])
@@ -124,17 +195,17 @@ def test_other_backends_refuse_inline_ptx(backend):
 def misuse(x, out, CASE: tl.constexpr):
     a = tl.load(x + tl.arange(0, 16))
     if CASE == "count":
-        r = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r", [a], dtype=tl.float32,
+        r = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r,r", [a], dtype=tl.float32,
                                       is_pure=True, pack=1)
     elif CASE == "size":
         r = tl.inline_asm_elementwise("mov.b64 $0, $1;", "=l,l", [a], dtype=tl.int64,
                                       is_pure=True, pack=1).to(tl.float32)
-    elif CASE == "pack":
-        r = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [a], dtype=tl.float32,
+    elif CASE == "pack":  # two f32 a value: two registers of each
+        r = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,=r,r", [a], dtype=tl.float32,
                                       is_pure=True, pack=2)
-    elif CASE == "tuple":
-        r = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [a],
-                                      dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
+    elif CASE == "outputs":
+        r = tl.inline_asm_elementwise("mov.b32 $0, $1;", "r,=r", [a], dtype=tl.float32,
+                                      is_pure=True, pack=1)
     else:
         r = tl.inline_asm_elementwise("mov.b32 $0, $2;", "=r,r", [a], dtype=tl.float32,
                                       is_pure=True, pack=1)
@@ -142,11 +213,11 @@ def misuse(x, out, CASE: tl.constexpr):
 
 
 @pytest.mark.parametrize("case, message", [
-    ("count", "must name one result"),
+    ("count", "name more registers than the results and 1 operands have"),
+    ("outputs", "must name the results' 1 registers first"),
     ("size", "operand 0 is float32, which does not fit constraint 'l'"),
-    ("pack", "pack=2 is not supported yet"),
-    ("tuple", "several results is not supported yet"),
-    ("dollar", r"names \$2, but there are only \$0"),
+    ("pack", "the constraints end before operand 0's registers"),
+    ("dollar", r"names \$2, but there are only \$0 to \$1"),
 ])
 def test_what_the_frontend_refuses(case, message):
     x = np.ones(16, np.float32)

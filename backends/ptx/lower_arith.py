@@ -207,13 +207,6 @@ def elementwise(lo: Lowering, op: Operation) -> SSAValue:
 lowers(*{cls for cls, _ in TABLE}, *{cls for cls, _ in _RECIPES})(elementwise)
 
 
-@lowers(tile.InlineAsmOp)
-def inline_asm(lo: Lowering, op: tile.InlineAsmOp) -> SSAValue:
-    """A user's PTX, lane by lane (``ptx.user_asm``)."""
-    return lo.value(ptx.UserAsmOp(op.asm.data, lo.args(op), op.result.type,
-                                  op.pure is not None))
-
-
 # -- comparisons, selects, constants ------------------------------------------------------
 
 @lowers(tile.CmpIOp)

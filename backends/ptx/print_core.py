@@ -191,8 +191,8 @@ class KernelPrinter:
 
     @emits(ptx.UserAsmOp)
     def _user_asm(self, op: ptx.UserAsmOp) -> None:
-        for i, d in enumerate(self.reg(op.result)):
-            regs = [d] + [self.lane(a, i) for a in op.args]
+        for i in range(ptx.lanes(op.outs[0].type)):
+            regs = [self.lane(v, i) for v in (*op.outs, *op.args)]
             text = _DOLLAR.sub(lambda m, regs=regs: regs[int(m.group(1))], op.text.data)
             self.lines.append("\t{ " + text.strip() + " }")
 

@@ -26,6 +26,7 @@ from backends.ptx import (  # noqa: F401 - importing them registers their handle
     lower_casts,
     lower_control,
     lower_cross_thread,
+    lower_inline_asm,
     lower_memory,
     lower_mma,
     lower_tma,

@@ -47,6 +47,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.traits import NoMemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
@@ -540,29 +541,32 @@ class CpAsyncOp(IRDLOperation):
 @irdl_op_definition
 class UserAsmOp(IRDLOperation):
     """A user's PTX text (``tl.inline_asm_elementwise``) per lane, in a scope of its own:
-    ``$0`` the result's register, ``$1``... the operands' (scalars broadcast). Without
-    ``pure`` it may have any effect, and stays."""
+    ``$0``, ``$1``, ... the results' registers and then the operands' (scalars broadcast).
+    Without ``pure`` it may have any effect, and stays."""
 
     name = "ptx.user_asm"
     text = prop_def(StringAttr)
     pure = opt_prop_def(UnitAttr)
     args = var_operand_def()
-    result = result_def()
+    outs = var_result_def()
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$text $args attr-dict `:` functional-type($args, $result)"
+    assembly_format = "$text $args attr-dict `:` functional-type($args, results)"
 
-    def __init__(self, text: str, args: list[SSAValue], result_type: Attribute, pure: bool):
-        super().__init__(operands=[args], result_types=[result_type],
+    def __init__(self, text: str, args: list[SSAValue], result_types: list[Attribute],
+                 pure: bool):
+        super().__init__(operands=[args], result_types=[result_types],
                          properties={"text": StringAttr(text)}
                          | ({"pure": UnitAttr()} if pure else {}))
 
     def verify_(self) -> None:
-        check_register(self, self.result.type)
-        for a in self.args:
-            check_register(self, a.type)
-            if lanes(a.type) not in (1, lanes(self.result.type)):
+        k = {lanes(r.type) for r in self.outs}
+        if len(k) != 1:
+            raise VerifyException("ptx.user_asm results have one number of lanes")
+        for v in (*self.outs, *self.args):
+            check_register(self, v.type)
+            if lanes(v.type) not in (1, *k):
                 raise VerifyException("ptx.user_asm operands must be scalars or have the "
-                                      "result's lanes")
+                                      "results' lanes")
 
 
 @irdl_op_definition

@@ -10,12 +10,15 @@ from collections.abc import Set as AbstractSet
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I64,
     AnyFloat,
     Float16Type,
     Float32Type,
+    IntegerAttr,
     IntegerType,
     StringAttr,
     UnitAttr,
+    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
@@ -30,6 +33,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.traits import (
     EffectInstance,
@@ -270,35 +274,40 @@ class _AsmEffects(MemoryEffect):
 
 @irdl_op_definition
 class InlineAsmOp(IRDLOperation):
-    """Triton's ``tl.inline_asm_elementwise``: PTX text run once for each element of the
-    result, ``$0`` naming the result's register and ``$1``, ``$2``, ... the operands' (of
-    the result's shape, or scalars). ``constraints`` are Triton's (``"=r,r,f"``), kept for
-    the printed IR. It has no NumPy meaning: only ptx runs it. ``pure``: without effects
-    (may be merged or removed)."""
+    """Triton's ``tl.inline_asm_elementwise``: PTX text run once for every ``pack``
+    elements of the results (each of the operands' shape, or scalars), its registers
+    ``$0``, ``$1``, ... the results' and then the operands' (an element of 32 bits or more
+    a register of its own, smaller ones packed into 32-bit words). ``constraints`` are
+    Triton's (``"=r,r,f"``), kept for the printed IR. It has no NumPy meaning: only ptx
+    runs it. ``pure``: without effects (may be merged or removed)."""
 
     name = "tile.inline_asm"
     UNSUPPORTED: ClassVar[str] = " (tl.inline_asm_elementwise is inline PTX: only ptx runs it)"
     asm = prop_def(StringAttr)
     constraints = prop_def(StringAttr)
+    pack = prop_def(IntegerAttr[I64])
     pure = opt_prop_def(UnitAttr)
     args = var_operand_def()
-    result = result_def()
+    outs = var_result_def()
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = ("$asm $constraints `(` $args `)` attr-dict `:` "
-                       "functional-type($args, $result)")
+                       "functional-type($args, results)")
     traits = traits_def(_AsmEffects())
 
-    def __init__(self, asm: str, constraints: str, args: list[SSAValue], result: Attribute,
-                 pure: bool):
+    def __init__(self, asm: str, constraints: str, args: list[SSAValue],
+                 results: list[Attribute], pure: bool, pack: int = 1):
         props: dict[str, Attribute] = {"asm": StringAttr(asm),
-                                       "constraints": StringAttr(constraints)}
+                                       "constraints": StringAttr(constraints),
+                                       "pack": IntegerAttr(pack, i64)}
         if pure:
             props["pure"] = UnitAttr()
-        super().__init__(operands=[args], result_types=[result], properties=props)
+        super().__init__(operands=[args], result_types=[results], properties=props)
 
     def verify_(self) -> None:
-        shape = getattr(self.result.type, "get_shape", lambda: ())()
+        shapes = {getattr(r.type, "get_shape", lambda: ())() for r in self.outs}
+        if len(shapes) != 1 or self.pack.value.data < 1:
+            raise VerifyException("tile.inline_asm results share one shape; pack >= 1")
         for a in self.args:
-            if getattr(a.type, "get_shape", lambda: ())() not in ((), shape):
+            if getattr(a.type, "get_shape", lambda: ())() not in ((), *shapes):
                 raise VerifyException("tile.inline_asm operands are scalars or of the "
-                                      "result's shape")
+                                      "results' shape")

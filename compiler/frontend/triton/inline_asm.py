@@ -1,13 +1,15 @@
 """``tl.inline_asm_elementwise``: a user's PTX run for each element, as Triton runs it.
 
-The operands (tiles or numbers) broadcast to one shape, the result has that shape (a
-scalar when every operand is one, or there is none) and ``dtype``; ``$0`` in the text is
-the result's register and ``$1``, ``$2``, ... the operands' in order. Each of Triton's
-constraints names a register of one size (``r`` 32 bits, ``l`` 64, ``h`` 16, ``f`` an
-f32, ``d`` an f64): an operand, and the result, must have an element of that size, and
-its bits go to the text as they are. One result and ``pack=1`` only, for now: a tuple of
-dtypes or a packing of several elements into one register is refused. Only ``ptx`` runs
-the text; the other backends refuse it when they meet it.
+The operands (tiles or numbers) broadcast to one shape; each result (``dtype``, or a
+tuple of them) has that shape (a scalar when every operand is one, or there is none).
+The text runs once for every ``pack`` elements. Its registers, numbered ``$0``, ``$1``,
+... in the order of the constraints, are the results' and then the operands': an
+element of 32 bits or more is a register of its own (``pack`` of them a value), smaller
+ones are packed into 32-bit registers (``pack * bits / 32`` a value: four int8 or two
+f16 in an ``r``). Each of Triton's constraints names a register of one size (``r`` 32
+bits, ``l`` 64, ``h`` 16, ``f`` an f32, ``d`` an f64), which the element's (or the packed
+word's) size must match; the bits go to the text as they are. Only ``ptx`` runs the
+text; the other backends refuse it when they meet it.
 """
 
 from __future__ import annotations
@@ -33,46 +35,70 @@ CONSTRAINT_BITS = {"r": 32, "l": 64, "h": 16, "f": 32, "d": 64}
 """The register size each of Triton's (LLVM's NVPTX) constraint letters names."""
 
 
-def _register(cg: CodeGenerator, letter: str, d: tl.dtype, what: str) -> None:
-    bits = CONSTRAINT_BITS.get(letter)
-    if bits is None:
-        cg.fail(f"tl.inline_asm_elementwise: constraint {letter!r} is not supported "
-                f"(use one of {', '.join(CONSTRAINT_BITS)})")
-    if d.bits != bits:
-        cg.fail(f"tl.inline_asm_elementwise: {what} is {d}, which does not fit constraint "
-                f"{letter!r} (a {bits}-bit register)")
+def registers(d: tl.dtype, pack: int) -> tuple[int, int]:
+    """(registers, bits of each) holding ``pack`` elements of ``d``: one each of 32 bits or
+    more (or unpacked), else packed into 32-bit words; (0, 0) if they do not fill words."""
+    if pack == 1 or d.bits >= 32:
+        return pack, d.bits
+    return (pack * d.bits // 32, 32) if pack * d.bits % 32 == 0 else (0, 0)
+
+
+def _registers(cg: CodeGenerator, letters: list[str], d: tl.dtype, pack: int,
+               what: str) -> list[str]:
+    """Check ``what``'s constraints (the first of ``letters``), return the rest."""
+    count, bits = registers(d, pack)
+    if count == 0:
+        cg.fail(f"tl.inline_asm_elementwise: {pack} elements of {what} ({d}) do not fill "
+                "whole 32-bit registers")
+    if len(letters) < count:
+        cg.fail(f"tl.inline_asm_elementwise: the constraints end before {what}'s registers")
+    for letter in letters[:count]:
+        size = CONSTRAINT_BITS.get(letter.lstrip("="))
+        if size is None:
+            cg.fail(f"tl.inline_asm_elementwise: constraint {letter!r} is not supported "
+                    f"(use one of {', '.join(CONSTRAINT_BITS)})")
+        if size != bits:
+            cg.fail(f"tl.inline_asm_elementwise: {what} is {d}, which does not fit "
+                    f"constraint {letter!r} (a {size}-bit register)")
+    return letters[count:]
 
 
 @builtin("inline_asm_elementwise")
 def inline_asm_elementwise(cg: CodeGenerator, asm: Any, constraints: Any, args: Any,
-                           dtype: Any, is_pure: Any, pack: Any) -> Value:
+                           dtype: Any, is_pure: Any, pack: Any) -> Any:
     if not isinstance(asm, str) or not isinstance(constraints, str):
         cg.fail("tl.inline_asm_elementwise takes its asm text and constraints as strings")
-    if isinstance(dtype, tuple | list):
-        cg.fail("tl.inline_asm_elementwise with several results is not supported yet")
-    if pack != 1:
-        cg.fail(f"tl.inline_asm_elementwise with pack={pack} is not supported yet (pack=1 "
-                "runs the text once per element)")
-    result = dtype_arg(cg, dtype)
+    if not isinstance(pack, int) or pack < 1:
+        cg.fail(f"tl.inline_asm_elementwise: pack must be a positive int, got {pack!r}")
+    several = isinstance(dtype, tuple | list)
+    results = [dtype_arg(cg, d) for d in (dtype if several else [dtype])]
     values = [a if isinstance(a, Value) else ops.materialize(cg.b, a, literal_dtype(a), ())
               for a in (args if isinstance(args, tuple | list) else [args])]
     letters = [c.strip() for c in constraints.split(",") if c.strip()]
-    outputs = [c for c in letters if c.startswith("=")]
-    if len(outputs) != 1 or not letters[0].startswith("=") \
-            or len(letters) != 1 + len(values):
-        cg.fail(f"tl.inline_asm_elementwise: constraints {constraints!r} must name one "
-                f"result ('=r', ...) and then one register for each of the {len(values)} "
-                "operands")
-    _register(cg, letters[0][1:], result, "the result")
-    for i, (letter, v) in enumerate(zip(letters[1:], values, strict=True)):
+    outputs = sum(c.startswith("=") for c in letters)
+    count = sum(registers(d, pack)[0] for d in results)
+    if outputs != count or any(c.startswith("=") for c in letters[count:]):
+        cg.fail(f"tl.inline_asm_elementwise: constraints {constraints!r} must name the "
+                f"results' {count} registers first ('=r', ...), then the operands'")
+    for i, v in enumerate(values):
         if v.is_ptr:
             cg.fail(f"tl.inline_asm_elementwise: operand {i} is a pointer")
-        _register(cg, letter, v.dtype, f"operand {i}")
+    rest = letters
+    for i, d in enumerate(results):
+        rest = _registers(cg, rest, d, pack, "the result" if not several else f"result {i}")
+    for i, v in enumerate(values):
+        rest = _registers(cg, rest, v.dtype, pack, f"operand {i}")
+    if rest:
+        cg.fail(f"tl.inline_asm_elementwise: constraints {constraints!r} name more "
+                f"registers than the results and {len(values)} operands have")
     named = {int(k) for k in re.findall(r"\$(\d+)", asm)}
-    if named and max(named) > len(values):
+    if named and max(named) >= len(letters):
         cg.fail(f"tl.inline_asm_elementwise: the text names ${max(named)}, but there are "
-                f"only $0 (the result) to ${len(values)}")
+                f"only $0 to ${len(letters) - 1}")
     shape = broadcast_shapes(*(v.shape for v in values))
     ssa = [v.ssa if not v.shape else splat(cg.b, v, shape).ssa for v in values]
-    op = tile.InlineAsmOp(asm, constraints, ssa, value_type(result, shape), bool(is_pure))
-    return cg.b.value(op, result, shape)
+    op = tile.InlineAsmOp(asm, constraints, ssa, [value_type(d, shape) for d in results],
+                          bool(is_pure), pack)
+    cg.b.emit(op)
+    out = tuple(Value(r, d, shape) for r, d in zip(op.results, results, strict=True))
+    return out if several else out[0]
