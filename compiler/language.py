@@ -153,6 +153,10 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     ``desc.store(offsets, value)``; outside the tensor, loads read 0 (or NaN), stores skip."""
 
 
+_experimental_make_tensor_descriptor = make_tensor_descriptor  # Triton 3.3's names, which
+_experimental_tensor_descriptor = tensor_descriptor  # projects still call under version checks
+
+
 @_builtin
 def where(condition, x, y):
     """Elementwise ``condition ? x : y``."""

@@ -120,6 +120,26 @@ def scale_either(x, y, kinds, M, N, BM: tl.constexpr, BN: tl.constexpr):
     tl.store(kinds + tl.arange(0, 2), tl.where(tl.arange(0, 2) == 0, is_x, is_y))
 
 
+@triton.jit
+def scale_by_experimental_names(x, y, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    """Triton 3.3's spelling: ``tl._experimental_make_tensor_descriptor`` and its type."""
+    xd = tl._experimental_make_tensor_descriptor(x, shape=[M, N], strides=[N, 1],
+                                                 block_shape=[BM, BN])
+    yd = tl._experimental_make_tensor_descriptor(y, shape=[M, N], strides=[N, 1],
+                                                 block_shape=[BM, BN])
+    tl.static_assert(isinstance(yd, tl._experimental_tensor_descriptor))
+    row, col = tl.program_id(0) * BM, tl.program_id(1) * BN
+    yd.store([row, col], xd.load([row, col]) * 2)
+
+
+def test_tritons_experimental_descriptor_names(backend, rng):
+    x = rng.standard_normal((40, 48)).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    if launch(scale_by_experimental_names, (3, 2), x, y, 40, 48, backend=backend, BM=16,
+              BN=32):
+        np.testing.assert_array_equal(y, 2 * x)
+
+
 @pytest.mark.parametrize("as_descriptor", [(True, False), (False, True), (False, False)],
                          ids=["x", "y", "neither"])
 def test_isinstance_tells_a_descriptor_from_a_pointer(as_descriptor, rng):
