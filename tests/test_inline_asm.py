@@ -102,10 +102,28 @@ def _ptx(kernel, *args, num_warps=4, **constants) -> str:
 def test_each_element_gets_the_text_with_its_registers_in_a_scope():
     x = np.ones(N, np.float32)
     ptx = _ptx(add_rn, x, x, x, N, BLOCK=BLOCK)
-    lines = [ln.strip() for ln in ptx.splitlines() if "add.rn.f32" in ln]
-    assert len(lines) == BLOCK // 128  # 4 warps: two elements a thread
-    assert all(ln.startswith("{ add.rn.f32 %f") and ln.endswith("; }") for ln in lines)
-    assert len({ln.split()[2] for ln in lines}) == len(lines)  # a result register each
+    lines = ptx.splitlines()
+    at = [i for i, ln in enumerate(lines) if "add.rn.f32" in ln]
+    assert len(at) == BLOCK // 128  # 4 warps: two elements a thread
+    assert all(lines[i - 1].strip() == "{" and lines[i + 1].strip() == "}" for i in at)
+    assert all(lines[i].strip().startswith("add.rn.f32 %f") for i in at)
+    assert len({lines[i].split()[1] for i in at}) == len(at)  # a result register each
+
+
+@tc.kernel
+def commented(x, out, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    r = tl.inline_asm_elementwise("mov.b32 $0, $1; // a comment to the end of the text",
+                                  "=r,r", [tl.load(x + offs)], dtype=tl.float32,
+                                  is_pure=True, pack=1)
+    tl.store(out + offs, r)
+
+
+def test_a_comment_at_the_end_of_the_text_leaves_the_scope_closed():
+    x = np.ones(BLOCK, np.float32)
+    ck = tc.compile(commented, backend="ptx", target="sm_90", args=(x, x),
+                    constants={"BLOCK": BLOCK})
+    assert ck.asm["cubin"][:4] == b"\x7fELF"
 
 
 def test_pack_must_divide_a_threads_elements():

@@ -194,7 +194,7 @@ class KernelPrinter:
         for i in range(ptx.lanes(op.outs[0].type)):
             regs = [self.lane(v, i) for v in (*op.outs, *op.args)]
             text = _DOLLAR.sub(lambda m, regs=regs: regs[int(m.group(1))], op.text.data)
-            self.lines.append("\t{ " + text.strip() + " }")
+            self.lines += ["\t{", "\t" + text.strip(), "\t}"]  # a `//` comment ends in it
 
     @emits(ptx.MovImmOp)
     def _mov_imm(self, op: ptx.MovImmOp) -> None:
