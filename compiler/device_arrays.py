@@ -36,7 +36,7 @@ _FP8 = {(10, 8): "fp8e4nv", (12, 8): "fp8e5"}
 _E8M0 = {(14, 8): "u8"}
 _ML_DTYPES = _FP8 | _E8M0 | {(4, 16): "bf16"}  # what NumPy cannot take through DLPack
 DL_DTYPES = {(0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8",
-             (1, 32): "u32", (2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16",
+             (1, 16): "u16", (1, 32): "u32", (1, 64): "u64", (2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16",
              (6, 8): "i1"} | _FP8
 _TAKEN = DL_DTYPES | _E8M0  # e8m0 is taken as its bits; a u8 array is exported as u8
 _UINT = 1

@@ -138,18 +138,21 @@ int16 = dtype("int16", "i16", 16, "i")
 int32 = dtype("int32", "i32", 32, "i")
 int64 = dtype("int64", "i64", 64, "i")
 uint8 = dtype("uint8", "u8", 8, "u")
+uint16 = dtype("uint16", "u16", 16, "u")
 uint32 = dtype("uint32", "u32", 32, "u")
+uint64 = dtype("uint64", "u64", 64, "u")
 float8e4nv = dtype("float8e4nv", "fp8e4nv", 8, "f")  # e4m3fn: no infinities, NaN 0x7F/0xFF
 float8e5 = dtype("float8e5", "fp8e5", 8, "f")  # e5m2: IEEE-like, with infinities
 bool_ = int1
 ALL_DTYPES = (float16, bfloat16, float32, float64, int1, int8, int16, int32, int64,
-              uint8, uint32, float8e4nv, float8e5)
+              uint8, uint16, uint32, uint64, float8e4nv, float8e5)
 _KIND_QUESTIONS = {"is_int_signed": "i", "is_int_unsigned": "u", "is_bool": "b",
                    "is_ptr": "pointer", "is_block": "block"}  # the last two: never a kind
 # Triton's names in its per-dtype questions: is_fp16, is_bf16, is_int8, is_uint32, ...
 _BY_SHORT = {"fp16": float16, "bf16": bfloat16, "fp32": float32, "fp64": float64,
              "int1": int1, "int8": int8, "int16": int16, "int32": int32, "int64": int64,
-             "uint8": uint8, "uint32": uint32, "fp8e4nv": float8e4nv, "fp8e5": float8e5}
+             "uint8": uint8, "uint16": uint16, "uint32": uint32, "uint64": uint64,
+             "fp8e4nv": float8e4nv, "fp8e5": float8e5}
 
 ML_DTYPES = {bfloat16: "bfloat16", float8e4nv: "float8_e4m3fn", float8e5: "float8_e5m2"}
 """The dtypes NumPy lacks -> their ``ml_dtypes`` names (PyTorch's too)."""

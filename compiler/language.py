@@ -36,7 +36,9 @@ from compiler.dtypes import (  # noqa: F401 - tl.float32 etc. are the language's
     literal_int_dtype,
     pointer_type,
     uint8,
+    uint16,
     uint32,
+    uint64,
 )
 from compiler.dtypes import dtype as _dtype
 

@@ -227,7 +227,8 @@ class _TorchDtype:
 def torch(monkeypatch):
     fake = types.ModuleType("torch")
     fake.dtype = _TorchDtype
-    for name in ("int32", "float16", "bfloat16", "float32", "bool", "uint16"):
+    for name in ("int32", "float16", "bfloat16", "float32", "bool", "uint16",
+                 "float8_e8m0fnu"):
         setattr(fake, name, _TorchDtype(name))
     monkeypatch.setitem(sys.modules, "torch", fake)
     return fake
@@ -261,9 +262,10 @@ def test_torch_and_numpy_dtypes(backend, torch, rng):
 
 
 @pytest.mark.parametrize("body, message", [
-    ("ct.arange(8, dtype=ct.uint16)",
-     "ct.arange: ct.uint16: tilec has no 16-bit unsigned integers (use ct.int32)"),
-    ("ct.full((8,), 1, torch.uint16)", "ct.full: tilec has no dtype for torch.uint16"),
+    ("ct.arange(8, dtype=ct.float4_e2m1fn)",
+     "ct.arange: ct.float4_e2m1fn: tilec has no 4-bit floats"),
+    ("ct.full((8,), 1, torch.float8_e8m0fnu)",
+     "ct.full: tilec has no dtype for torch.float8_e8m0fnu"),
     ("ct.zeros((8,), 'f33')", ("ct.zeros: expected a dtype such as ct.float32 (or "
                                "torch.float32, np.float32), got 'f33'")),
 ])

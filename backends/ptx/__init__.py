@@ -39,7 +39,8 @@ from compiler.timing import compilation, phase
 # Scalar parameter dtype -> the C type of its slot in the kernel's parameter buffer.
 _SLOT_TYPES = {
     "i1": ctypes.c_uint8, "i8": ctypes.c_int8, "u8": ctypes.c_uint8, "i16": ctypes.c_int16,
-    "i32": ctypes.c_int32, "u32": ctypes.c_uint32, "i64": ctypes.c_int64,
+    "u16": ctypes.c_uint16, "i32": ctypes.c_int32, "u32": ctypes.c_uint32,
+    "i64": ctypes.c_int64, "u64": ctypes.c_uint64,
     "f16": ctypes.c_uint16, "bf16": ctypes.c_uint16, "f32": ctypes.c_float,
     "f64": ctypes.c_double,
 }

@@ -44,7 +44,8 @@ _LIMITS = ("max-storage-buffers-per-shader-stage", "max-storage-buffer-binding-s
 stage, 128 MiB bindings) are below what kernels and GPUs commonly need."""
 
 _INT_RANGE = {"i32": (-2**31, 2**31), "u32": (0, 2**32), "i1": (0, 2), "i8": (-2**7, 2**7),
-              "u8": (0, 2**8), "i16": (-2**15, 2**15), "i64": (-2**63, 2**63)}
+              "u8": (0, 2**8), "i16": (-2**15, 2**15), "u16": (0, 2**16),
+              "i64": (-2**63, 2**63), "u64": (0, 2**64)}
 _STORAGE = wgpu.BufferUsage.STORAGE
 
 _PIPELINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

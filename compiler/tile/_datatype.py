@@ -18,7 +18,9 @@ from compiler.language import (  # noqa: F401 - cuTile's names for tilec's dtype
     int32,
     int64,
     uint8,
+    uint16,
     uint32,
+    uint64,
 )
 
 DType = tl.dtype
@@ -45,11 +47,9 @@ class MissingDType:
         raise UnsupportedError(f"ct.{self.name}: {self.reason}")
 
 
-uint16 = MissingDType("uint16", "tilec has no 16-bit unsigned integers (use ct.int32)")
-uint64 = MissingDType("uint64", "tilec has no 64-bit unsigned integers (use ct.int64)")
 float8_e8m0fnu = MissingDType(
     "float8_e8m0fnu", "tilec has no e8m0 dtype; pass e8m0 scales as their bits "
     "(an e8m0 tensor's .view(torch.uint8)), which ct.mma_scaled reads as 2**(bits - 127)")
 float8_e5m3fnu = MissingDType("float8_e5m3fnu", "tilec has no e5m3 dtype")
 float4_e2m1fn = MissingDType("float4_e2m1fn", "tilec has no 4-bit floats")
-MISSING = (uint16, uint64, float8_e8m0fnu, float8_e5m3fnu, float4_e2m1fn)
+MISSING = (float8_e8m0fnu, float8_e5m3fnu, float4_e2m1fn)
