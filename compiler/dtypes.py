@@ -183,8 +183,9 @@ def _numpy_dtype(d: dtype) -> np.dtype | None:
 
 
 def literal_int_dtype(v: int) -> dtype:
-    """A Python int argument is int32, or int64 when it does not fit (Triton's rule)."""
-    return int32 if -2**31 <= v < 2**31 else int64
+    """A Python int argument is int32, or uint64 from 2^63 (to 2^64), or else int64
+    (Triton's rule)."""
+    return int32 if -2**31 <= v < 2**31 else uint64 if v >= 2**63 else int64
 
 
 def dtype_from_numpy(nd: np.dtype) -> dtype | None:

@@ -139,8 +139,9 @@ def is_one(v: Any) -> bool:
 def fast_spec(v: Any) -> Any:
     """A cheap stand-in for ``arg_spec`` in launch-cache keys, by the argument's type."""
     t = type(v)
-    if t is int:  # the commonest, first
-        return (int, v % 16 == 0, -2**31 <= v < 2**31, v == 1)
+    if t is int:  # the commonest, first; its width as ``literal_int_dtype`` types it
+        return (int, v % 16 == 0, 0 if -2**31 <= v < 2**31 else 1 if v < 2**63 else 2,
+                v == 1)
     spec = _SPECS.get(t)
     if spec is None:
         spec = _SPECS[t] = _spec_for(t)

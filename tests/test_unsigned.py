@@ -5,6 +5,7 @@ does, 16-bit words that wrap, and unsigned scalar arguments; every backend again
 own unsigned arithmetic."""
 
 import numpy as np
+import pytest
 
 import compiler as tc
 import compiler.language as tl
@@ -45,6 +46,14 @@ def halves(x, out, scale, BLOCK: tl.constexpr):
 def scalars(out, big, small):
     tl.store(out, big + small.to(tl.uint64))
     tl.store(out + 1, big >> 1)
+
+
+@tc.kernel
+def python_ints(out, v):
+    """``v``: a Python int, int32, int64 or (from 2^63) uint64, as Triton types it; the
+    literal from 2^63 is uint64 too."""
+    tl.store(out, v >> 1)
+    tl.store(out + 1, (v & 0xFFFFFFFFFFFFFFF0) + 7)
 
 
 def _philox_words(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -91,3 +100,11 @@ def test_unsigned_scalar_arguments(backend):
     if launch(scalars, (1,), out, big, np.uint16(65535), backend=backend):
         assert out.tolist() == [(2**64 - 10 + 65535) % 2**64, (2**64 - 10) >> 1]
 
+
+@pytest.mark.parametrize("v", [12345, 2**40 + 1, 2**64 - 3])
+def test_python_ints_from_2_63_are_uint64(backend, v):
+    """One kernel, three specializations: int32, int64 and uint64 (``>>`` on each, then
+    ``&`` with a uint64 literal)."""
+    out = np.zeros(2, np.uint64)
+    if launch(python_ints, (1,), out, v, backend=backend):
+        assert out.tolist() == [v >> 1, (v & 0xFFFFFFFFFFFFFFF0) + 7]

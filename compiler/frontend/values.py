@@ -193,7 +193,7 @@ def literal_dtype(py: object) -> tl.dtype:
     if isinstance(py, bool):
         return tl.int1
     if isinstance(py, int):
-        return tl.int32 if -2**31 <= py < 2**31 else tl.int64
+        return tl.literal_int_dtype(py)
     if isinstance(py, float):
         return tl.float32
     raise CompileError(f"cannot use {type(py).__name__} value {py!r} in a kernel expression")
