@@ -38,7 +38,7 @@ from compiler.jit import (
     availability,
     resolve_backend,
 )
-from compiler.tracebacks import grid_launch
+from compiler.tracebacks import grid_launch, triton_grid_launch
 
 LAUNCH_OPTIONS = ("num_warps", "num_stages")
 
@@ -123,7 +123,7 @@ def run_wrapped(fn: Any, grid, args: Sequence[Any], kwargs: dict) -> None:
     ``run(*args, grid=, warmup=False, **kwargs)`` for an object launched that way (a
     ``compiler.triton`` autotuner, which a project may subclass as it would Triton's)."""
     if getattr(fn, "triton_run", False):
-        return fn.run(*args, grid=grid, warmup=False, **kwargs)
+        return triton_grid_launch((fn, grid), *args, **kwargs)
     return fn.run(grid, args, kwargs)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import VectorType, i32
 from xdsl.ir import Attribute, SSAValue
 
-from backends.ptx.lower_core import ELEMS, Lowering, lowers, unsupported
+from backends.ptx.lower_core import Lowering, dtype, lowers, unsupported
 from dialects import ptx, tile
 from dialects.tile import element_type
 
@@ -56,7 +56,8 @@ def _pick(lo: Lowering, v: SSAValue, lanes: list[int]) -> SSAValue:
 
 def _word_types(elem: Attribute, pack: int) -> list[Attribute]:
     bits = elem.bitwidth  # pyright: ignore[reportAttributeAccessIssue]
-    return [elem] * pack if bits >= 32 else [i32] * (pack * bits // 32)
+    count, size = tile.asm_registers(bits, pack)
+    return [elem if size == bits else i32] * count
 
 
 def _words(lo: Lowering, v: SSAValue) -> list[SSAValue]:
@@ -86,9 +87,8 @@ def _unpacked(lo: Lowering, words: list[SSAValue], elem: Attribute, pack: int) -
     joined = words[0] if len(words) == 1 else lo.value(ptx.ConcatOp(words))
     if bits == 16:
         return lo.value(ptx.RepackOp(joined, VectorType(elem, [pack])))
-    dt = next(name for name, t in ELEMS.items() if t == elem)
     lanes = [lo.low_half(lo.inst("bfe.u32", [w, lo.const(8 * j, "i32"), lo.const(8, "i32")],
-                                 i32), dt)
+                                 i32), dtype(elem))
              for w in words for j in range(4)]
     return lo.value(ptx.ConcatOp(lanes))
 

@@ -12,7 +12,6 @@ imports no feature module.
 
 from __future__ import annotations
 
-import re
 import struct
 from collections.abc import Callable
 
@@ -34,7 +33,13 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from backends.ptx import bf16_bits
 from compiler.errors import UnsupportedError
 from dialects import ptx
-from dialects.tile import CACHE_MODIFIER_ATTR, EVICTION_POLICY_ATTR, PtrType, element_type
+from dialects.tile import (
+    ASM_OPERAND,
+    CACHE_MODIFIER_ATTR,
+    EVICTION_POLICY_ATTR,
+    PtrType,
+    element_type,
+)
 
 # Kernel parameter type -> the .param type the driver copies the argument into.
 _PARAM_TYPES: dict[Attribute, str] = {
@@ -60,7 +65,6 @@ def _signed(v: int, bits: int) -> int:
 
 
 MIN_BLOCKS_ATTR = "ptx.minnctapersm"  # programs per SM that ptxas must fit (registers)
-_DOLLAR = re.compile(r"\$(\d+)")  # an operand of a user's PTX (``ptx.user_asm``)
 # Element type -> (mov opcode, immediate formatter).
 _IMMEDIATES: dict[Attribute, tuple[str, Callable[[float | int], str]]] = {
     IntegerType(1): ("mov.pred", lambda v: str(int(v) & 1)),
@@ -193,7 +197,7 @@ class KernelPrinter:
     def _user_asm(self, op: ptx.UserAsmOp) -> None:
         for i in range(ptx.lanes(op.outs[0].type)):
             regs = [self.lane(v, i) for v in (*op.outs, *op.args)]
-            text = _DOLLAR.sub(lambda m, regs=regs: regs[int(m.group(1))], op.text.data)
+            text = ASM_OPERAND.sub(lambda m, regs=regs: regs[int(m.group(1))], op.text.data)
             self.lines += ["\t{", "\t" + text.strip(), "\t}"]  # a `//` comment ends in it
 
     @emits(ptx.MovImmOp)

@@ -45,6 +45,7 @@ from dialects.tile.combine import ReduceOp, ScanOp, YieldOp, reduced_type
 from dialects.tile.debug import AssertOp, CheckBoundsOp, PrintOp
 from dialects.tile.dot import PRECISIONS, DotOp, accumulator_types
 from dialects.tile.elementwise import (
+    ASM_OPERAND,
     CMPF_PREDICATES,
     CMPI_PREDICATES,
     FP8_FORMATS,
@@ -59,6 +60,7 @@ from dialects.tile.elementwise import (
     SelectOp,
     ToFp8Op,
     UMulHiOp,
+    asm_registers,
 )
 from dialects.tile.hints import (
     CACHE_HINT_ATTRS,
@@ -130,6 +132,7 @@ Tile = Dialect(
 )
 
 __all__ = [
+    "ASM_OPERAND",
     "ATOMIC_KINDS",
     "ATOMIC_SCOPES",
     "ATOMIC_SEMS",
@@ -205,6 +208,7 @@ __all__ = [
     "ViewStoreOp",
     "YieldOp",
     "accumulator_types",
+    "asm_registers",
     "check_atomic",
     "check_mask",
     "check_order",

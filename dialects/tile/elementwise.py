@@ -6,6 +6,7 @@ and ``inline_asm``, a user's PTX for each element."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Set as AbstractSet
 from typing import ClassVar
 
@@ -258,6 +259,19 @@ class ToFp8Op(_Fp8Op):
     name = "tile.to_fp8"
     SOURCE: ClassVar[Attribute] = Float32Type()
     RESULTS: ClassVar[tuple[Attribute, ...]] = (IntegerType(8),)
+
+
+ASM_OPERAND = re.compile(r"\$(\d+)")
+"""A register named in inline PTX (``tile.inline_asm``'s text): ``$0``, ``$1``, ..."""
+
+
+def asm_registers(bits: int, pack: int) -> tuple[int, int]:
+    """(registers, bits of each) that hold ``pack`` elements of ``bits`` bits for inline
+    PTX: one each of 32 bits or more (or unpacked), else packed into 32-bit words; (0, 0)
+    where they do not fill whole words."""
+    if pack == 1 or bits >= 32:
+        return pack, bits
+    return (pack * bits // 32, 32) if pack * bits % 32 == 0 else (0, 0)
 
 
 class _AsmEffects(MemoryEffect):

@@ -14,7 +14,6 @@ text; the other backends refuse it when they meet it.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import compiler.language as tl
@@ -35,18 +34,10 @@ CONSTRAINT_BITS = {"r": 32, "l": 64, "h": 16, "f": 32, "d": 64}
 """The register size each of Triton's (LLVM's NVPTX) constraint letters names."""
 
 
-def registers(d: tl.dtype, pack: int) -> tuple[int, int]:
-    """(registers, bits of each) holding ``pack`` elements of ``d``: one each of 32 bits or
-    more (or unpacked), else packed into 32-bit words; (0, 0) if they do not fill words."""
-    if pack == 1 or d.bits >= 32:
-        return pack, d.bits
-    return (pack * d.bits // 32, 32) if pack * d.bits % 32 == 0 else (0, 0)
-
-
 def _registers(cg: CodeGenerator, letters: list[str], d: tl.dtype, pack: int,
                what: str) -> list[str]:
     """Check ``what``'s constraints (the first of ``letters``), return the rest."""
-    count, bits = registers(d, pack)
+    count, bits = tile.asm_registers(d.bits, pack)
     if count == 0:
         cg.fail(f"tl.inline_asm_elementwise: {pack} elements of {what} ({d}) do not fill "
                 "whole 32-bit registers")
@@ -76,7 +67,7 @@ def inline_asm_elementwise(cg: CodeGenerator, asm: Any, constraints: Any, args: 
               for a in (args if isinstance(args, tuple | list) else [args])]
     letters = [c.strip() for c in constraints.split(",") if c.strip()]
     outputs = sum(c.startswith("=") for c in letters)
-    count = sum(registers(d, pack)[0] for d in results)
+    count = sum(tile.asm_registers(d.bits, pack)[0] for d in results)
     if outputs != count or any(c.startswith("=") for c in letters[count:]):
         cg.fail(f"tl.inline_asm_elementwise: constraints {constraints!r} must name the "
                 f"results' {count} registers first ('=r', ...), then the operands'")
@@ -91,7 +82,7 @@ def inline_asm_elementwise(cg: CodeGenerator, asm: Any, constraints: Any, args: 
     if rest:
         cg.fail(f"tl.inline_asm_elementwise: constraints {constraints!r} name more "
                 f"registers than the results and {len(values)} operands have")
-    named = {int(k) for k in re.findall(r"\$(\d+)", asm)}
+    named = {int(k) for k in tile.ASM_OPERAND.findall(asm)}
     if named and max(named) >= len(letters):
         cg.fail(f"tl.inline_asm_elementwise: the text names ${max(named)}, but there are "
                 f"only $0 to ${len(letters) - 1}")
