@@ -42,7 +42,7 @@ _TILE = ["canonicalize", "cse"]
 _TO_SIMT = ["strip-debug", "lower-control", "lower-fp8{{native={fp8}}}",
             "expand-math{{fused-fma={fused}}}", "transpose-loads", "carry-sums",
             "pipeline-loads{{cp-async={mma}}}",
-            "strip-mine", "assign-layouts{{vector-bits={bits} mma={mma}}}",
+            "strip-mine", "assign-layouts{{vector-bits={bits} mma={mma} exchange-bytes={trip}}}",
             "tile-to-simt{{shared-trip-bytes={trip}}}", "canonicalize", "cse", "rematerialize"]
 # debug=True: bounds checks go in front of the accesses once lower-control has made every
 # pointer traceable to its argument; strip-debug then lowers them with print/assert.

@@ -138,7 +138,8 @@ def test_ptx_pipeline_picks_mma_and_wgsl_does_not():
     args = {"signature": "*f16,*f16,*f32", "constants": {"M": 64, "N": 64, "K": 32}}
     ptx = dict(tc.compile(one_block, backend="ptx", **args).stages)
     assert "#tile.mma<version = 2, warps = [2, 2]>" in ptx["assign-layouts"]
-    assert "assign-layouts{vector-bits=32 mma=0}" in pipeline.passes("wgsl")
+    assert any(p.startswith("assign-layouts{vector-bits=32 mma=0 ")
+               for p in pipeline.passes("wgsl"))
 
 
 # -- the SIMT IR ---------------------------------------------------------------------------
@@ -147,7 +148,9 @@ def test_ptx_pipeline_picks_mma_and_wgsl_does_not():
                                                 (128, 128, 32, 8)])
 def test_simt_ir_is_a_warp_tile_per_k_step_in_line(m, n, k, num_warps):
     module = lowered(dot_kernel(m, n, k, "f16", "f32"), num_warps)
-    assert not any(isinstance(op, scf.ForOp) for op in module.walk())
+    # (the store after it may loop: its conversion to a coalesced layout takes trips)
+    assert not any(isinstance(op, scf.ForOp) and any(isinstance(o, simt.MmaOp) for o in op.walk())
+                   for op in module.walk())
     wm, wn = mma_warps(m, n, num_warps)
     g = Geometry(m, n, k, 16, wm, wn)
     ops = list(module.walk())

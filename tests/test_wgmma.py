@@ -392,7 +392,8 @@ def test_two_pipelined_loops_share_their_stages():
                          constants={"CAUSAL": causal, "BM": 128, "BN": 128, "D": 64}
                          ).metadata.extra["shared"] for causal in (False, True)]
     stages, q = 3 * 2 * 128 * 64 * 2, 128 * 64 * 2
-    assert shared[0] == shared[1] and stages + q <= shared[0] < stages + q + 1024
+    # (the causal one also converts its row indices for the coalesced output store)
+    assert all(stages + q <= s < stages + q + 1024 for s in shared)
 
 
 def test_dots_wgmma_cannot_do_keep_mma_sync_on_sm_90():

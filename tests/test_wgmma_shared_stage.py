@@ -58,7 +58,7 @@ def _run(N: int, shifted: bool, stages: int):
 @pytest.mark.parametrize("N, shifted, stages", [(256, False, 2), (200, True, 3)])
 def test_one_stage_read_by_two_wgmma_dots_simulated(N, shifted, stages):
     text, out, want = _run(N, shifted, stages)
-    loop = text[text.index("scf.for"):]
+    loop = text[text.index("scf.for"):text.index("scf.yield")]
     # one copy of each thread's share of the keys an iteration, read in place by both
     # dots (nothing stored from registers in the loop); the shift waits in registers
     assert loop.count("simt.cp_async ") == 1 and "simt.shared_store" not in loop

@@ -33,6 +33,11 @@ they form groups. A group takes its layout from where its tiles go or come from:
    and a thread would hold many runs (``_many_runs``): a scan crosses the lanes once for
    each run, so four f32 a run take a quarter of the shuffles of one.
 
+Outside loops, a pointer load or store that would move a tensor-core dot's result (or
+what is combined with it) in the dot's layout is first cut off it by a
+``tile.convert_layout`` where a coalesced layout moves more per access
+(``_cut_epilogue_accesses``), and the groups are formed again.
+
 Leaves (``tile.range``, ``tile.splat``, dense constants) are copied per use first, so one
 ``arange`` shared by rows and columns does not tie them together. Where a rule still
 disagrees with a group (a tile needed in two layouts), a ``tile.convert_layout`` is
@@ -49,8 +54,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
     Float16Type,
     IntegerAttr,
     ModuleOp,
@@ -64,6 +67,13 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.errors import CompileError
 from compiler.passes.axis_info import AxisInfoAnalysis, bits_of
+from compiler.passes.layout_conversions import (
+    convert_where_needed,
+    is_tile,
+    retype_constant,
+    settle,
+    with_layout,
+)
 from compiler.passes.layouts import WARP_SIZE, contiguous_run, elements_per_thread, ilog2
 from dialects import tile
 from dialects.simt import MMA_ACCUMULATORS
@@ -284,16 +294,12 @@ def _access_bits(f: func.FuncOp) -> dict[tuple[int, ...], int]:
     return widest
 
 
-def _is_tile(v: SSAValue) -> bool:
-    return isinstance(v.type, TensorType)
-
-
 def _split_leaves(f: func.FuncOp) -> list[list[Operation]]:
     """One copy of each multiply-used leaf per use (inserted next to it); the copies."""
     families = []
     for op in list(f.walk()):
         leaf = isinstance(op, tile.RangeOp | tile.SplatOp) or (
-            isinstance(op, arith.ConstantOp) and _is_tile(op.result))
+            isinstance(op, arith.ConstantOp) and is_tile(op.result))
         uses = list(op.results[0].uses) if leaf else []
         if len(uses) < 2:
             continue
@@ -378,7 +384,7 @@ class _Groups:
         return root
 
     def tie(self, values: Sequence[SSAValue]) -> None:
-        tiles = [v for v in values if _is_tile(v)]
+        tiles = [v for v in values if is_tile(v)]
         for v in tiles[1:]:
             self.parent[self.find(v)] = self.find(tiles[0])
 
@@ -394,7 +400,7 @@ class _Groups:
         elif not isinstance(op, _OWN_RULES):  # elementwise in effect: equal shapes tie
             by_shape: dict[tuple[int, ...], list[SSAValue]] = {}
             for v in (*op.operands, *op.results):
-                if _is_tile(v):
+                if is_tile(v):
                     by_shape.setdefault(v.type.get_shape(), []).append(v)
             for values in by_shape.values():
                 self.tie(values)
@@ -406,7 +412,7 @@ class _Groups:
             self._rule(op.src, _Rule(op.result, op.axis.value.data))
         elif isinstance(op, tile.BroadcastOp):
             self._rule(op.src, _Rule(op.result, None))
-        elif isinstance(op, tile.ReduceOp) and _is_tile(op.outs[0]):
+        elif isinstance(op, tile.ReduceOp) and is_tile(op.outs[0]):
             self._rule(op.outs[0], _Rule(op.srcs[0], op.axis.value.data, forward=True))
         elif isinstance(op, tile.ExtractOp):
             self._rule(op.result, _Rule(op.src, None, forward=True))
@@ -482,21 +488,21 @@ class _Assigner:
     def run(self) -> None:
         facts = AxisInfoAnalysis(self.f)
         for op in self.f.walk():
-            if isinstance(op, _ACCESSES) and _is_tile(op.ptr):
+            if isinstance(op, _ACCESSES) and is_tile(op.ptr):
                 vec = access_vec(op, self.layout(op.ptr), facts, self.vector_bits)
                 op.properties["vec"] = IntegerAttr(vec, i32)
-            elif isinstance(op, tile.CmpIOp | tile.CmpFOp) and _is_tile(op.result):
+            elif isinstance(op, tile.CmpIOp | tile.CmpFOp) and is_tile(op.result):
                 shape = op.result.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
                 run = _pow2_floor(min(facts[op.result].constancy[-1],
                                       contiguous_run(self.layout(op.result), shape)))
                 if run > 1:
                     op.attributes[UNIFORM_RUNS_ATTR] = IntegerAttr(run, i32)
-        new_types = {v: _with_layout(v.type, self.layout(v)) for v in _tile_values(self.f)}
+        new_types = {v: with_layout(v.type, self.layout(v)) for v in _tile_values(self.f)}
         for v, t in new_types.items():
             Rewriter.replace_value_with_new_type(v, t)
         for op in list(self.f.walk()):
-            _retype_constant(op)
-            _convert_where_needed(op)
+            retype_constant(op)
+            convert_where_needed(op)
 
 
 def _along_last_dim(op: tile.ScanOp) -> bool:
@@ -516,100 +522,65 @@ def _many_runs(layout: BlockedLayoutAttr, shape: Sequence[int]) -> bool:
 
 def _tile_values(f: func.FuncOp) -> Iterator[SSAValue]:
     for op in f.walk():
-        yield from (r for r in op.results if _is_tile(r))
+        yield from (r for r in op.results if is_tile(r))
         for region in op.regions:
             for block in region.blocks:
-                yield from (a for a in block.args if _is_tile(a))
+                yield from (a for a in block.args if is_tile(a))
 
 
-def _with_layout(t: TensorType, layout: Attribute) -> TensorType:
-    return TensorType(t.element_type, t.get_shape(), layout)
+def _cut_epilogue_accesses(assigner: _Assigner, exchange_bytes: int) -> bool:
+    """Whether a ``tile.convert_layout`` was put between a tensor-core dot's result and
+    an access that would move it in the dot's layout, outside loops, where a coalesced
+    layout moves more per access: after the load of what is combined with the result, before
+    the store of it. The accumulator's lanes hold two neighbouring columns, so a 16-bit
+    tile moves 4 bytes an access, 8 rows a warp; coalesced it is 16 bytes, the conversion
+    going through shared memory once (Triton does the same), where it fits in one trip of
+    ``exchange_bytes`` (in several, each lane checking each trip, it cost more than it
+    saved: 128 x 256 f16 tiles and 128 x 128 f32 ones on an H200). The conversion's
+    result takes the dot's layout and the access's group its own (``_Assigner`` again)."""
+    facts, cut = AxisInfoAnalysis(assigner.f), False
+    for op in list(assigner.f.walk()):
+        if not isinstance(op, LoadOp | StoreOp) or not is_tile(op.ptr) \
+                or _in_loop(op, assigner.f) or len(op.ptr.type.get_shape()) != 2:  # pyright: ignore
+            continue
+        layout = assigner.layout(op.ptr)
+        if not isinstance(layout, MmaLayoutAttr) or _staged_bytes(op) > exchange_bytes:
+            continue
+        vector_bits = assigner.vector_bits
+        coalesced = assigner.default(op.ptr)
+        if access_vec(op, coalesced, facts, vector_bits) <= access_vec(op, layout, facts,
+                                                                        vector_bits):
+            continue
+        if isinstance(op, LoadOp):
+            conv = tile.ConvertLayoutOp(op.result, op.result.type)
+            Rewriter.insert_op(conv, InsertPoint.after(op))
+            op.result.replace_all_uses_with(conv.result)
+            conv.operands[0] = op.result
+        else:
+            conv = tile.ConvertLayoutOp(op.value, op.value.type)
+            Rewriter.insert_op(conv, InsertPoint.before(op))
+            op.operands[1] = conv.result
+        conv.location = op.location
+        cut = True
+    return cut
 
 
-def _retype_constant(op: Operation) -> None:
-    value = op.properties.get("value")
-    if isinstance(value, DenseIntOrFPElementsAttr) and _is_tile(op.results[0]):
-        op.properties["value"] = DenseIntOrFPElementsAttr(op.results[0].type,
-                                                          BytesAttr(value.data.data))
+def _staged_bytes(op: LoadOp | StoreOp) -> int:
+    """The shared memory converting ``op``'s tile takes: its elements as shared memory
+    holds them (bools as words), each row padded by up to 16 bytes."""
+    rows, cols = op.ptr.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
+    bits = bits_of(op.ptr.type.element_type.pointee)  # pyright: ignore[reportAttributeAccessIssue]
+    size = 4 if bits == 1 else bits // 8
+    return rows * (cols * size + 16)
 
 
-def _convert(value: SSAValue, layout: Attribute, before: Operation) -> SSAValue:
-    new = tile.ConvertLayoutOp(value, _with_layout(value.type, layout))  # pyright: ignore
-    new.location = before.location
-    Rewriter.insert_op(new, InsertPoint.before(before))
-    return new.result
-
-
-def _convert_where_needed(op: Operation) -> None:
-    """A ``tile.convert_layout`` where an op's rule and its groups disagree."""
-    if isinstance(op, tile.ExpandDimsOp | tile.BroadcastOp):
-        res = op.result.type.encoding
-        want = SliceLayoutAttr(op.axis.value.data, res) \
-            if isinstance(op, tile.ExpandDimsOp) else res
-        if op.src.type.encoding != want:
-            op.operands[0] = _convert(op.src, want, op)
-    elif isinstance(op, tile.ReduceOp):
-        for out in op.outs:
-            if not _is_tile(out):
-                continue
-            want = SliceLayoutAttr(op.axis.value.data, op.srcs[0].type.encoding)
-            if out.type.encoding == want:
-                continue
-            group = out.type.encoding
-            out = Rewriter.replace_value_with_new_type(out, _with_layout(out.type, want))
-            after = op.next_op
-            assert after is not None
-            conv = _convert(out, group, after)
-            out.replace_all_uses_with(conv)
-            conv.owner.operands[0] = out
-
-
-_CHEAP_TILE_OPS = (tile.RangeOp, tile.SplatOp, tile.CmpIOp, tile.CmpFOp, tile.SelectOp,
-                   tile.UMulHiOp, tile.BrevOp, tile.ArithFenceOp, tile.AssumeFactsOp,
-                   tile.FromFp8Op, tile.ToFp8Op)
-REMATERIALIZE_LIMIT = 8  # ops recomputed in place of one conversion through memory
-
-
-def _cheap_ops(value: SSAValue) -> list[Operation] | None:
-    """The ops computing tile ``value`` from scalars alone (ranges, splats, constants and
-    elementwise math), operands first; None if anything else or too many."""
-    found: list[Operation] = []
-
-    def visit(v: SSAValue) -> bool:
-        op = v.owner
-        if not _is_tile(v) or op in found:
+def _in_loop(op: Operation, f: func.FuncOp) -> bool:
+    parent = op.parent_op()
+    while parent is not None and parent is not f:
+        if isinstance(parent, scf.ForOp | scf.WhileOp):
             return True
-        if not isinstance(op, Operation) or op.regions or not (
-                isinstance(op, _CHEAP_TILE_OPS) or op.name.startswith(("arith.", "math."))):
-            return False
-        if not all(visit(o) for o in op.operands):
-            return False
-        found.append(op)
-        return len(found) <= REMATERIALIZE_LIMIT
-
-    return found if visit(value) else None
-
-
-def _rematerialize(conv: tile.ConvertLayoutOp) -> None:
-    """A conversion of a cheap tile becomes that tile computed again in the new layout
-    (``offs`` used as both ``offs[:, None]`` and ``offs[None, :]``); originals left
-    unused are erased."""
-    ops = _cheap_ops(conv.src)
-    if ops is None:
-        return
-    layout = conv.result.type.encoding
-    mapped: dict[SSAValue, SSAValue] = {}
-    for op in ops:
-        copy = op.clone(value_mapper=mapped)
-        Rewriter.insert_op(copy, InsertPoint.before(conv))
-        for old, new in zip(op.results, copy.results, strict=True):
-            mapped[old] = Rewriter.replace_value_with_new_type(new, _with_layout(new.type, layout))
-        _retype_constant(copy)
-    conv.result.replace_all_uses_with(mapped[conv.src])
-    Rewriter.erase_op(conv)
-    for op in reversed(ops):
-        if all(r.first_use is None for r in op.results):
-            Rewriter.erase_op(op)
+        parent = parent.parent_op()
+    return False
 
 
 @dataclass(frozen=True)
@@ -621,6 +592,7 @@ class AssignLayouts(ModulePass):
     num_warps: int = 4
     vector_bits: int = 128
     mma: int = 0  # the SM version whose tensor cores dots may use (80: mma.sync, 90: wgmma)
+    exchange_bytes: int = 16 * 1024  # most an epilogue access's conversion stages at once
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.num_warps < 1 or self.num_warps & (self.num_warps - 1):
@@ -628,8 +600,11 @@ class AssignLayouts(ModulePass):
         for f in op.walk():
             if isinstance(f, func.FuncOp) and f.body.blocks:
                 families = _split_leaves(f)
-                _Assigner(f, self.num_warps, self.vector_bits, self.mma).run()
+                assigner = _Assigner(f, self.num_warps, self.vector_bits, self.mma)
+                if _cut_epilogue_accesses(assigner, self.exchange_bytes):
+                    assigner = _Assigner(f, self.num_warps, self.vector_bits, self.mma)
+                assigner.run()
                 _merge_equal_copies(families)
                 for conv in [c for c in f.walk() if isinstance(c, tile.ConvertLayoutOp)]:
-                    _rematerialize(conv)
+                    settle(conv)
                 f.attributes[NUM_WARPS_ATTR] = IntegerAttr(self.num_warps, i32)

@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from compiler.passes.layouts import element_ids, lane_map
+from compiler.passes.shared_banks import plan_exchange
 from compiler.passes.simt_lowering import Lowering, lowers
 from dialects import simt, tile
 from dialects.arith_shaped import ExtUIOp
@@ -153,28 +154,41 @@ def _through_shared(lo: Lowering, op: Operation, value: SSAValue, src: Side, dst
                     size: int) -> SSAValue:
     """Store by the operand's numbers, barrier, load by the result's, barrier. Tiles of
     32-bit floats and of bools (which shared memory cannot hold) travel as i32, so a tile
-    and its mask share one buffer."""
+    and its mask share one buffer. A layout conversion numbers its buffer and sizes its
+    accesses by ``plan_exchange``; trips hold whole accesses of both sides."""
     elem = element_type(value.type)
     value = to_word(lo, op, value)
-    trips = -(-size // lo.trip_words)
+    word = element_type(value.type)
+    vecs = (1, 1)
+    if isinstance(op, tile.ConvertLayoutOp):
+        plan = plan_exchange(src[0], dst[0], word.bitwidth // 8)  # pyright: ignore
+        src, dst, vecs = (src[0], plan.weights), (dst[0], plan.weights), (plan.src_vec,
+                                                                          plan.dst_vec)
+        size = int(_ids(dst).max()) + 1
+    per_trip = lo.trip_words * 4 // (word.bitwidth // 8)  # pyright: ignore
+    trips = -(-size // per_trip)
     chunk = -(-size // trips)
-    buf = lo.shared_buffer(element_type(value.type), chunk, op)
+    chunk = -(-chunk // max(vecs)) * max(vecs)
+    buf = lo.shared_buffer(word, chunk, op)
     (out,) = move(lo, op, buf, [(value, _index(lo, op, src))], [_index(lo, op, dst)], chunk,
-                  trips)
+                  trips, vecs)
     return from_word(lo, op, out, elem)
 
 
 def move(lo: Lowering, op: Operation, buf: SSAValue, stores: Sequence[tuple[SSAValue, SSAValue]],
-         loads: Sequence[SSAValue], chunk: int, trips: int) -> list[SSAValue]:
+         loads: Sequence[SSAValue], chunk: int, trips: int,
+         vecs: tuple[int, int] = (1, 1)) -> list[SSAValue]:
     """Each value of ``stores`` written to ``buf`` at its lanes' numbers, a barrier, each
-    of ``loads`` (lanes' numbers) read back, a barrier; where the numbers span ``trips``
-    buffers of ``chunk``, a loop over the trips in which a lane writes, and keeps what it
-    reads, in the trip holding its number (both found in the prologue)."""
+    of ``loads`` (lanes' numbers) read back, a barrier, ``vecs`` lanes an access (stores',
+    loads'); where the numbers span ``trips`` buffers of ``chunk``, a loop over the trips
+    in which a lane writes, and keeps what it reads, in the trip holding its number (both
+    found in the prologue)."""
+    store_vec, load_vec = vecs
     if trips == 1:
         for value, at in stores:
-            lo.insert(simt.SharedStoreOp(buf, at, value), op)
+            lo.insert(simt.SharedStoreOp(buf, at, value, vec=store_vec), op)
         lo.insert(simt.BarrierOp(), op)
-        outs = [lo.emit(simt.SharedLoadOp(buf, at), op) for at in loads]
+        outs = [lo.emit(simt.SharedLoadOp(buf, at, vec=load_vec), op) for at in loads]
         lo.insert(simt.BarrierOp(), op)
         return outs
     word = buf.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
@@ -192,9 +206,10 @@ def move(lo: Lowering, op: Operation, buf: SSAValue, stores: Sequence[tuple[SSAV
         return add(tile.CmpIOp("eq", which, add(vector.BroadcastOp(trip, which.type))))
 
     for (value, _), (which, place) in zip(stores, sides, strict=True):
-        add(simt.SharedStoreOp(buf, place, value, this_trip(which)))
+        add(simt.SharedStoreOp(buf, place, value, this_trip(which), vec=store_vec))
     add(simt.BarrierOp())
-    outs = [add(tile.SelectOp(this_trip(which), add(simt.SharedLoadOp(buf, place)), old))
+    outs = [add(tile.SelectOp(this_trip(which),
+                              add(simt.SharedLoadOp(buf, place, vec=load_vec)), old))
             for (which, place), old in zip(wanted, kept, strict=True)]
     add(simt.BarrierOp())
     add(scf.YieldOp(*outs))
