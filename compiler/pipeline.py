@@ -65,8 +65,10 @@ def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
     mma = target.tensor_cores(arch) if hasattr(target, "tensor_cores") else 0
     fp8 = target.converts_fp8(arch) if hasattr(target, "converts_fp8") else 0
     fused = int(getattr(target, "FUSED_FMA", False))
+    trip = target.shared_trip_bytes(arch) if hasattr(target, "shared_trip_bytes") \
+        else target.SHARED_TRIP_BYTES
     to_simt = _DEBUG_START + _TO_SIMT[2:] if debug else _TO_SIMT
-    simt = [spec.format(bits=target.VECTOR_BITS, mma=mma, trip=target.SHARED_TRIP_BYTES,
+    simt = [spec.format(bits=target.VECTOR_BITS, mma=mma, trip=trip,
                         fp8=fp8, fused=fused) for spec in to_simt]
     if views and mma >= TMA_SM and not debug:  # dot operands and stores may go by TMA
         tile_passes[0] = "lower-array-views{tma=1}"

@@ -28,7 +28,7 @@ def test_timing_table_names_every_stage(backend, monkeypatch, capsys):
                 "other", "total"]
     assert all(any(row.strip() == name for row in rows) for name in expected), rows
     if backend == "ptx":
-        assert "assign-layouts{num-warps=4 vector-bits=128 mma=90 exchange-bytes=49152}" in passes  # sm_90: wgmma
+        assert "assign-layouts{num-warps=4 vector-bits=128 mma=90 exchange-bytes=98304}" in passes  # sm_90: wgmma
 
 
 def test_no_table_without_timing(monkeypatch, capsys):

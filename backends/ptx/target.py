@@ -21,6 +21,7 @@ from dialects.ptx import TensorMapParamOp, has_wgmma
 INPUT = "simt"
 VECTOR_BITS = 128  # ld/st.global.v4.b32
 SHARED_TRIP_BYTES = 48 * 1024  # a layout conversion's trip: the static shared-memory limit
+HOPPER_TRIP_BYTES = 96 * 1024  # sm_90's: see ``shared_trip_bytes``
 FUSED_FMA = True  # fma.rn.f32 rounds once: expand-math takes exact products from it
 # dce after simt-to-ptx: the SIMT indices of a dot's k steps are lowered where they stand,
 # and unread once each wgmma's descriptor adds its step to the first one's (lower_mma); left
@@ -39,6 +40,15 @@ def tensor_cores(arch: str) -> int:
     """The SM version whose tensor-core instructions dots may use on ``arch``: 90 (wgmma,
     mma.sync where a dot cannot use it) on Hopper, else 80 (mma.sync, sm_80 and newer)."""
     return 90 if arch in WGMMA_ARCHS else 80
+
+
+def shared_trip_bytes(arch: str) -> int:
+    """The most a layout conversion moves through shared memory at once on ``arch``: the
+    static limit, or twice that on Hopper, whose blocks may take 227 KiB and whose
+    conversions after a pipelined loop reuse its stages: an epilogue's 128 x 256 f16 or
+    128 x 128 f32 tile (66 KiB with its padding) then goes in one trip. In two, each lane
+    checking each trip, it cost more than moving the accumulator as it lies (an H200)."""
+    return HOPPER_TRIP_BYTES if arch in WGMMA_ARCHS else SHARED_TRIP_BYTES
 
 
 def converts_fp8(arch: str) -> int:
