@@ -539,31 +539,42 @@ def _cut_epilogue_accesses(assigner: _Assigner, exchange_bytes: int) -> bool:
     saved: 128 x 256 f16 tiles and 128 x 128 f32 ones in 48 KiB trips on an H200). The
     conversion's result takes the dot's layout and the access's group its own
     (``_Assigner`` again)."""
-    facts, cut = AxisInfoAnalysis(assigner.f), False
-    for op in list(assigner.f.walk()):
-        if not isinstance(op, LoadOp | StoreOp) or not is_tile(op.ptr) \
-                or _in_loop(op, assigner.f) or len(op.ptr.type.get_shape()) != 2:  # pyright: ignore
-            continue
-        layout = assigner.layout(op.ptr)
-        if not isinstance(layout, MmaLayoutAttr) or _staged_bytes(op) > exchange_bytes:
-            continue
-        vector_bits = assigner.vector_bits
-        coalesced = assigner.default(op.ptr)
-        if access_vec(op, coalesced, facts, vector_bits) <= access_vec(op, layout, facts,
-                                                                        vector_bits):
-            continue
-        if isinstance(op, LoadOp):
-            conv = tile.ConvertLayoutOp(op.result, op.result.type)
-            Rewriter.insert_op(conv, InsertPoint.after(op))
-            op.result.replace_all_uses_with(conv.result)
-            conv.operands[0] = op.result
-        else:
-            conv = tile.ConvertLayoutOp(op.value, op.value.type)
-            Rewriter.insert_op(conv, InsertPoint.before(op))
-            op.operands[1] = conv.result
-        conv.location = op.location
-        cut = True
-    return cut
+    facts = AxisInfoAnalysis(assigner.f)
+    accesses = [op for op in assigner.f.walk() if isinstance(op, LoadOp | StoreOp)
+                and _coalesced_is_wider(op, assigner, facts, exchange_bytes)]
+    for op in accesses:
+        _cut(op)
+    return bool(accesses)
+
+
+def _coalesced_is_wider(op: LoadOp | StoreOp, assigner: _Assigner, facts: AxisInfoAnalysis,
+                        exchange_bytes: int) -> bool:
+    """Whether ``op`` is a 2-D access outside loops in a dot's layout whose tile one trip
+    converts, and which a coalesced layout would make in wider accesses."""
+    if not is_tile(op.ptr) or len(op.ptr.type.get_shape()) != 2 \
+            or _in_loop(op, assigner.f):  # pyright: ignore[reportAttributeAccessIssue]
+        return False
+    layout = assigner.layout(op.ptr)
+    if not isinstance(layout, MmaLayoutAttr) or _staged_bytes(op) > exchange_bytes:
+        return False
+    bits = assigner.vector_bits
+    return access_vec(op, assigner.default(op.ptr), facts, bits) > access_vec(
+        op, layout, facts, bits)
+
+
+def _cut(op: LoadOp | StoreOp) -> None:
+    """A ``tile.convert_layout`` (its layout decided later) after the load ``op``, or
+    before the store ``op``."""
+    if isinstance(op, LoadOp):
+        conv = tile.ConvertLayoutOp(op.result, op.result.type)
+        Rewriter.insert_op(conv, InsertPoint.after(op))
+        op.result.replace_all_uses_with(conv.result)
+        conv.operands[0] = op.result
+    else:
+        conv = tile.ConvertLayoutOp(op.value, op.value.type)
+        Rewriter.insert_op(conv, InsertPoint.before(op))
+        op.operands[1] = conv.result
+    conv.location = op.location
 
 
 def _staged_bytes(op: LoadOp | StoreOp) -> int:
