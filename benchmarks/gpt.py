@@ -20,6 +20,7 @@ from the same weights on the same batches (random windows of ``--data``'s bytes 
 tokens), as JSON and, with matplotlib, a PNG (both into ``--out``; printed otherwise).
 
     python benchmarks/gpt.py [--model gpt2] [--batch 16 --seq 1024] [--record]
+    python benchmarks/gpt.py --providers tilec,torch-compile --precisions bf16 --rounds 5
     python benchmarks/gpt.py --curve 200 --data README.md --out /tmp/curve
     python benchmarks/gpt.py --device cpu --model tiny --steps 2   # the code paths, no GPU
 """
@@ -189,6 +190,42 @@ def speed_rows(cfg, params, args) -> list[list[str]]:
     return rows
 
 
+def rounds_rows(cfg, params, args) -> list[list[str]]:
+    """Training only, the providers' steps timed in turn for ``--rounds`` rounds, all
+    models built first: the machine's speed drifts from one run to the next (an H200
+    here stepped ``torch.compile``'s GPT-2 in 20.4 to 30.6 ms on different runs), so a
+    comparison is made inside one run. Per provider the median of its rounds' medians,
+    each round's beside it."""
+    rng = np.random.default_rng(args.seed)
+    batch = (rng.integers(0, cfg.vocab_size, (args.batch, args.seq)).astype(np.int32),
+             rng.integers(0, cfg.vocab_size, (args.batch, args.seq)).astype(np.int32))
+    B, T = batch[0].shape
+    rows = []
+    for precision in args.precisions:
+        with matmul_precision(precision):
+            runners = [(name, factory()) for name, p, factory in providers(cfg, params, args)
+                       if p == precision]
+            inputs = [(r.inputs(batch[0]), r.inputs(batch[1])) for _, r in runners]
+            times: list[list[float]] = [[] for _ in runners]
+            for round_ in range(args.rounds):
+                for (_, runner), (idx, targets), kept in zip(runners, inputs, times,
+                                                              strict=True):
+                    kept.append(median_seconds(lambda r=runner, i=idx, t=targets:
+                                               r.step(i, t, args.lr),
+                                               warmup=args.warmup if round_ == 0 else 1,
+                                               repeat=args.steps, sync=runner.sync))
+        for (name, _), kept in zip(runners, times, strict=True):
+            t = float(np.median(kept))
+            mfu = f"{B * T / t * flops_per_token(cfg, T) / PEAK[precision]:.1%}" \
+                if args.device == "cuda" else "—"
+            each = " / ".join(f"{k * 1e3:.1f}" for k in kept)
+            rows.append([name, precision, f"train {B}x{T}, {args.rounds} rounds",
+                         f"{B * T / t:,.0f}", f"{t * 1e3:.1f} ({each})", mfu, "—"])
+        runners = inputs = None
+        release(args.device)
+    return rows
+
+
 def byte_batches(path: str, steps: int, B: int, T: int, seed: int):
     """``steps`` batches of B random windows of T + 1 bytes of ``path`` (inputs, targets)."""
     data = np.frombuffer(Path(path).read_bytes(), np.uint8).astype(np.int32)
@@ -281,6 +318,8 @@ def parse():
                    default=[1, 16])
     p.add_argument("--new", type=int, default=128, help="tokens generated per decode run")
     p.add_argument("--decode-repeat", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=1,
+                   help="more than 1: training only, the providers timed in turn, rounds times")
     p.add_argument("--curve", type=int, metavar="STEPS", help="also the loss curves")
     p.add_argument("--curve-precision", choices=list(TILEC_DTYPE), default="f32")
     p.add_argument("--data", default=str(Path(__file__).resolve().parent.parent / "README.md"),
@@ -303,7 +342,7 @@ def main() -> None:
     params = init_params(cfg, args.seed)
     device = (torch.cuda.get_device_name() if args.device == "cuda"
               else platform.processor() or "cpu")
-    rows = speed_rows(cfg, params, args)
+    rows = rounds_rows(cfg, params, args) if args.rounds > 1 else speed_rows(cfg, params, args)
     report(f"GPT {args.model} ({sum(int(np.prod(v.shape)) for v in params.values()):,} "
            f"parameters), training and greedy decoding", device,
            ["provider", "precision", "what", "tokens/s", "ms/step (decode: /token)", "MFU",
