@@ -157,7 +157,7 @@ def bias_backward_kernel(dy, db, M, N, LDY, BM: tl.constexpr, BN: tl.constexpr,
     rn = tl.program_id(0) * BN + tl.arange(0, BN)
     first, share = split_rows(M, BM)
     acc = tl.zeros((BN,), tl.float32)
-    for m0 in range(0, share, BM):
+    for m0 in tl.range(0, share, BM, num_stages=3):
         rm = first + m0 + tl.arange(0, BM)
         g = tl.load(dy + rm[:, None] * LDY + rn[None, :],
                     mask=(rm[:, None] < M) & (rn[None, :] < N), other=0.0)
