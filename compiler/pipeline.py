@@ -43,7 +43,8 @@ _TO_SIMT = ["strip-debug", "lower-control", "lower-fp8{{native={fp8}}}",
             "expand-math{{fused-fma={fused}}}", "transpose-loads", "carry-sums",
             "pipeline-loads{{cp-async={mma}}}",
             "strip-mine", "assign-layouts{{vector-bits={bits} mma={mma} exchange-bytes={trip}}}",
-            "tile-to-simt{{shared-trip-bytes={trip}}}", "canonicalize", "cse", "rematerialize"]
+            "tile-to-simt{{shared-trip-bytes={trip} narrow-shared={narrow}}}", "canonicalize",
+            "cse", "rematerialize"]
 # debug=True: bounds checks go in front of the accesses once lower-control has made every
 # pointer traceable to its argument; strip-debug then lowers them with print/assert.
 _DEBUG_START = ["lower-control", "check-bounds", "strip-debug"]
@@ -68,7 +69,8 @@ def passes(backend: str, views: bool = False, arch: str = DEFAULT_ARCH,
     trip = target.shared_trip_bytes(arch) if hasattr(target, "shared_trip_bytes") \
         else target.SHARED_TRIP_BYTES
     to_simt = _DEBUG_START + _TO_SIMT[2:] if debug else _TO_SIMT
-    simt = [spec.format(bits=target.VECTOR_BITS, mma=mma, trip=trip,
+    narrow = int(getattr(target, "NARROW_SHARED", False))
+    simt = [spec.format(bits=target.VECTOR_BITS, mma=mma, trip=trip, narrow=narrow,
                         fp8=fp8, fused=fused) for spec in to_simt]
     if views and mma >= TMA_SM and not debug:  # dot operands and stores may go by TMA
         tile_passes[0] = "lower-array-views{tma=1}"

@@ -19,6 +19,7 @@ from compiler.passes.assign_layouts import blocked_layout
 from compiler.passes.layouts import element_ids
 from compiler.passes.shared_banks import plan_exchange, requests, row_padded, widest_run
 from dialects.tile import MmaLayoutAttr
+from tests.conftest import launch
 from tests.test_tma_views import TmaProgram
 
 
@@ -112,3 +113,25 @@ def test_widest_run_needs_aligned_consecutive_lanes():
     assert widest_run(ids, 8) == 4
     assert widest_run(ids + 2, 8) == 2  # runs of 4 starting at 2 and 6: aligned by 2 only
     assert widest_run(ids[:, ::-1], 8) == 1
+
+
+@tc.kernel
+def transpose(x, y, N: tl.constexpr):
+    r = tl.arange(0, N)
+    t = tl.load(x + r[:, None] * N + r[None, :])
+    tl.store(y + r[:, None] * N + r[None, :], tl.trans(t))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.float16])
+def test_trips_count_what_shared_memory_holds(backend, dtype):
+    """A 128 x 128 transpose of narrow elements moves in trips: on WGSL each element
+    takes a 32-bit word of workgroup memory, so its trips hold 16 KiB of words (WebGPU's
+    guarantee), 5 of them; on PTX the elements take their own size, one trip."""
+    x = (np.arange(128 * 128) % 101).astype(dtype).reshape(128, 128)
+    y = np.zeros_like(x)
+    if backend != "numpy":
+        ck = tc.compile(transpose, args=(x, y), constants={"N": 128}, backend=backend)
+        shared = ck.metadata.extra["shared"]
+        assert shared <= 16 * 1024 if backend == "wgsl" else shared <= 128 * 129 * x.itemsize
+    if launch(transpose, (1,), x, y, backend=backend, N=128):
+        np.testing.assert_array_equal(y, x.T)

@@ -22,6 +22,7 @@ INPUT = "simt"
 VECTOR_BITS = 128  # ld/st.global.v4.b32
 SHARED_TRIP_BYTES = 48 * 1024  # a layout conversion's trip: the static shared-memory limit
 HOPPER_TRIP_BYTES = 96 * 1024  # sm_90's: see ``shared_trip_bytes``
+NARROW_SHARED = True  # shared memory holds 8- and 16-bit elements in their own size
 FUSED_FMA = True  # fma.rn.f32 rounds once: expand-math takes exact products from it
 # dce after simt-to-ptx: the SIMT indices of a dot's k steps are lowered where they stand,
 # and unread once each wgmma's descriptor adds its step to the first one's (lower_mma); left

@@ -165,7 +165,7 @@ def _through_shared(lo: Lowering, op: Operation, value: SSAValue, src: Side, dst
         src, dst, vecs = (src[0], plan.weights), (dst[0], plan.weights), (plan.src_vec,
                                                                           plan.dst_vec)
         size = int(_ids(dst).max()) + 1
-    per_trip = lo.trip_words * 4 // (word.bitwidth // 8)  # pyright: ignore
+    per_trip = lo.trip_words * 4 // held_bytes(lo, word)
     trips = -(-size // per_trip)
     chunk = -(-size // trips)
     chunk = -(-chunk // max(vecs)) * max(vecs)
@@ -173,6 +173,13 @@ def _through_shared(lo: Lowering, op: Operation, value: SSAValue, src: Side, dst
     (out,) = move(lo, op, buf, [(value, _index(lo, op, src))], [_index(lo, op, dst)], chunk,
                   trips, vecs)
     return from_word(lo, op, out, elem)
+
+
+def held_bytes(lo: Lowering, elem: Attribute) -> int:
+    """The bytes shared memory takes for an element of type ``elem``: its size where the
+    target packs narrow ones, else at least a 32-bit word."""
+    size = elem.bitwidth // 8  # pyright: ignore[reportAttributeAccessIssue]
+    return size if lo.narrow_shared else max(4, size)
 
 
 def move(lo: Lowering, op: Operation, buf: SSAValue, stores: Sequence[tuple[SSAValue, SSAValue]],

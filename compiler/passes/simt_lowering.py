@@ -111,13 +111,14 @@ def _cache_hints(op: Operation) -> dict[str, Attribute]:
 class Lowering:
     """Rewrites one kernel in place, in program order."""
 
-    def __init__(self, f: func.FuncOp, trip_words: int):
+    def __init__(self, f: func.FuncOp, trip_words: int, narrow_shared: bool = False):
         num_warps = f.attributes.get(NUM_WARPS_ATTR)
         if not isinstance(num_warps, IntegerAttr):
             raise PassInputError(f"tile-to-simt needs {NUM_WARPS_ATTR} on @{f.sym_name.data} "
                                  "(run assign-layouts first)")
         self.f = f
         self.trip_words = trip_words  # 32-bit words one trip through shared memory moves
+        self.narrow_shared = narrow_shared  # 8- and 16-bit elements take less than a word
         self.tid_bits = ilog2(WARP_SIZE * num_warps.value.data)
         self._tid: SSAValue | None = None
         self._warp: SSAValue | None = None

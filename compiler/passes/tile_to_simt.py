@@ -50,8 +50,11 @@ class TileToSimt(ModulePass):
     # the most shared memory one trip of a layout conversion may use: WebGPU guarantees
     # 16 KiB per workgroup; PTX gives 48 KiB, so most tiles move in one trip there
     shared_trip_bytes: int = 16 * 1024
+    # 1: shared memory holds 8- and 16-bit elements in their own size (PTX); 0: each in a
+    # 32-bit word (WGSL's workgroup arrays), which a trip's size must count
+    narrow_shared: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in list(op.walk()):
             if isinstance(f, func.FuncOp) and f.body.blocks:
-                Lowering(f, self.shared_trip_bytes // 4).run()
+                Lowering(f, self.shared_trip_bytes // 4, bool(self.narrow_shared)).run()
