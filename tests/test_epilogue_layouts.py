@@ -88,6 +88,14 @@ def test_epilogue_converts_where_one_trip_holds_it(target, converted):
     assert ("#tile.mma" in store) != converted
 
 
+def test_small_epilogue_keeps_the_dot_layout():
+    """A decoding step's 16 x 32 tile over 4 warps is 4 elements a thread: the conversion's
+    two barriers would cost more than the one access a thread it saves."""
+    ck, _ = _compiled(16, 32, 64, 16, 32)
+    layouts = dict(ck.stages)["assign-layouts"]
+    assert "#tile.mma" in layouts and "tile.convert_layout" not in layouts
+
+
 @pytest.mark.parametrize("shape, warps, dtype, elem", [((128, 128), 8, bf16, 2),
                                                        ((128, 256), 8, f16, 2),
                                                        ((64, 64), 4, f16, 2)])

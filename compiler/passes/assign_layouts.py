@@ -97,6 +97,10 @@ SCAN_LANE_RUNS, SCAN_EXCHANGE_RUNS = 64, 128  # many: runs a thread, runs times 
 MMA_STAGING_BYTES = 64 * 1024
 WGMMA_STAGING_BYTES = 128 * 1024
 WGMMA_SM = 90  # Hopper: warpgroup MMA (wgmma) from shared memory
+# The fewest elements a thread of an epilogue's access that goes coalesced through shared
+# memory (``_cut_epilogue_accesses``): below, its two barriers cost more than the few
+# accesses saved (a decoding step's 16 x 32 tiles: 4 a thread, one access saved).
+EPILOGUE_ELEMENTS = 16
 __all__ = ["WARP_SIZE", "AssignLayouts", "blocked_layout", "dot_layout", "mma_layout"]
 
 
@@ -550,9 +554,11 @@ def _cut_epilogue_accesses(assigner: _Assigner, exchange_bytes: int) -> bool:
 def _coalesced_is_wider(op: LoadOp | StoreOp, assigner: _Assigner, facts: AxisInfoAnalysis,
                         exchange_bytes: int) -> bool:
     """Whether ``op`` is a 2-D access outside loops in a dot's layout whose tile one trip
-    converts, and which a coalesced layout would make in wider accesses."""
-    if not is_tile(op.ptr) or len(op.ptr.type.get_shape()) != 2 \
-            or _in_loop(op, assigner.f):  # pyright: ignore[reportAttributeAccessIssue]
+    converts, of at least ``EPILOGUE_ELEMENTS`` a thread, and which a coalesced layout
+    would make in wider accesses."""
+    shape = op.ptr.type.get_shape() if is_tile(op.ptr) else ()  # pyright: ignore
+    if len(shape) != 2 or prod(shape) < EPILOGUE_ELEMENTS * WARP_SIZE * assigner.num_warps \
+            or _in_loop(op, assigner.f):
         return False
     layout = assigner.layout(op.ptr)
     if not isinstance(layout, MmaLayoutAttr) or _staged_bytes(op) > exchange_bytes:

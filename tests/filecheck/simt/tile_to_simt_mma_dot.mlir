@@ -4,8 +4,7 @@
 // thread's run along a staged row is one store, vec), and each k step, in line for a
 // dot of up to 8 steps, else in one scf.for over k that carries them, updates one
 // vector<4> per (m16, n8) tile of the warp with ldmatrix + mma; the 4-vectors become
-// the accumulator again after it. Its store, outside loops, goes through shared memory into
-// a coalesced layout (assign-layouts cuts it off the dot's layout).
+// the accumulator again after it.
 // RUN: %opt %s -p 'assign-layouts{mma=80}' | filecheck %s --check-prefix=LAYOUT
 // RUN: %opt %s -p assign-layouts | filecheck %s --check-prefix=FMA
 // RUN: %opt %s -p 'assign-layouts{mma=80},tile-to-simt,canonicalize,cse' | filecheck %s
@@ -56,8 +55,7 @@ func.return
 }
 // LAYOUT-LABEL: func.func @f16(
 // LAYOUT:         tile.dot {{.*}} -> tensor<32x32xf32, #tile.mma<version = 2, warps = [2, 2]>>
-// LAYOUT:         %[[E:.*]] = tile.convert_layout %d : tensor<32x32xf32, #tile.mma<version = 2, warps = [2, 2]>> -> tensor<32x32xf32, #tile.blocked<spt = [1, 4]
-// LAYOUT-NEXT:    tile.store %o_p, %[[E]] {vec = 4 : i32}
+// LAYOUT:         tile.store %o_p, %d {vec = 2 : i32}
 // FMA-LABEL:    func.func @f16(
 // FMA:            tile.dot {{.*}} -> tensor<32x32xf32, #tile.blocked<
 // CHECK-LABEL: func.func @f16(
@@ -83,14 +81,7 @@ func.return
 // CHECK-NEXT:    simt.barrier
 // CHECK-NEXT:    %[[J:.*]] = vector.shuffle %[[R0]], %[[R1]] [0, 1, 2, 3, 4, 5, 6, 7]
 // CHECK-NEXT:    %d = vector.shuffle %[[J]], %[[J]] [0, 1, 4, 5, 2, 3, 6, 7] : vector<8xf32>, vector<8xf32>
-// The result goes out coalesced: two columns a lane in, four out, rows padded by 8 words.
-// CHECK-NEXT:    %[[W:.*]] = arith.bitcast %d : vector<8xf32> to vector<8xi32>
-// CHECK-NEXT:    simt.shared_store %[[X:.*]][%{{.*}}], %[[W]] {vec = 2 : i32} : memref<1272xi32, 3 : i32>
-// CHECK-NEXT:    simt.barrier
-// CHECK-NEXT:    %[[V:.*]] = simt.shared_load %[[X]][%{{.*}}] {vec = 4 : i32}
-// CHECK-NEXT:    simt.barrier
-// CHECK-NEXT:    %[[F:.*]] = arith.bitcast %[[V]] : vector<8xi32> to vector<8xf32>
-// CHECK-NEXT:    simt.store %o[%{{.*}}], %[[F]] {vec = 4 : i32} : !tile.ptr<f32>, vector<8xi32>, vector<8xf32>
+// CHECK-NEXT:    simt.store %o[%oo], %d {vec = 2 : i32} : !tile.ptr<f32>, vector<8xi32>, vector<8xf32>
 
 func.func @i8(%a: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %b: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %o: !tile.ptr<i32> {tile.divisibility = 16 : i32}, %c: !tile.ptr<i32> {tile.divisibility = 16 : i32}) {
 %k = arith.constant 512 : i32
@@ -139,31 +130,20 @@ func.return
 }
 // i8: B is staged N x K (rows of 512 + 16 bytes of padding) and read without trans; 16
 // k steps, so a loop; one m16 x n8 tile per warp, so the loaded accumulator is the loop's
-// only carried value. It is loaded coalesced and converted, as the result is stored.
+// only carried value.
 // LAYOUT-LABEL: func.func @i8(
-// LAYOUT:         %c_v = tile.load %c_p {vec = 4 : i32} : {{.*}} -> tensor<32x16xi32, #tile.blocked<
-// LAYOUT-NEXT:    %c_v_1 = tile.convert_layout %c_v : {{.*}} -> tensor<32x16xi32, #tile.mma<version = 2, warps = [2, 2]>>
+// LAYOUT:         %c_v = tile.load %c_p {vec = 2 : i32} : {{.*}} -> tensor<32x16xi32, #tile.mma<version = 2, warps = [2, 2]>>
 // LAYOUT:         tile.dot {{.*}} -> tensor<32x16xi32, #tile.mma<version = 2, warps = [2, 2]>>
 // CHECK-LABEL: func.func @i8(
-// CHECK:         %[[X:.*]] = simt.shared_alloc : memref<512xi32, 3 : i32>
 // CHECK:         %[[BUF:.*]] = simt.shared_alloc : memref<25344xi8, 3 : i32>
-// CHECK:         %c_v = simt.load %c[%oo] {vec = 4 : i32}
-// CHECK-NEXT:    simt.shared_store %[[X]][%{{.*}}], %c_v {vec = 4 : i32}
-// CHECK-NEXT:    simt.barrier
-// CHECK-NEXT:    %c_v_1 = simt.shared_load %[[X]][%{{.*}}] {vec = 2 : i32}
-// CHECK-NEXT:    simt.barrier
-// CHECK-NEXT:    simt.shared_store %[[BUF]][%{{.*}}], %a_v {vec = 16 : i32} : memref<25344xi8, 3 : i32>, vector<128xi32>, vector<128xi8>
+// CHECK:         simt.shared_store %[[BUF]][%{{.*}}], %a_v {vec = 16 : i32} : memref<25344xi8, 3 : i32>, vector<128xi32>, vector<128xi8>
 // CHECK-NEXT:    simt.shared_store %[[BUF]][%{{.*}}], %b_v : memref<25344xi8, 3 : i32>, vector<64xi32>, vector<64xi8>
 // CHECK-NEXT:    simt.barrier
-// CHECK:         %d = scf.for %{{.*}} = %{{.*}} to %k step %{{.*}} iter_args(%[[ACC:[0-9]+]] = %c_v_1) -> (vector<4xi32>) : i32 {
+// CHECK:         %d = scf.for %{{.*}} = %{{.*}} to %k step %{{.*}} iter_args(%[[ACC:[0-9]+]] = %c_v) -> (vector<4xi32>) : i32 {
 // CHECK:           %[[A:.*]] = simt.ldmatrix %[[BUF]][%{{.*}}] : memref<25344xi8, 3 : i32> -> vector<16xi8>
 // CHECK:           %[[B:.*]] = simt.ldmatrix %[[BUF]][%{{.*}}] : memref<25344xi8, 3 : i32> -> vector<8xi8>
 // CHECK-NEXT:      %[[M:.*]] = simt.mma "m16n8k32" %[[A]], %[[B]], %[[ACC]] : vector<16xi8>, vector<8xi8>, vector<4xi32>
 // CHECK-NEXT:      scf.yield %[[M]] : vector<4xi32>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    simt.barrier
-// CHECK-NEXT:    simt.shared_store %[[X]][%{{.*}}], %d {vec = 2 : i32}
-// CHECK-NEXT:    simt.barrier
-// CHECK-NEXT:    %[[O:.*]] = simt.shared_load %[[X]][%{{.*}}] {vec = 4 : i32}
-// CHECK-NEXT:    simt.barrier
-// CHECK-NEXT:    simt.store %o[%oo], %[[O]] {vec = 4 : i32} : !tile.ptr<i32>, vector<4xi32>, vector<4xi32>
+// CHECK-NEXT:    simt.store %o[%oo], %d {vec = 2 : i32} : !tile.ptr<i32>, vector<4xi32>, vector<4xi32>
