@@ -75,6 +75,7 @@ from compiler.passes.layout_conversions import (
     with_layout,
 )
 from compiler.passes.layouts import WARP_SIZE, contiguous_run, elements_per_thread, ilog2
+from compiler.passes.shared_banks import ROW_PADDINGS
 from dialects import tile
 from dialects.simt import MMA_ACCUMULATORS
 from dialects.tile import (
@@ -584,12 +585,12 @@ def _cut(op: LoadOp | StoreOp) -> None:
 
 
 def _staged_bytes(op: LoadOp | StoreOp) -> int:
-    """The shared memory converting ``op``'s tile takes: its elements as shared memory
-    holds them (bools as words), each row padded by up to 16 bytes."""
+    """The most shared memory converting ``op``'s tile may take: its elements as shared
+    memory holds them (bools as words), each row padded as much as ``shared_banks`` may."""
     rows, cols = op.ptr.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
     bits = bits_of(op.ptr.type.element_type.pointee)  # pyright: ignore[reportAttributeAccessIssue]
     size = 4 if bits == 1 else bits // 8
-    return rows * (cols * size + 16)
+    return rows * (cols + ROW_PADDINGS[-1]) * size
 
 
 def _in_loop(op: Operation, f: func.FuncOp) -> bool:
