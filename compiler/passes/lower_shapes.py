@@ -162,8 +162,8 @@ def _through_shared(lo: Lowering, op: Operation, value: SSAValue, src: Side, dst
     vecs = (1, 1)
     if isinstance(op, tile.ConvertLayoutOp):
         plan = plan_exchange(src[0], dst[0], word.bitwidth // 8)  # pyright: ignore
-        src, dst, vecs = (src[0], plan.weights), (dst[0], plan.weights), (plan.src_vec,
-                                                                          plan.dst_vec)
+        src, dst = (src[0], plan.weights), (dst[0], plan.weights)
+        vecs = (plan.src_vec, plan.dst_vec)
         size = int(_ids(dst).max()) + 1
     per_trip = lo.trip_words * 4 // held_bytes(lo, word)
     trips = -(-size // per_trip)
