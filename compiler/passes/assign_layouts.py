@@ -75,6 +75,7 @@ from compiler.passes.layout_conversions import (
     with_layout,
 )
 from compiler.passes.layouts import WARP_SIZE, contiguous_run, elements_per_thread, ilog2
+from compiler.passes.lower_array_views import outside_loops
 from compiler.passes.shared_banks import ROW_PADDINGS
 from dialects import tile
 from dialects.simt import MMA_ACCUMULATORS
@@ -559,7 +560,7 @@ def _coalesced_is_wider(op: LoadOp | StoreOp, assigner: _Assigner, facts: AxisIn
     would make in wider accesses."""
     shape = op.ptr.type.get_shape() if is_tile(op.ptr) else ()  # pyright: ignore
     if len(shape) != 2 or prod(shape) < EPILOGUE_ELEMENTS * WARP_SIZE * assigner.num_warps \
-            or _in_loop(op, assigner.f):
+            or not outside_loops(op):
         return False
     layout = assigner.layout(op.ptr)
     if not isinstance(layout, MmaLayoutAttr) or _staged_bytes(op) > exchange_bytes:
@@ -591,15 +592,6 @@ def _staged_bytes(op: LoadOp | StoreOp) -> int:
     bits = bits_of(op.ptr.type.element_type.pointee)  # pyright: ignore[reportAttributeAccessIssue]
     size = 4 if bits == 1 else bits // 8
     return rows * (cols + ROW_PADDINGS[-1]) * size
-
-
-def _in_loop(op: Operation, f: func.FuncOp) -> bool:
-    parent = op.parent_op()
-    while parent is not None and parent is not f:
-        if isinstance(parent, scf.ForOp | scf.WhileOp):
-            return True
-        parent = parent.parent_op()
-    return False
 
 
 @dataclass(frozen=True)
